@@ -1,0 +1,31 @@
+import type { ProfileResult } from '../schemas/signals.js';
+
+/** One capture of a pane. */
+export interface Screen {
+  /** The pane as `capture-pane -p` prints it. */
+  text: string;
+  /** The same capture with escapes (`capture-pane -p -e`), when recorded. */
+  ansi?: string;
+}
+
+/**
+ * A tool profile: how one agent CLI's screens read. Pure: the same screen always gives the
+ * same result; all memory across frames lives in the tracker.
+ */
+export interface ToolProfile {
+  /** Profile id as used in recordings and the public state (`claude_code`, `codex`, ...). */
+  id: string;
+  /** The version range or label this parser was built and verified against. */
+  verifiedVersions: string;
+  /** Process names (argv[0] basenames or script names) that mean the agent runs in the pane. */
+  processNames: readonly string[];
+  /** tmux key names that interrupt a running turn (sent as keys, not text). */
+  interruptKeys: readonly string[];
+  /** tmux key names that submit the typed prompt. */
+  submitKeys: readonly string[];
+  /** Parses one frame. */
+  parse(screen: Screen): ProfileResult;
+}
+
+/** Picks a parser for a tool version; profiles whose screens changed across versions use it. */
+export type ProfileFactory = (toolVersion?: string) => ToolProfile;
