@@ -1,0 +1,6 @@
+export * from './readiness.js';
+export * from './completion.js';
+export * from './turnPhase.js';
+export * from './lastTurn.js';
+export * from './diagnostics.js';
+export * from './watchdog.js';
