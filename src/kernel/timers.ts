@@ -6,6 +6,7 @@ export const TimerOrder = {
   completionStall: 1,
   completionStability: 2,
   settle: 3,
+  watchdog: 4,
 } as const;
 
 interface TimerEntry {
