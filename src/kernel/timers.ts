@@ -31,6 +31,7 @@ export class Timers {
   private wake: Subscription | null = null;
   private seq = 0;
   private firing = false;
+  private readonly firedListeners = new Set<(due: number) => void>();
 
   constructor(
     private readonly scheduler: SchedulerLike,
@@ -82,6 +83,7 @@ export class Timers {
         if (!next) break;
         this.entries.delete(next[0]);
         next[1].fire(next[1].due);
+        for (const listener of this.firedListeners) listener(next[1].due);
       }
     } finally {
       this.firing = false;
@@ -89,7 +91,14 @@ export class Timers {
     }
   }
 
+  /** Calls `listener` after each timer has fired, with its deadline. */
+  onFired(listener: (due: number) => void): () => void {
+    this.firedListeners.add(listener);
+    return () => this.firedListeners.delete(listener);
+  }
+
   dispose(): void {
+    this.firedListeners.clear();
     this.entries.clear();
     this.wake?.unsubscribe();
     this.wake = null;

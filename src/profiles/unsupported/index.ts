@@ -1,0 +1,36 @@
+import type { ProfileFactory, ToolProfile } from '../types.js';
+
+/**
+ * The generic fallback for a pane whose tool paneward has no profile for: the surface is
+ * `unsupported`, so readiness reports `failed` instead of guessing, and the probe reports
+ * `unsupported_tool`. The transcript is still projected (trailing blank lines dropped).
+ */
+export const createUnsupportedProfile: ProfileFactory = (): ToolProfile => ({
+  id: 'unsupported',
+  verifiedVersions: '*',
+  processNames: [],
+  interruptKeys: ['C-c'],
+  submitKeys: ['Enter'],
+  parse: (screen) => ({
+    surface: {
+      availability: 'unsupported',
+      businessState: 'unknown',
+      inputMode: 'unknown',
+      uiContext: 'unknown',
+      projectionText: screen.text.replace(/\s+$/, ''),
+    },
+    signals: {
+      acceptingInput: 'unknown',
+      editingInput: 'unknown',
+      readyPosture: 'unknown',
+      activeReasons: [],
+      interrupted: false,
+      knownFailure: null,
+      successCandidate: false,
+      blockedPrompt: null,
+      ambiguous: false,
+      chatContext: 'unknown',
+    },
+    evidence: { detector: 'unsupported', rule: 'no_profile' },
+  }),
+});

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { Availability, BusinessState, InputMode } from './observation.js';
+import { ParseOutcome, ProbeErrorInfo, ProcessOutcome, TransportOutcome } from './probe.js';
+import { ChatContextState, TriState } from './signals.js';
+
+export const TurnSourceSchema = z.enum(['explicit_input', 'surface_inference']);
+
+/** The public state of one terminal (contracts.md §3): library, HTTP, replay and SSE. */
+export const TerminalState = z.object({
+  terminalId: z.string(),
+  tool: z.string(),
+  toolVersion: z.string().nullable(),
+  /** Observation time (seconds) this state is as of. */
+  t: z.number(),
+  diagnostics: z.object({
+    availability: z.enum(['unknown', 'available', 'unavailable', 'tui_down', 'error']),
+    transport: TransportOutcome.nullable(),
+    process: ProcessOutcome.nullable(),
+    parse: ParseOutcome.nullable(),
+    error: ProbeErrorInfo.nullable(),
+  }),
+  surface: z.object({
+    availability: Availability,
+    businessState: BusinessState,
+    inputMode: InputMode,
+    uiContext: z.string(),
+    acceptingInput: TriState,
+    editingInput: TriState,
+    readyPosture: TriState,
+    blockedPrompt: z.string().nullable(),
+    activeReasons: z.array(z.string()),
+  }),
+  turn: z.object({
+    phase: z.enum(['unknown', 'ready', 'active']),
+    current: z
+      .object({ id: z.string(), source: TurnSourceSchema, startedAt: z.number() })
+      .nullable(),
+  }),
+  lastTurn: z.object({
+    result: z.enum(['none', 'success', 'interrupted', 'known_failure']),
+    source: z.enum(['none', 'explicit_input', 'surface_inference']),
+    turnId: z.string().nullable(),
+    at: z.number().nullable(),
+  }),
+  readiness: z.object({
+    status: z.enum(['waiting', 'unknown', 'stalled', 'ready', 'blocked', 'failed']),
+  }),
+  completion: z
+    .object({
+      turnId: z.string(),
+      status: z.enum([
+        'waiting',
+        'in_progress',
+        'candidate_complete',
+        'unknown',
+        'stalled',
+        'completed',
+        'blocked',
+        'failed',
+      ]),
+      sawWorking: z.boolean(),
+      sawProjectionChange: z.boolean(),
+      payload: z.unknown().optional(),
+    })
+    .nullable(),
+  chatContext: z.object({ state: ChatContextState }),
+  stability: z.object({ stable: z.boolean(), stableForSeconds: z.number() }),
+  watchdog: z.object({
+    state: z.enum(['disabled', 'armed', 'fired', 'finished']),
+    sessionStartedAt: z.number().nullable(),
+    budgetSeconds: z.number(),
+  }),
+  session: z.object({
+    status: z.enum(['running', 'blocked', 'finished']),
+    stopReasonCode: z.string().nullable(),
+  }),
+});
+export type TerminalState = z.infer<typeof TerminalState>;
