@@ -30,6 +30,7 @@ export const watchdogMachine = setup({
     disabled: {
       on: {
         evt_session_started: { guard: 'budget_enabled', target: 'armed' },
+        evt_session_finished: { target: 'finished' },
       },
     },
     armed: {
