@@ -15,7 +15,9 @@ export const TurnPlan = z.object({
   /** Wait between two chunks. */
   chunkDelayMs: z.number().nonnegative().default(40),
   /** Extra pauses: after chunk `afterChunk` (0-based) wait `ms` more. */
-  pauses: z.array(z.object({ afterChunk: z.number().int(), ms: z.number().nonnegative() })).default([]),
+  pauses: z
+    .array(z.object({ afterChunk: z.number().int(), ms: z.number().nonnegative() }))
+    .default([]),
   /** Answer with an HTTP error instead of a stream. */
   error: z
     .object({
@@ -26,7 +28,11 @@ export const TurnPlan = z.object({
     .optional(),
   /** End the turn with a tool call instead of (after) the text. */
   toolUse: z
-    .object({ name: z.string(), input: z.record(z.string(), z.unknown()), id: z.string().optional() })
+    .object({
+      name: z.string(),
+      input: z.record(z.string(), z.unknown()),
+      id: z.string().optional(),
+    })
     .optional(),
   /** Start the stream and never finish it (until the client goes away or the server closes). */
   hang: z.boolean().default(false),

@@ -111,7 +111,9 @@ export async function startFakeModelServer(opts: FakeModelServerOptions): Promis
       }
       if (!chosen) {
         res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: `no fake route for ${req.method} ${url.pathname}` } }));
+        res.end(
+          JSON.stringify({ error: { message: `no fake route for ${req.method} ${url.pathname}` } }),
+        );
         return;
       }
       const plan = takePlan(chosen.streaming);

@@ -1,0 +1,81 @@
+/** UI strings one Codex CLI version draws; a versioned parser is built from one of these. */
+export interface CodexStrings {
+  /** Composer placeholders (the empty prompt box). */
+  placeholders: readonly string[];
+  /** The transcript header's first line. */
+  header: RegExp;
+  /** Live status line above the composer while a turn runs. */
+  statusLine: RegExp;
+  /** Below the composer while the session is still starting; a submitted prompt waits. */
+  waitingForStartup: RegExp;
+  /** Footer line naming the model and the working folder: drawn once the session is up. */
+  modelFooter: RegExp;
+  /** Footer hint of the idle composer. */
+  shortcutsHint: RegExp;
+  /** The approval dialog for a command. */
+  approvalDialog: readonly RegExp[];
+  /** The startup warnings overlay (F2). */
+  warningsOverlay: RegExp;
+  /** One entry of the slash-command popup. */
+  slashPopupEntry: RegExp;
+  /** End-of-turn summary of a finished turn. */
+  turnFinished: RegExp;
+  /** Outcome lines of a turn that did not finish normally. */
+  interrupted: RegExp;
+  errorLine: RegExp;
+  /** Printed after the TUI quits. */
+  exited: readonly RegExp[];
+  /** Known failures by the message Codex prints, first match wins. */
+  failures: ReadonlyArray<{ kind: string; re: RegExp }>;
+}
+
+/** Strings verified against Codex CLI 0.169.0. */
+export const CODEX_0_169: CodexStrings = {
+  placeholders: ['Ask Codex to do anything'],
+  header: /^\s*>_ OpenAI Codex \(v[\d.]+/,
+  statusLine: /\((?:\d+h )?(?:\d+m )?\d+s • esc to interrupt\)/,
+  waitingForStartup: /^\s*Waiting for startup\b/,
+  modelFooter: /^ {2}\S.* · [~/]/,
+  shortcutsHint: /\? for shortcuts/,
+  approvalDialog: [
+    /^\s*Would you like to run the following command\?/,
+    /^\s*Press enter to confirm or esc to cancel/,
+  ],
+  warningsOverlay: /esc dismiss & close/,
+  slashPopupEntry: /^[› ] \/[a-z][\w-]*(?: {2,}\S.*)?$/,
+  turnFinished: /^\s*(?:─+ )?Worked for (?:\d+h )?(?:\d+m )?\d+s\b/,
+  interrupted: /^■ Conversation interrupted\b/,
+  errorLine: /^■ (.+)$/,
+  exited: [/^Disconnected from this task\./, /^\s*codex resume \S+/],
+  failures: [
+    { kind: 'rate_limited', re: /\b429\b|Too Many Requests|rate limit/i },
+    { kind: 'overloaded', re: /at capacity|overloaded/i },
+    { kind: 'server_error', re: /experiencing high demand|\b5\d\d\b|Internal Server Error/i },
+    { kind: 'stream_error', re: /stream disconnected|stream error/i },
+  ],
+};
+
+/** A screen as right-trimmed lines, without the trailing blank ones. */
+export function screenLines(text: string): string[] {
+  const lines = text.split('\n').map((l) => l.trimEnd());
+  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+const BRAILLE_ART = /^[\s\u2800-\u28ff]+$/;
+
+/** The start-up logo is drawn in braille cells; it is decoration, not transcript. */
+export function isLogoLine(line: string): boolean {
+  return line.trim() !== '' && BRAILLE_ART.test(line);
+}
+
+/** Joins lines the way completion compares them: right-trimmed, blank runs collapsed, trimmed. */
+export function normaliseProjection(lines: readonly string[]): string {
+  const out: string[] = [];
+  for (const line of lines) {
+    const l = line.trimEnd();
+    if (l === '' && (out.length === 0 || out[out.length - 1] === '')) continue;
+    out.push(l);
+  }
+  return out.join('\n').trim();
+}

@@ -1,0 +1,272 @@
+import type {
+  ProfileResult,
+  TurnSignals,
+  KnownFailure,
+  BlockedPromptKind,
+} from '../../schemas/signals.js';
+import type { ProfileFactory, Screen, ToolProfile } from '../types.js';
+import { readScreen, type GeminiScreen } from './screen.js';
+
+/** Screen strings of Gemini CLI 0.61 that the parser keys on. */
+const V0_61 = {
+  label: '0.61',
+  /** Spinner line while a request or tool runs: ` ⠹ Thinking... (esc to cancel, 3s)`. */
+  active: /\(esc to cancel\b/,
+  /** A prompt sent while the CLI initialises or works waits above the status line. */
+  queued: /^\s*Queued \(press ↑ to edit\):/,
+  interrupted: /^ℹ Request cancelled\./,
+  apiError: /^✕ \[API Error: (.*)/,
+  reply: /^✦ /,
+  banner: /Gemini CLI v\d/,
+  permission: /Allow execution of|Apply this change\?|Allow once/,
+  quotaDialog: /Keep trying|We are currently experiencing high demand|Usage limit reached/,
+  trust: /Do you trust (this|the files in this) folder/,
+  goodbye: /Agent powering down\. Goodbye!/,
+  shellPrompt: /^[\w@.~:/-]*[#$%] ?$/,
+  slashSuggestion: /^\s{1,2}\/?[a-z][\w-]*\s{2,}\S/,
+  /** Chrome kept out of the projection: spinner/status line and idle hint. */
+  chrome: /\(esc to cancel\b|^\s*\? for shortcuts\s*$/,
+} as const;
+
+type Strings = typeof V0_61;
+
+function failureOf(line: string): KnownFailure {
+  const code = /"code":\s*(\d+)/.exec(line)?.[1];
+  const status = /"status":\s*"([A-Z_]+)"/.exec(line)?.[1];
+  let kind = code ? `api_error_${code}` : 'api_error';
+  // 429/503 surface as the bare API message (`Resource has been exhausted …`, `The model is overloaded …`).
+  if (
+    code === '429' ||
+    status === 'RESOURCE_EXHAUSTED' ||
+    /Resource has been exhausted|quota|rate limit/i.test(line)
+  )
+    kind = 'rate_limited';
+  else if (code === '503' || status === 'UNAVAILABLE' || /overloaded/i.test(line))
+    kind = 'overloaded';
+  return { kind, message: line.slice(0, 240) };
+}
+
+function projection(s: GeminiScreen, strings: Strings): string {
+  return s.lines
+    .slice(0, s.transcriptEnd)
+    .filter((l) => !strings.chrome.test(l))
+    .map((l) => l.trimEnd())
+    .join('\n')
+    .trim();
+}
+
+function lastNonBlank(lines: string[]): string {
+  for (let i = lines.length - 1; i >= 0; i--) if (lines[i]!.trim() !== '') return lines[i]!;
+  return '';
+}
+
+function parseWith(strings: Strings, screen: Screen): ProfileResult {
+  const detector = `gemini_cli@${strings.label}`;
+  const s = readScreen(screen.text);
+  const nonBlank = s.lines.filter((l) => l.trim() !== '');
+  const hasInput = s.inputTop >= 0;
+  const latest = s.lines.slice(s.latestTurnStart, s.transcriptEnd).map((l) => l.trim());
+  const bottom = s.lines.slice(Math.max(0, s.lines.length - 25));
+
+  const base: TurnSignals = {
+    acceptingInput: 'unknown',
+    editingInput: 'unknown',
+    readyPosture: 'unknown',
+    activeReasons: [],
+    interrupted: false,
+    knownFailure: null,
+    successCandidate: false,
+    blockedPrompt: null,
+    ambiguous: false,
+    chatContext: 'current',
+  };
+  const result = (
+    surface: ProfileResult['surface'],
+    signals: Partial<TurnSignals>,
+    rule: string,
+  ): ProfileResult => ({ surface, signals: { ...base, ...signals }, evidence: { detector, rule } });
+
+  if (nonBlank.length === 0) {
+    return result(
+      {
+        availability: 'unknown',
+        businessState: 'unknown',
+        inputMode: 'unknown',
+        uiContext: 'blank',
+        projectionText: '',
+      },
+      { chatContext: 'unknown' },
+      'blank',
+    );
+  }
+
+  // The CLI has exited: its goodbye box, or a shell prompt below the last CLI screen.
+  const tail = lastNonBlank(s.lines);
+  if (
+    !hasInput &&
+    (s.lines.some((l) => strings.goodbye.test(l)) || strings.shellPrompt.test(tail.trim()))
+  ) {
+    return result(
+      {
+        availability: 'disconnected',
+        businessState: 'unknown',
+        inputMode: 'closed',
+        uiContext: 'exited',
+        projectionText: '',
+      },
+      { acceptingInput: 'no', editingInput: 'no', readyPosture: 'no', chatContext: 'unknown' },
+      'exited',
+    );
+  }
+
+  const projectionText = projection(s, strings);
+  const spinning = s.liveEdge.some((l) => strings.active.test(l));
+  const queued =
+    hasInput &&
+    s.lines
+      .slice(Math.max(0, s.transcriptEnd - 12), s.transcriptEnd)
+      .some((l) => strings.queued.test(l));
+  const active = spinning || queued;
+  const activeReasons = [
+    ...(spinning ? ['spinner_esc_to_cancel'] : []),
+    ...(queued ? ['queued_prompt'] : []),
+  ];
+
+  // Operator prompts draw over the prompt box, so they live in the bottom rows.
+  let blocked: BlockedPromptKind | null = null;
+  let uiContext = 'normal_prompt';
+  if (!hasInput) {
+    if (bottom.some((l) => strings.permission.test(l))) {
+      blocked = 'tool_permission';
+      uiContext = 'permission_prompt';
+    } else if (bottom.some((l) => strings.trust.test(l))) {
+      blocked = 'trust_folder';
+      uiContext = 'trust_prompt';
+    } else if (bottom.some((l) => strings.quotaDialog.test(l))) {
+      blocked = 'other';
+      uiContext = 'error_retry_dialog';
+    }
+  }
+  if (blocked) {
+    return result(
+      {
+        availability: 'supported',
+        businessState: 'awaiting_operator',
+        inputMode: 'modal',
+        uiContext,
+        projectionText,
+      },
+      {
+        acceptingInput: 'no',
+        editingInput: 'no',
+        readyPosture: 'no',
+        activeReasons,
+        blockedPrompt: blocked,
+      },
+      uiContext,
+    );
+  }
+
+  const recognised = hasInput || s.hasFooter || s.lines.some((l) => strings.banner.test(l));
+  if (!recognised) {
+    return result(
+      {
+        availability: 'unknown',
+        businessState: 'unknown',
+        inputMode: 'unknown',
+        uiContext: 'unrecognised',
+        projectionText,
+      },
+      { chatContext: 'unknown' },
+      'unrecognised',
+    );
+  }
+  if (!hasInput) {
+    // Recognisably the CLI, but no prompt box and no known dialog (a menu or picker has focus).
+    return result(
+      {
+        availability: 'supported',
+        businessState: active ? 'working' : 'unknown',
+        inputMode: 'modal',
+        uiContext: 'dialog',
+        projectionText,
+      },
+      {
+        acceptingInput: 'no',
+        editingInput: 'no',
+        readyPosture: 'no',
+        activeReasons,
+        ambiguous: !active,
+      },
+      active ? 'working_modal' : 'unknown_dialog',
+    );
+  }
+
+  const editing = s.draft !== '';
+  const interruptedLine = latest.find((l) => strings.interrupted.test(l));
+  const errorLine = latest.find((l) => strings.apiError.test(l));
+  const knownFailure = errorLine ? failureOf(errorLine) : null;
+  const hasReply = latest.some((l) => strings.reply.test(l));
+  const slash =
+    editing &&
+    s.draft.startsWith('/') &&
+    s.lines.slice(s.inputTop).some((l) => strings.slashSuggestion.test(l));
+  const startup =
+    s.latestTurnStart === 0 && !hasReply && s.lines.some((l) => strings.banner.test(l));
+  if (slash) uiContext = 'slash_command';
+  else if (knownFailure && !active) uiContext = 'error';
+  else if (startup && !active) uiContext = 'startup';
+
+  const signals: Partial<TurnSignals> = {
+    acceptingInput: 'yes',
+    editingInput: editing ? 'yes' : 'no',
+    readyPosture: active ? 'no' : 'yes',
+    activeReasons,
+    interrupted: !active && interruptedLine !== undefined,
+    knownFailure: active ? null : knownFailure,
+    successCandidate: !active && hasReply && !interruptedLine && !knownFailure,
+  };
+  const rule = active
+    ? 'working'
+    : signals.interrupted
+      ? 'interrupted'
+      : knownFailure
+        ? `failure:${knownFailure.kind}`
+        : signals.successCandidate
+          ? 'reply_idle'
+          : 'idle';
+  return result(
+    {
+      availability: 'supported',
+      businessState: active ? 'working' : 'idle',
+      inputMode: 'freeform',
+      uiContext,
+      projectionText,
+    },
+    signals,
+    rule,
+  );
+}
+
+function makeProfile(strings: Strings, verified: string): ToolProfile {
+  return {
+    id: 'gemini_cli',
+    verifiedVersions: verified,
+    processNames: ['gemini'],
+    interruptKeys: ['Escape'],
+    submitKeys: ['Enter'],
+    parse: (screen) => parseWith(strings, screen),
+  };
+}
+
+/** Parsers by version: the first whose test accepts the version wins; the last is the default. */
+const VARIANTS: Array<{ accepts: (v: string) => boolean; strings: Strings; verified: string }> = [
+  { accepts: (v) => /^0\.61\./.test(v), strings: V0_61, verified: '0.61.x' },
+];
+
+/** Gemini CLI's profile; `toolVersion` picks the parser (0.61 screens by default). */
+export const createGeminiCliProfile: ProfileFactory = (toolVersion) => {
+  const variant =
+    (toolVersion && VARIANTS.find((v) => v.accepts(toolVersion))) || VARIANTS[VARIANTS.length - 1]!;
+  return makeProfile(variant.strings, variant.verified);
+};

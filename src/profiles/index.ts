@@ -1,0 +1,27 @@
+import { createClaudeCodeProfile } from './claude_code/index.js';
+import { createCodexProfile } from './codex/index.js';
+import { createGeminiCliProfile } from './gemini_cli/index.js';
+import type { ProfileFactory, ToolProfile } from './types.js';
+import { createUnsupportedProfile } from './unsupported/index.js';
+
+export type { ProfileFactory, Screen, ToolProfile } from './types.js';
+
+/** Every profile paneward ships, by id. */
+export const PROFILES: Readonly<Record<string, ProfileFactory>> = {
+  claude_code: createClaudeCodeProfile,
+  codex: createCodexProfile,
+  gemini_cli: createGeminiCliProfile,
+  unsupported: createUnsupportedProfile,
+};
+
+/** The profile for a tool id and version; unknown ids fall back to the generic profile. */
+export function getProfile(tool: string, toolVersion?: string): ToolProfile {
+  return (PROFILES[tool] ?? createUnsupportedProfile)(toolVersion);
+}
+
+/** Process names per known tool, for discovering panes that run an agent. */
+export function knownTools(): Array<{ id: string; processNames: readonly string[] }> {
+  return Object.entries(PROFILES)
+    .map(([id, factory]) => ({ id, processNames: factory().processNames }))
+    .filter((t) => t.processNames.length > 0);
+}
