@@ -1,5 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import { isPanewardError } from '../errors.js';
+import { readJsonLines } from '../internal/jsonl.js';
+import { replayRecording } from '../tracker/replay.js';
+import { registerRecord } from './record.js';
 import { replayKernelScenario } from './replay-kernel.js';
 
 function printLine(value: unknown): void {
@@ -23,8 +26,10 @@ export function buildProgram(): Command {
         replayKernelScenario(file, printLine);
         return;
       }
-      throw new CommanderError(2, 'paneward.unsupported', 'replay of recordings: use --kernel');
+      replayRecording(readJsonLines(file), printLine);
     });
+
+  registerRecord(program);
 
   return program;
 }

@@ -1,0 +1,179 @@
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { PanewardError } from '../errors.js';
+import { discoverPanes } from '../observe/discover.js';
+import { createExecaTransport } from '../observe/execa-transport.js';
+import { KNOWN_TOOLS, UNSUPPORTED_TOOL, processNamesFor } from '../observe/known-tools.js';
+import { probePane } from '../observe/probe.js';
+import { startRecorder } from '../observe/recorder.js';
+import type { TmuxTransport } from '../observe/transport.js';
+import { Target } from '../schemas/target.js';
+
+const FLAGS: Record<string, string> = {
+  target: '<target>',
+  output: '--output',
+  tool: '--tool',
+  toolVersion: '--tool-version',
+  socketName: '--socket-name',
+  socketPath: '--socket-path',
+  interval: '--interval',
+  duration: '--duration',
+  ansi: '--ansi',
+};
+
+/** Options of `paneward record`, as commander hands them over (strings). */
+export const RecordOptions = z
+  .object({
+    target: Target,
+    output: z.string().trim().min(1, { error: 'must name a file' }),
+    tool: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]*$/, {
+        error: 'must be a profile id such as claude_code, codex, gemini_cli',
+      })
+      .optional(),
+    toolVersion: z.string().trim().min(1).optional(),
+    socketName: z
+      .string()
+      .min(1)
+      .regex(/^[^/]+$/, { error: 'must be a name, not a path (use --socket-path)' })
+      .optional(),
+    socketPath: z.string().min(1).optional(),
+    interval: z.coerce
+      .number({ error: 'must be a number of milliseconds' })
+      .int({ error: 'must be a whole number of milliseconds' })
+      .min(10, { error: 'must be at least 10 ms' })
+      .default(250),
+    duration: z.coerce
+      .number({ error: 'must be a number of seconds' })
+      .positive({ error: 'must be positive' })
+      .optional(),
+    ansi: z.boolean().default(false),
+  })
+  .refine((o) => !(o.socketName && o.socketPath), {
+    error: 'cannot be combined with --socket-name',
+    path: ['socketPath'],
+  });
+export type RecordOptions = z.infer<typeof RecordOptions>;
+
+/** Validates raw options; errors name the offending option. */
+export function parseRecordOptions(raw: Record<string, unknown>): RecordOptions {
+  const result = RecordOptions.safeParse(raw);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const key = String(issue?.path[0] ?? '');
+  const flag = FLAGS[key] ?? key;
+  const message =
+    key === 'target' ? (issue?.message ?? 'invalid target') : `invalid ${flag}: ${issue?.message}`;
+  throw new PanewardError('invalid_input', message, { details: result.error.issues });
+}
+
+/** Where `runRecord` reports progress, and what stops it besides the duration. */
+export interface RecordIo {
+  log(line: string): void;
+  /** Stops the recording when aborted; default: SIGINT or SIGTERM. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Records a pane until SIGINT/SIGTERM (or `io.signal`) or `--duration`. The pane must exist when
+ * recording starts; after that its disappearance is recorded. Without `--tool`, the tool is the
+ * known agent CLI whose process runs in the pane (`unsupported` if none).
+ */
+export async function runRecord(
+  raw: Record<string, unknown>,
+  io: RecordIo = { log: (line) => process.stderr.write(`${line}\n`) },
+): Promise<void> {
+  const options = parseRecordOptions(raw);
+  const transport = createExecaTransport({
+    socketName: options.socketName,
+    socketPath: options.socketPath,
+  });
+  const stopper = new AbortController();
+  const onSignal = (): void => stopper.abort();
+  if (!io.signal) {
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  io.signal?.addEventListener('abort', onSignal, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const paneId = await resolvePane(transport, options.target);
+    const tool = options.tool ?? (await detectTool(transport, options.target, paneId, io));
+    const recorder = startRecorder({
+      transport,
+      target: options.target,
+      tool,
+      toolVersion: options.toolVersion,
+      processNames: processNamesFor(tool),
+      intervalMs: options.interval,
+      file: options.output,
+      includeAnsi: options.ansi,
+    });
+    io.log(`recording ${options.target} (${tool}) to ${options.output}; stop with Ctrl-C`);
+    if (options.duration !== undefined) timer = setTimeout(onSignal, options.duration * 1000);
+    if (!stopper.signal.aborted) {
+      await Promise.race([
+        new Promise<void>((resolve) =>
+          stopper.signal.addEventListener('abort', () => resolve(), { once: true }),
+        ),
+        recorder.done,
+      ]);
+    }
+    await recorder.stop();
+    io.log(`recording saved to ${options.output}`);
+  } finally {
+    clearTimeout(timer);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    io.signal?.removeEventListener('abort', onSignal);
+    await transport.close();
+  }
+}
+
+/** Checks that the pane exists now and returns its id (`display-message` alone does not fail). */
+async function resolvePane(transport: TmuxTransport, target: string): Promise<string> {
+  const probe = await probePane(transport, target, { processNames: [] });
+  if (probe.pane) return probe.pane.id;
+  const why = probe.error?.message ?? 'unknown failure';
+  const code = probe.transport === 'tmux_missing' ? 'tmux_missing' : 'tmux_failed';
+  throw new PanewardError(code, `cannot read tmux pane ${target}: ${why}`, {
+    details: probe.error,
+  });
+}
+
+async function detectTool(
+  transport: TmuxTransport,
+  target: string,
+  paneId: string,
+  io: RecordIo,
+): Promise<string> {
+  const found = (await discoverPanes(transport, KNOWN_TOOLS)).find((p) => p.paneId === paneId);
+  if (found) return found.tool;
+  io.log(
+    `no known agent CLI runs in ${target}; recording as "${UNSUPPORTED_TOOL}" (use --tool to choose)`,
+  );
+  return UNSUPPORTED_TOOL;
+}
+
+/** Adds `paneward record` to the program. */
+export function registerRecord(program: Command): void {
+  program
+    .command('record')
+    .description('record a tmux pane as a terminal recording (JSON Lines)')
+    .argument('<target>', 'the pane: session:window.pane or a pane id %N')
+    .requiredOption('-o, --output <file>', 'the recording to write')
+    .option(
+      '--tool <id>',
+      'profile id (claude_code, codex, gemini_cli, ...); detected when omitted',
+    )
+    .option('--tool-version <version>', 'tool version written to the header')
+    .option('-L, --socket-name <name>', 'tmux socket name (tmux -L)')
+    .option('-S, --socket-path <path>', 'tmux socket path (tmux -S)')
+    .option('--interval <ms>', 'time between polls in milliseconds', '250')
+    .option('--duration <seconds>', 'stop after this many seconds')
+    .option('--ansi', 'also record the screen with escape sequences')
+    .action(async (target: string, opts: Record<string, unknown>) => {
+      await runRecord({ ...opts, target });
+    });
+}

@@ -1,0 +1,157 @@
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { PanewardError } from '../errors.js';
+import type { RecordingLine } from '../schemas/recording.js';
+import { Target } from '../schemas/target.js';
+import { probePane } from './probe.js';
+import type { PaneInfo, PaneProbe } from './probe.js';
+import type { TmuxTransport } from './transport.js';
+
+/** Options for {@link startRecorder}. */
+export interface RecorderOptions {
+  transport: TmuxTransport;
+  /** The pane to record (`session:window.pane` or `%N`). */
+  target: string;
+  /** Profile id written to the header. */
+  tool: string;
+  toolVersion?: string;
+  /** Process names of the tool; empty records `process: "unsupported_tool"`. */
+  processNames: readonly string[];
+  /** Time between poll starts in ms; default 250. Polls never overlap. */
+  intervalMs?: number;
+  /** The JSON Lines file to write (created or truncated). */
+  file: string;
+  /** Also record the capture with escapes (`ansi`). */
+  includeAnsi?: boolean;
+  /** A monotonic clock in ms; default `performance.now`. */
+  now?: () => number;
+}
+
+/** A running recording. */
+export interface Recorder {
+  /** Records a prompt submitted at the current time (an `input` line). */
+  input(text: string): void;
+  /** Stops polling, waits for the current poll to settle, closes the file. */
+  stop(): Promise<void>;
+  /** Settles when the recording has stopped and the file is closed; rejects if writing failed. */
+  done: Promise<void>;
+}
+
+/**
+ * Records a live pane as a terminal recording (contracts.md §2): a header, then one `frame` per
+ * poll with a capture or one `probe` per poll without, and `input` lines. Keeps polling while the
+ * pane or tmux is gone, so the end of a session is on record.
+ */
+export function startRecorder(options: RecorderOptions): Recorder {
+  const target = Target.parse(options.target);
+  const intervalMs = options.intervalMs ?? 250;
+  if (!Number.isFinite(intervalMs) || intervalMs <= 0) {
+    throw new PanewardError('invalid_input', `intervalMs must be positive, got ${intervalMs}`);
+  }
+  const now = options.now ?? (() => performance.now());
+  const startedAt = now();
+  const startedAtEpochMs = Date.now();
+  const fd = openSync(options.file, 'w');
+  const controller = new AbortController();
+  const pending: RecordingLine[] = [];
+  let headerWritten = false;
+  let stopped = false;
+  let wake: (() => void) | null = null;
+
+  const elapsed = (): number => Math.round(Math.max(0, now() - startedAt)) / 1000;
+  const write = (line: RecordingLine): void => {
+    writeSync(fd, `${JSON.stringify(line)}\n`);
+  };
+  // Lines that arrive before the header (which waits for the first probe's pane size) queue up.
+  const emit = (line: RecordingLine): void => {
+    if (headerWritten) write(line);
+    else pending.push(line);
+  };
+
+  const writeHeader = (pane: PaneInfo | null): void => {
+    const header: RecordingLine = {
+      type: 'header',
+      version: 1,
+      tool: options.tool,
+      ...(options.toolVersion !== undefined ? { toolVersion: options.toolVersion } : {}),
+      ...(pane ? { cols: pane.width, rows: pane.height } : {}),
+      target,
+      startedAtEpochMs,
+      intervalMs,
+    };
+    write(header);
+    headerWritten = true;
+    for (const line of pending.splice(0)) write(line);
+  };
+
+  const record = (probe: PaneProbe, t: number): void => {
+    if (probe.capture) {
+      emit({
+        type: 'frame',
+        t,
+        text: probe.capture.text,
+        ...(probe.capture.ansi !== undefined ? { ansi: probe.capture.ansi } : {}),
+        transport: probe.transport,
+        process: probe.process,
+      });
+    } else {
+      emit({
+        type: 'probe',
+        t,
+        transport: probe.transport,
+        process: probe.process,
+        ...(probe.error ? { error: probe.error } : {}),
+      });
+    }
+  };
+
+  const sleep = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        wake = null;
+        resolve();
+      }
+      wake = done;
+    });
+
+  const loop = async (): Promise<void> => {
+    try {
+      while (!stopped) {
+        const pollStart = now();
+        const probe = await probePane(options.transport, target, {
+          processNames: options.processNames,
+          includeAnsi: options.includeAnsi ?? false,
+          signal: controller.signal,
+        });
+        if (stopped) break; // a poll cut short by stop() is not a real observation
+        // Stamped when the poll settles, so times never go backwards in the file.
+        if (!headerWritten) writeHeader(probe.pane);
+        record(probe, elapsed());
+        const wait = intervalMs - (now() - pollStart);
+        if (wait > 0 && !stopped) await sleep(wait);
+      }
+    } finally {
+      if (!headerWritten) writeHeader(null);
+      closeSync(fd);
+    }
+  };
+
+  const done = loop();
+  done.catch(() => undefined);
+
+  return {
+    input(text: string) {
+      if (stopped) throw new PanewardError('stopped', 'recorder is stopped');
+      emit({ type: 'input', t: elapsed(), text });
+    },
+    async stop() {
+      stopped = true;
+      controller.abort();
+      wake?.();
+      await done;
+    },
+    done,
+  };
+}

@@ -1,0 +1,142 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRecorder } from '../../src/observe/recorder.js';
+import { RecordingLine } from '../../src/schemas/recording.js';
+import { startAgentSession } from '../e2e/harness/session.js';
+import type { AgentSession } from '../e2e/harness/session.js';
+
+let dir: string;
+let s: AgentSession | undefined;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'pw-recorder-'));
+});
+afterAll(async () => {
+  await s?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function readRecording(file: string): RecordingLine[] {
+  return readFileSync(file, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => RecordingLine.parse(JSON.parse(line)));
+}
+
+async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('startRecorder', () => {
+  it('records header, frames, input and the session going away', async () => {
+    s = await startAgentSession({
+      cwd: dir,
+      env: { HOME: dir },
+      cols: 90,
+      rows: 20,
+      command: ['bash', '--norc', '--noprofile'],
+    });
+    const file = join(dir, 'rec.jsonl');
+    const recorder = startRecorder({
+      transport: s.transport,
+      target: s.target,
+      tool: 'unsupported',
+      toolVersion: '0.0.0-test',
+      processNames: ['bash'],
+      intervalMs: 40,
+      file,
+      includeAnsi: true,
+    });
+    const lines = (): RecordingLine[] => readRecording(file);
+    await until(() => lines().filter((l) => l.type === 'frame').length >= 2);
+    recorder.input('echo recorded');
+    await s.sendText('echo recorded');
+    await s.sendKeys('Enter');
+    await until(() => lines().some((l) => l.type === 'frame' && /^recorded$/m.test(l.text)));
+    await s.killSession();
+    await until(() => lines().filter((l) => l.type === 'probe').length >= 2);
+    await recorder.stop();
+    await recorder.done;
+
+    const all = lines();
+    expect(all[0]).toMatchObject({
+      type: 'header',
+      version: 1,
+      tool: 'unsupported',
+      toolVersion: '0.0.0-test',
+      cols: 90,
+      rows: 20,
+    });
+    expect((all[0] as Record<string, unknown>).startedAtEpochMs).toEqual(expect.any(Number));
+    expect(all.slice(1).every((l) => l.type !== 'header')).toBe(true);
+
+    const times = all.slice(1).map((l) => (l as { t: number }).t);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    expect(times.every((t) => Math.round(t * 1000) === t * 1000)).toBe(true);
+
+    const frames = all.filter((l) => l.type === 'frame');
+    expect(frames[0]).toMatchObject({ transport: 'tmux_up', process: 'tui_up' });
+    expect(frames.every((f) => typeof f.ansi === 'string')).toBe(true);
+    expect(all.filter((l) => l.type === 'input')).toEqual([
+      { type: 'input', t: expect.any(Number), text: 'echo recorded' },
+    ]);
+
+    const probes = all.filter((l) => l.type === 'probe');
+    expect(probes.length).toBeGreaterThanOrEqual(2);
+    expect(probes[0], JSON.stringify(probes)).toMatchObject({
+      transport: 'tmux_missing',
+      process: 'unknown',
+    });
+    // Once gone, nothing but probe lines follow.
+    const firstProbe = all.findIndex((l) => l.type === 'probe');
+    expect(all.slice(firstProbe).every((l) => l.type === 'probe')).toBe(true);
+
+    // Polls never overlap and follow the interval, so there are not many more than elapsed/interval.
+    const last = times.at(-1) ?? 0;
+    expect(frames.length + probes.length).toBeLessThanOrEqual(Math.ceil((last * 1000) / 40) + 2);
+    expect(() => recorder.input('late')).toThrow(/stopped/);
+  });
+
+  it('writes a header without a size when the target never existed, and stops promptly', async () => {
+    const { createExecaTransport } = await import('../../src/observe/execa-transport.js');
+    const transport = createExecaTransport({ socketName: `pw-absent-${process.pid}` });
+    const file = join(dir, 'absent.jsonl');
+    const recorder = startRecorder({
+      transport,
+      target: 'gone:0.0',
+      tool: 'codex',
+      processNames: ['codex'],
+      intervalMs: 1000,
+      file,
+    });
+    recorder.input('typed before the first poll settled');
+    await until(() => readFileSync(file, 'utf8').split('\n').length >= 3);
+    const started = Date.now();
+    await recorder.stop();
+    expect(Date.now() - started).toBeLessThan(500);
+    const all = readRecording(file);
+    expect(all[0]).toMatchObject({ type: 'header', tool: 'codex' });
+    expect(all[0]).not.toHaveProperty('cols');
+    expect(all.map((l) => l.type)).toEqual(['header', 'input', 'probe']);
+    expect(all[2]).toMatchObject({ transport: 'tmux_missing' });
+  });
+
+  it('rejects an invalid target naming it', () => {
+    expect(() =>
+      startRecorder({
+        transport: { run: async () => '', close: async () => {} },
+        target: 'nope',
+        tool: 'x',
+        processNames: [],
+        file: join(dir, 'x.jsonl'),
+      }),
+    ).toThrow(/target/);
+  });
+});
