@@ -139,15 +139,29 @@ export class TurnTracker {
       this.setPhase(t, 'active', 'turn_armed_no_evidence');
       return;
     }
+    // A turn that worked and then vanished from the transcript, its prompt handed back as a
+    // draft, was withdrawn: an interrupt before any reply (Claude Code does this on Escape).
+    const withdrawn =
+      !!turn &&
+      !active &&
+      !!this.evidence?.sawActive &&
+      s.editingInput === 'yes' &&
+      projection === this.evidence.projectionAtArm;
     // (b) interrupted, (c) known failure.
-    if (s.interrupted || s.knownFailure) {
+    if (s.interrupted || s.knownFailure || withdrawn) {
+      const interrupted = s.interrupted || withdrawn;
       this.cancelSettle();
+      const rule =
+        withdrawn && !s.interrupted
+          ? 'b_turn_withdrawn'
+          : interrupted
+            ? 'b_interrupted'
+            : 'c_known_failure';
       if (turn) {
-        const type = s.interrupted ? 'evt_interrupted' : 'evt_known_failure';
-        this.outcome(t, type, turn, s.interrupted ? 'b_interrupted' : 'c_known_failure');
+        this.outcome(t, interrupted ? 'evt_interrupted' : 'evt_known_failure', turn, rule);
         this.endTurn();
       }
-      this.setPhase(t, 'ready', s.interrupted ? 'b_interrupted' : 'c_known_failure');
+      this.setPhase(t, 'ready', rule);
       return;
     }
     // (d) active evidence.

@@ -1,0 +1,38 @@
+/**
+ * paneward: a supervisor for AI coding-agent terminals in tmux panes.
+ *
+ * ```ts
+ * import { createSupervisor } from 'paneward';
+ * const sup = createSupervisor({ socketName: 'work' });
+ * const id = sup.attach({ target: 'agents:0.0', tool: 'claude_code' });
+ * sup.state$(id).subscribe((s) => console.log(s.readiness.status, s.turn.phase));
+ * const result = await sup.runTurn(id, 'fix the failing test', { timeoutMs: 600_000 });
+ * console.log(result.lastTurn.result); // 'success' | 'interrupted' | 'known_failure' | ...
+ * await sup.stop();
+ * ```
+ *
+ * @packageDocumentation
+ */
+export {
+  createSupervisor,
+  Supervisor,
+  SupervisorOptions,
+  AttachRequest,
+  type SupervisorOptionsInput,
+  type RestartRecord,
+} from './supervisor/supervisor.js';
+export type { TurnResult } from './supervisor/terminal.js';
+export { PanewardError, isPanewardError, type PanewardErrorCode } from './errors.js';
+export { TerminalState } from './schemas/terminal-state.js';
+export { Observation } from './schemas/observation.js';
+export { TurnSignals, ProfileResult } from './schemas/signals.js';
+export { KernelConfig, type KernelRecord, type TransitionRecord } from './schemas/kernel.js';
+export { RecordingLine } from './schemas/recording.js';
+export { Kernel, type KernelOptions, type KernelSnapshot } from './kernel/kernel.js';
+export { VirtualClock } from './kernel/virtual-time.js';
+export { TerminalPipeline, type HistoryRecord } from './tracker/pipeline.js';
+export { replayRecording } from './tracker/replay.js';
+export { getProfile, PROFILES, type ToolProfile, type Screen } from './profiles/index.js';
+export { createExecaTransport } from './observe/execa-transport.js';
+export type { TmuxTransport } from './observe/transport.js';
+export * as machines from '../machines/index.js';

@@ -1,0 +1,251 @@
+import { describe, expect, it } from 'vitest';
+import type { TurnSignals } from '../../src/schemas/signals.js';
+import { SETTLE_SECONDS, TrackerHarness } from '../model/internal/tracker-sut.js';
+
+const FAILURE = { kind: 'api_error_500', message: 'API Error: 500 Internal server error' };
+
+function lastTurn(h: TrackerHarness) {
+  return h.tracker.snapshot().lastTurn;
+}
+
+describe('TurnTracker priority chain (statecharts.md §5)', () => {
+  it('(a) a draft over an old interrupted marker with no turn: no outcome, phase from posture', () => {
+    const h = new TrackerHarness();
+    h.frame({ editingInput: 'yes', acceptingInput: 'yes', interrupted: true });
+    expect(h.tracker.snapshot().phase).toBe('ready');
+    expect(lastTurn(h).result).toBe('none');
+    h.frame({
+      editingInput: 'yes',
+      acceptingInput: 'yes',
+      knownFailure: FAILURE,
+      readyPosture: 'no',
+    });
+    expect(h.tracker.snapshot().phase).toBe('unknown');
+    expect(lastTurn(h).result).toBe('none');
+    expect(h.records.filter((r) => r.machine === 'lastTurn')).toEqual([]);
+  });
+
+  it('(b) interrupted ends the turn: evt_interrupted, phase ready', () => {
+    const h = new TrackerHarness();
+    h.frame({});
+    const id = h.armExplicit();
+    h.activeFrame();
+    h.newText();
+    h.frame({ interrupted: true, readyPosture: 'no' });
+    expect(h.tracker.snapshot()).toMatchObject({ phase: 'ready', current: null });
+    expect(lastTurn(h)).toMatchObject({
+      result: 'interrupted',
+      source: 'explicit_input',
+      turnId: id,
+      at: h.t,
+    });
+  });
+
+  it('(b) beats (c) and (d): interrupted with a failure and a spinner is interrupted', () => {
+    const h = new TrackerHarness();
+    h.activeFrame();
+    h.frame({ interrupted: true, knownFailure: FAILURE, activeReasons: ['spinner'] });
+    expect(lastTurn(h).result).toBe('interrupted');
+  });
+
+  it('(c) known failure: evt_known_failure, phase ready', () => {
+    const h = new TrackerHarness();
+    h.armExplicit();
+    h.newText();
+    h.frame({ knownFailure: FAILURE, activeReasons: ['spinner'] });
+    expect(h.tracker.snapshot().phase).toBe('ready');
+    expect(lastTurn(h)).toMatchObject({ result: 'known_failure', source: 'explicit_input' });
+  });
+
+  it('(d) active evidence with no turn arms a surface_inference turn', () => {
+    const h = new TrackerHarness();
+    h.frame({});
+    h.activeFrame();
+    const snap = h.tracker.snapshot();
+    expect(snap.phase).toBe('active');
+    expect(snap.current).toMatchObject({ source: 'surface_inference', startedAt: h.t });
+    h.newText();
+    h.frame({ interrupted: true });
+    expect(lastTurn(h)).toMatchObject({ result: 'interrupted', source: 'surface_inference' });
+  });
+
+  it('(e) success needs an armed turn: a ready surface with a reply and no turn never succeeds', () => {
+    const h = new TrackerHarness();
+    h.newText();
+    h.frame({ successCandidate: true });
+    h.wait(60);
+    h.frame({ successCandidate: true });
+    expect(lastTurn(h).result).toBe('none');
+    expect(h.tracker.snapshot().phase).toBe('ready');
+  });
+
+  it('(e) success needs turn evidence: an armed turn whose screen never moved does not succeed', () => {
+    const h = new TrackerHarness();
+    h.frame({ successCandidate: true });
+    h.armExplicit();
+    h.frame({ successCandidate: true });
+    h.wait(60);
+    expect(lastTurn(h).result).toBe('none');
+    expect(h.tracker.snapshot().phase).toBe('active');
+  });
+
+  it('(e) settles after the settle window: success, explicit source, phase ready', () => {
+    const h = new TrackerHarness();
+    const id = h.armExplicit();
+    h.newText();
+    h.frame({ successCandidate: true });
+    const since = h.t;
+    expect(h.tracker.snapshot().settlingSince).toBe(since);
+    h.wait(SETTLE_SECONDS - 0.01);
+    expect(lastTurn(h).result).toBe('none');
+    h.wait(0.01);
+    expect(lastTurn(h)).toMatchObject({ result: 'success', source: 'explicit_input', turnId: id });
+    expect(lastTurn(h).at).toBeCloseTo(since + SETTLE_SECONDS, 9);
+    expect(h.tracker.snapshot()).toMatchObject({
+      phase: 'ready',
+      current: null,
+      settlingSince: null,
+    });
+  });
+
+  it('(f) default: ready posture yes → ready, otherwise unknown', () => {
+    const h = new TrackerHarness();
+    h.frame({ readyPosture: 'unknown' });
+    expect(h.tracker.snapshot().phase).toBe('unknown');
+    h.frame({});
+    expect(h.tracker.snapshot().phase).toBe('ready');
+    h.frame({ readyPosture: 'no' });
+    expect(h.tracker.snapshot().phase).toBe('unknown');
+  });
+});
+
+describe('TurnTracker settle window', () => {
+  function candidate() {
+    const h = new TrackerHarness();
+    h.armExplicit();
+    h.newText();
+    h.frame({ successCandidate: true });
+    return h;
+  }
+
+  it('restarts when the surface signature changes', () => {
+    const h = candidate();
+    h.wait(SETTLE_SECONDS / 2);
+    h.newText();
+    h.frame({ successCandidate: true });
+    const restart = h.t;
+    expect(h.tracker.snapshot().settlingSince).toBe(restart);
+    h.wait(SETTLE_SECONDS - 0.01 - 0.25);
+    expect(lastTurn(h).result).toBe('none');
+    h.wait(0.26);
+    expect(lastTurn(h).result).toBe('success');
+    expect(lastTurn(h).at).toBeCloseTo(restart + SETTLE_SECONDS, 9);
+  });
+
+  it('identical frames do not restart it', () => {
+    const h = candidate();
+    const since = h.t;
+    h.frame({ successCandidate: true });
+    h.frame({ successCandidate: true });
+    h.wait(SETTLE_SECONDS);
+    expect(lastTurn(h).at).toBeCloseTo(since + SETTLE_SECONDS, 9);
+  });
+
+  it.each<[string, Partial<TurnSignals>, boolean]>([
+    ['active evidence', { activeReasons: ['spinner'] }, true],
+    ['a draft', { successCandidate: true, editingInput: 'yes' }, true],
+    ['degraded diagnostics', {}, false],
+  ])('is cancelled by %s', (_name, signals, available) => {
+    const h = candidate();
+    h.frame(signals, available);
+    expect(h.tracker.snapshot().settlingSince).toBeNull();
+    h.wait(10 * SETTLE_SECONDS);
+    expect(lastTurn(h).result).toBe('none');
+  });
+});
+
+describe('TurnTracker last-turn result', () => {
+  function succeeded() {
+    const h = new TrackerHarness();
+    const id = h.armExplicit();
+    h.settleSuccess();
+    return { h, id };
+  }
+
+  it('is sticky: a new turn keeps the previous result until it ends', () => {
+    const { h, id } = succeeded();
+    h.armExplicit();
+    h.activeFrame();
+    expect(h.tracker.snapshot().phase).toBe('active');
+    expect(lastTurn(h)).toMatchObject({ result: 'success', turnId: id });
+    h.newText();
+    h.frame({ knownFailure: FAILURE });
+    expect(lastTurn(h).result).toBe('known_failure');
+  });
+
+  it('a new turn with the same outcome is recorded again', () => {
+    const { h } = succeeded();
+    const second = h.armExplicit();
+    h.settleSuccess();
+    const outcomes = h.records.filter((r) => r.machine === 'lastTurn');
+    expect(outcomes.map((r) => [r.event, r.turnId])).toEqual([
+      ['evt_success_settled', 'turn-1'],
+      ['evt_success_settled', second],
+    ]);
+  });
+
+  it('is retracted when the same turn visibly goes on (activity)', () => {
+    const { h, id } = succeeded();
+    h.activeFrame();
+    expect(lastTurn(h)).toMatchObject({ result: 'none', source: 'none', turnId: null });
+    expect(h.tracker.snapshot()).toMatchObject({ phase: 'active', current: { id } });
+  });
+
+  it('is retracted when the reply is rewritten after settling', () => {
+    const { h } = succeeded();
+    h.newText();
+    h.frame({});
+    expect(lastTurn(h).result).toBe('none');
+  });
+
+  it('is not retracted by a draft the user types', () => {
+    const { h } = succeeded();
+    h.newText();
+    h.frame({ editingInput: 'yes' });
+    expect(lastTurn(h).result).toBe('success');
+  });
+});
+
+describe('TurnTracker phase and diagnostics', () => {
+  it('degraded diagnostics move the phase to unknown from ready and from active', () => {
+    const h = new TrackerHarness();
+    h.frame({});
+    h.frame({}, false);
+    expect(h.tracker.snapshot().phase).toBe('unknown');
+    h.activeFrame();
+    expect(h.tracker.snapshot().phase).toBe('active');
+    h.frame({ activeReasons: ['spinner'] }, false);
+    expect(h.tracker.snapshot().phase).toBe('unknown');
+  });
+
+  it('an explicit submit makes the phase active at once', () => {
+    const h = new TrackerHarness();
+    h.frame({});
+    h.armExplicit();
+    expect(h.tracker.snapshot()).toMatchObject({
+      phase: 'active',
+      current: { source: 'explicit_input', startedAt: h.t },
+    });
+  });
+
+  // statecharts.md §4: ready --evt_posture_lost--> unknown on an "ambiguous interactive
+  // surface", and unknown → ready requires "not ambiguous". The tracker never reads
+  // `signals.ambiguous`, so an ambiguous frame with readyPosture yes leaves the phase ready.
+  it.fails('an ambiguous surface loses the ready posture', () => {
+    const h = new TrackerHarness();
+    h.frame({});
+    expect(h.tracker.snapshot().phase).toBe('ready');
+    h.frame({ ambiguous: true });
+    expect(h.tracker.snapshot().phase).toBe('unknown');
+  });
+});
