@@ -70,32 +70,24 @@ export abstract class MachineDriver<TMachine extends AnyStateMachine> {
       Object.assign(rec, extra?.(step));
       this.emit(rec);
       if (step.to === 'stalled' && runStart !== null) {
-        this.emit(
-          this.withTurn({
-            t,
-            anomaly: 'stalled_entered',
-            phase: this.phase,
-            elapsedUnknownSeconds: t - runStart,
-          }),
-        );
+        this.emit({
+          t,
+          anomaly: 'stalled_entered',
+          phase: this.phase,
+          elapsedUnknownSeconds: t - runStart,
+        });
       }
       if (stalledFor !== null && step.to !== 'failed') {
-        this.emit(
-          this.withTurn({
-            t,
-            anomaly: 'stalled_recovered',
-            phase: this.phase,
-            elapsedStalledSeconds: stalledFor,
-            recoveredTo: step.to,
-          }),
-        );
+        this.emit({
+          t,
+          anomaly: 'stalled_recovered',
+          phase: this.phase,
+          elapsedStalledSeconds: stalledFor,
+          recoveredTo: step.to,
+        });
       }
     }
     return steps;
-  }
-
-  private withTurn<T extends KernelRecord>(rec: T): T {
-    return this.turn === undefined ? rec : { ...rec, turn: this.turn };
   }
 
   private onStallTimeout(due: number): void {

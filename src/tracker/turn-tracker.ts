@@ -120,7 +120,8 @@ export class TurnTracker {
     const turn = this.current;
     const hasEvidence =
       !!this.evidence && (this.evidence.sawActive || this.evidence.projectionChanged);
-    const idlePhase: TurnPhase = s.readyPosture === 'yes' ? 'ready' : 'unknown';
+    // An ambiguous interactive surface (menus, pickers) loses the ready posture (§4).
+    const idlePhase: TurnPhase = s.readyPosture === 'yes' && !s.ambiguous ? 'ready' : 'unknown';
 
     // (a) a draft over an old interrupted/failure marker: the marker is stale.
     if (

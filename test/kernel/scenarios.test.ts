@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { expectSameLines, readExpected, replayFile } from './internal/compare-records.js';
 
 const HERE = join(import.meta.dirname, 'scenarios');
-const PUBLIC = '/work/shared/scenarios/kernel';
+const PUBLIC = join(import.meta.dirname, '../../../shared/scenarios/kernel');
 
 function scenarioFiles(dir: string): string[] {
   return readdirSync(dir)
@@ -22,7 +22,7 @@ describe('kernel timing scenarios (hand-computed expectations)', () => {
   });
   it.each(files)('%s', (file) => {
     const expected = readExpected(join(HERE, file.replace(/\.jsonl$/, '.expected.jsonl')));
-    expectSameLines(replayFile(join(HERE, file)), expected, { ignoreAnomalyKeys: ['turn'] });
+    expectSameLines(replayFile(join(HERE, file)), expected);
   });
 
   it('gap and continuous differ only in when the same input stalls', () => {
@@ -36,12 +36,12 @@ describe('kernel timing scenarios (hand-computed expectations)', () => {
 describe.runIf(existsSync(PUBLIC))('public kernel scenarios', () => {
   it.each(scenarioFiles(PUBLIC))('%s', (file) => {
     const expected = readExpected(join(PUBLIC, file.replace(/\.jsonl$/, '.expected.jsonl')));
-    expectSameLines(replayFile(join(PUBLIC, file)), expected, { ignoreAnomalyKeys: ['turn'] });
+    expectSameLines(replayFile(join(PUBLIC, file)), expected);
   });
 
   // contracts.md §1 and k4's expected output: anomaly lines are {t, anomaly, phase, elapsed…}
-  // (+ recoveredTo); the kernel adds `"turn":1` to completion anomalies.
-  it.fails('completion anomaly lines have exactly the keys of the public example (k4)', () => {
+  // (+ recoveredTo) and nothing else.
+  it('completion anomaly lines have exactly the keys of the public example (k4)', () => {
     const file = 'k4-completion-recovers-from-stall';
     expectSameLines(
       replayFile(join(PUBLIC, `${file}.jsonl`)),

@@ -239,9 +239,8 @@ describe('TurnTracker phase and diagnostics', () => {
   });
 
   // statecharts.md §4: ready --evt_posture_lost--> unknown on an "ambiguous interactive
-  // surface", and unknown → ready requires "not ambiguous". The tracker never reads
-  // `signals.ambiguous`, so an ambiguous frame with readyPosture yes leaves the phase ready.
-  it.fails('an ambiguous surface loses the ready posture', () => {
+  // surface", and unknown → ready requires "not ambiguous".
+  it('an ambiguous surface loses the ready posture', () => {
     const h = new TrackerHarness();
     h.frame({});
     expect(h.tracker.snapshot().phase).toBe('ready');

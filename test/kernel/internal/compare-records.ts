@@ -6,11 +6,6 @@ export const FLOAT_TOLERANCE = 1e-6;
 
 export type Line = Record<string, unknown>;
 
-export interface CompareOptions {
-  /** Keys to drop from actual anomaly lines before comparing. */
-  ignoreAnomalyKeys?: readonly string[];
-}
-
 /** Replays a kernel scenario file and returns its printed lines, as JSON round-trips. */
 export function replayFile(file: string): Line[] {
   const out: Line[] = [];
@@ -31,17 +26,8 @@ function sameValue(a: unknown, b: unknown): boolean {
 }
 
 /** Line-by-line comparison: same keys, same values, numbers within 1e-6. */
-export function expectSameLines(
-  actual: Line[],
-  expected: Line[],
-  options: CompareOptions = {},
-): void {
-  const cleaned = actual.map((line) => {
-    if (!('anomaly' in line) || !options.ignoreAnomalyKeys) return line;
-    const copy = { ...line };
-    for (const k of options.ignoreAnomalyKeys) delete copy[k];
-    return copy;
-  });
+export function expectSameLines(actual: Line[], expected: Line[]): void {
+  const cleaned = actual;
   const render = (lines: Line[]) => lines.map((l) => JSON.stringify(l)).join('\n');
   const mismatch = () => `\nexpected:\n${render(expected)}\nactual:\n${render(cleaned)}`;
   expect(cleaned.length, `line count${mismatch()}`).toBe(expected.length);
