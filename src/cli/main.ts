@@ -1,9 +1,17 @@
 import { Command, CommanderError } from 'commander';
 import { isPanewardError } from '../errors.js';
+import type { TerminalState } from '../schemas/terminal-state.js';
+import { fileURLToPath } from 'node:url';
 import { readJsonLines } from '../internal/jsonl.js';
+import { briefLine } from './format.js';
 import { replayRecording } from '../tracker/replay.js';
 import { registerRecord } from './record.js';
 import { replayKernelScenario } from './replay-kernel.js';
+
+/** A real recording of Claude Code 2.1.330: start-up, one prompt, one reply. */
+const DEFAULT_RECORDING = fileURLToPath(
+  new URL('../../test/fixtures/claude_code/normal-turn.jsonl', import.meta.url),
+);
 
 function printLine(value: unknown): void {
   process.stdout.write(JSON.stringify(value) + '\n');
@@ -18,15 +26,26 @@ export function buildProgram(): Command {
 
   program
     .command('replay')
-    .description('Replay a kernel scenario (--kernel) or a terminal recording on virtual time.')
-    .argument('<file>', 'JSON Lines file, or - for standard input')
+    .description(
+      'Replay a terminal recording through the full pipeline on virtual time (default: a ' +
+        'bundled recording of a real Claude Code turn), or a kernel scenario with --kernel.',
+    )
+    .argument('[file]', 'JSON Lines file, or - for standard input', DEFAULT_RECORDING)
     .option('--kernel', 'the file is a kernel scenario (observation level)')
-    .action((file: string, opts: { kernel?: boolean }) => {
+    .option('--format <format>', 'json (one state per line) or brief (one short line)', 'json')
+    .action((file: string, opts: { kernel?: boolean; format: string }) => {
+      if (opts.format !== 'json' && opts.format !== 'brief') {
+        throw new CommanderError(2, 'paneward.invalid', `option --format: must be json or brief`);
+      }
       if (opts.kernel) {
         replayKernelScenario(file, printLine);
         return;
       }
-      replayRecording(readJsonLines(file), printLine);
+      const print =
+        opts.format === 'brief'
+          ? (s: TerminalState) => process.stdout.write(briefLine(s) + '\n')
+          : printLine;
+      replayRecording(readJsonLines(file), print);
     });
 
   registerRecord(program);
@@ -36,6 +55,11 @@ export function buildProgram(): Command {
 
 /** Runs the command line and returns the exit code (0 ok, 2 invalid input, 1 other failure). */
 export async function main(argv: string[]): Promise<number> {
+  // A closed pipe (`paneward replay | head`) ends the command quietly.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
   const program = buildProgram();
   try {
     await program.parseAsync(argv, { from: 'user' });

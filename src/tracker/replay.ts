@@ -56,8 +56,9 @@ export function replayRecording(
       }
       lastT = line.t;
       if (!started) {
-        started = true;
+        // The session starts with the first poll; its state is printed with that poll's.
         pipeline.startSession(line.t);
+        started = true;
       }
       clock.advanceTo(line.t);
       if (line.type === 'frame') {
