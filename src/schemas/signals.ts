@@ -70,3 +70,17 @@ export const ProfileResult = z.object({
   evidence: z.object({ detector: z.string(), rule: z.string() }),
 });
 export type ProfileResult = z.infer<typeof ProfileResult>;
+
+/** Signals of a frame that says nothing: every tri-state unknown, no evidence of anything. */
+export const NO_SIGNALS: Readonly<TurnSignals> = Object.freeze({
+  acceptingInput: 'unknown',
+  editingInput: 'unknown',
+  readyPosture: 'unknown',
+  activeReasons: [],
+  interrupted: false,
+  knownFailure: null,
+  successCandidate: false,
+  blockedPrompt: null,
+  ambiguous: false,
+  chatContext: 'unknown',
+});

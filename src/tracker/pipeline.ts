@@ -11,7 +11,7 @@ import type {
   ProcessOutcome,
   TransportOutcome,
 } from '../schemas/probe.js';
-import type { ProfileResult } from '../schemas/signals.js';
+import { NO_SIGNALS, type ProfileResult } from '../schemas/signals.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import { DiagnosticsTracker } from './diagnostics.js';
 import { TurnTracker, type TurnRecord } from './turn-tracker.js';
@@ -47,19 +47,6 @@ export interface ProbeFacts {
   process: ProcessOutcome;
   error?: { kind: string; message: string } | null;
 }
-
-const UNKNOWN_SIGNALS: ProfileResult['signals'] = {
-  acceptingInput: 'unknown',
-  editingInput: 'unknown',
-  readyPosture: 'unknown',
-  activeReasons: [],
-  interrupted: false,
-  knownFailure: null,
-  successCandidate: false,
-  blockedPrompt: null,
-  ambiguous: false,
-  chatContext: 'unknown',
-};
 
 /**
  * The per-terminal pipeline: probe + screen → profile → diagnostics, kernel (readiness and
@@ -238,7 +225,7 @@ export class TerminalPipeline {
     this.evidence = undefined;
     this.turns.frame(t, {
       available: available && result !== null,
-      signals: result?.signals ?? UNKNOWN_SIGNALS,
+      signals: result?.signals ?? NO_SIGNALS,
       projectionText: result?.surface.projectionText ?? '',
     });
     const key = JSON.stringify([
@@ -302,7 +289,7 @@ export class TerminalPipeline {
     const turn = this.turns.snapshot();
     const available = d.state === 'available';
     const surface = this.parsed && available ? this.parsed : null;
-    const sig = surface?.signals ?? UNKNOWN_SIGNALS;
+    const sig = surface?.signals ?? NO_SIGNALS;
     const stableFor = Math.max(0, this.now - this.surfaceSince);
     return {
       terminalId: this.o.terminalId,

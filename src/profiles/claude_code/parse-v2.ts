@@ -1,4 +1,9 @@
-import type { KnownFailure, ProfileResult, TurnSignals } from '../../schemas/signals.js';
+import {
+  NO_SIGNALS,
+  type KnownFailure,
+  type ProfileResult,
+  type TurnSignals,
+} from '../../schemas/signals.js';
 import type { Screen } from '../types.js';
 import { PROMPT_GLYPH, RULE, splitScreen, type ClaudeScreen } from './screen.js';
 
@@ -89,18 +94,7 @@ function projection(above: string[]): string {
 }
 
 function baseSignals(): TurnSignals {
-  return {
-    acceptingInput: 'unknown',
-    editingInput: 'unknown',
-    readyPosture: 'unknown',
-    activeReasons: [],
-    interrupted: false,
-    knownFailure: null,
-    successCandidate: false,
-    blockedPrompt: null,
-    ambiguous: false,
-    chatContext: 'unknown',
-  };
+  return { ...NO_SIGNALS, activeReasons: [] };
 }
 
 /** Parses one Claude Code 2.x frame; `label` names the parser in the evidence. */

@@ -6,6 +6,7 @@ import type {
   TriState,
   TurnSignals,
 } from '../../schemas/signals.js';
+import { NO_SIGNALS } from '../../schemas/signals.js';
 import type { Screen } from '../types.js';
 import { isLogoLine, normaliseProjection, screenLines, type CodexStrings } from './screen.js';
 
@@ -16,19 +17,6 @@ interface Verdict {
   signals: Partial<TurnSignals>;
   rule: string;
 }
-
-const NO_SIGNALS: TurnSignals = {
-  acceptingInput: 'unknown',
-  editingInput: 'unknown',
-  readyPosture: 'unknown',
-  activeReasons: [],
-  interrupted: false,
-  knownFailure: null,
-  successCandidate: false,
-  blockedPrompt: null,
-  ambiguous: false,
-  chatContext: 'unknown',
-};
 
 const surface = (
   availability: ParsedSurface['availability'],

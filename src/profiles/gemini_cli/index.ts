@@ -4,6 +4,7 @@ import type {
   KnownFailure,
   BlockedPromptKind,
 } from '../../schemas/signals.js';
+import { NO_SIGNALS } from '../../schemas/signals.js';
 import type { ProfileFactory, Screen, ToolProfile } from '../types.js';
 import { readScreen, type GeminiScreen } from './screen.js';
 
@@ -68,18 +69,7 @@ function parseWith(strings: Strings, screen: Screen): ProfileResult {
   const latest = s.lines.slice(s.latestTurnStart, s.transcriptEnd).map((l) => l.trim());
   const bottom = s.lines.slice(Math.max(0, s.lines.length - 25));
 
-  const base: TurnSignals = {
-    acceptingInput: 'unknown',
-    editingInput: 'unknown',
-    readyPosture: 'unknown',
-    activeReasons: [],
-    interrupted: false,
-    knownFailure: null,
-    successCandidate: false,
-    blockedPrompt: null,
-    ambiguous: false,
-    chatContext: 'current',
-  };
+  const base: TurnSignals = { ...NO_SIGNALS, activeReasons: [], chatContext: 'current' };
   const result = (
     surface: ProfileResult['surface'],
     signals: Partial<TurnSignals>,

@@ -1,3 +1,4 @@
+import { NO_SIGNALS } from '../../schemas/signals.js';
 import type { ProfileFactory, ToolProfile } from '../types.js';
 
 /**
@@ -19,18 +20,7 @@ export const createUnsupportedProfile: ProfileFactory = (): ToolProfile => ({
       uiContext: 'unknown',
       projectionText: screen.text.replace(/\s+$/, ''),
     },
-    signals: {
-      acceptingInput: 'unknown',
-      editingInput: 'unknown',
-      readyPosture: 'unknown',
-      activeReasons: [],
-      interrupted: false,
-      knownFailure: null,
-      successCandidate: false,
-      blockedPrompt: null,
-      ambiguous: false,
-      chatContext: 'unknown',
-    },
+    signals: { ...NO_SIGNALS, activeReasons: [] },
     evidence: { detector: 'unsupported', rule: 'no_profile' },
   }),
 });
