@@ -15,6 +15,8 @@ const V0_61 = {
   active: /\(esc to cancel\b/,
   /** A prompt sent while the CLI initialises or works waits above the status line. */
   queued: /^\s*Queued \(press ↑ to edit\):/,
+  /** Printed when a prompt is sent during start-up; while it is the newest line, that prompt is on its way. */
+  initializing: /^ℹ Initializing\.\.\. Prompts will be queued\./,
   interrupted: /^ℹ Request cancelled\./,
   apiError: /^✕ \[API Error: (.*)/,
   reply: /^✦ /,
@@ -116,10 +118,17 @@ function parseWith(strings: Strings, screen: Screen): ProfileResult {
     s.lines
       .slice(Math.max(0, s.transcriptEnd - 12), s.transcriptEnd)
       .some((l) => strings.queued.test(l));
-  const active = spinning || queued;
+  // Between leaving the queue and its echo, the queued prompt shows nothing but this line.
+  const lastTranscriptLine = s.lines
+    .slice(0, s.transcriptEnd)
+    .filter((l) => l.trim() !== '')
+    .at(-1);
+  const dispatching = hasInput && strings.initializing.test(lastTranscriptLine?.trim() ?? '');
+  const active = spinning || queued || dispatching;
   const activeReasons = [
     ...(spinning ? ['spinner_esc_to_cancel'] : []),
     ...(queued ? ['queued_prompt'] : []),
+    ...(dispatching ? ['queued_prompt_dispatching'] : []),
   ];
 
   // Operator prompts draw over the prompt box, so they live in the bottom rows.

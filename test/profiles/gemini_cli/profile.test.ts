@@ -206,3 +206,26 @@ describe('gemini_cli profile: exit', () => {
     expect(tail.transport).not.toBe('tmux_up');
   });
 });
+
+describe('gemini_cli profile: a prompt queued during start-up', () => {
+  const rec = loadFixture('interrupted');
+
+  it('stays working on the frame between leaving the queue and the echo', () => {
+    // The only frame where "Initializing..." is the newest line and nothing else shows activity.
+    const gap = framesOf(rec).find(
+      (f) =>
+        /Initializing\.\.\. Prompts will be queued\./.test(f.text) &&
+        !/Queued \(press|esc to cancel/.test(f.text),
+    );
+    expect(gap, 'the recording holds the dispatch gap frame').toBeDefined();
+    const r = parse(gap!.text);
+    expect(r.surface.businessState).toBe('working');
+    expect(r.signals.activeReasons).toContain('queued_prompt_dispatching');
+    expect(r.signals.successCandidate).toBe(false);
+  });
+
+  it('does not call an idle start-up screen working', () => {
+    const r = parse(lastFrame(loadFixture('startup')).text);
+    expect(r.signals.activeReasons).toEqual([]);
+  });
+});
