@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import { KernelConfig } from '../../src/schemas/kernel.js';
+import { EXPECTATIONS, type ScenarioExpectation, type ToolExpectations } from './expectations.js';
+import {
+  completedAt,
+  finishedOnScreenAt,
+  isSubmitReady,
+  loadReplayed,
+  outcomesOf,
+  stateAt,
+  type Replayed,
+} from './ground-truth.js';
+
+// replayRecording runs with the default windows.
+const { settleSeconds, stabilitySeconds } = KernelConfig.parse({});
+// Float noise from converting epoch milliseconds to seconds.
+const EPS = 1e-6;
+
+function checkReadinessNeverEarly(r: Replayed, tool: ToolExpectations): void {
+  const firstReady = r.frames.find(isSubmitReady);
+  const early = r.states.filter(
+    (s) => s.readiness.status === 'ready' && (firstReady === undefined || s.t < firstReady.t),
+  );
+  expect(
+    early.map((s) => s.t),
+    'readiness ready before the prompt box existed',
+  ).toEqual([]);
+  if (firstReady) expect(firstReady.text, 'first submit-ready frame').toMatch(tool.inputBox);
+}
+
+function checkTurns(r: Replayed, tool: ToolExpectations, exp: ScenarioExpectation): void {
+  expect(
+    r.turns.map((t) => t.id),
+    'explicit turns in the recording',
+  ).toEqual(exp.turns.map((_, i) => `turn-${i + 1}`));
+  const windows = settleSeconds + stabilitySeconds + r.pollSeconds + tool.renderAllowanceSeconds;
+  r.turns.forEach((turn, i) => {
+    const expected = exp.turns[i]!;
+    const label = `${turn.id} (true end ${turn.trueEnd?.toFixed(3) ?? 'none'})`;
+    const outcomes = outcomesOf(r.states, turn.id);
+    const completed = completedAt(r.states, turn.id);
+
+    if (expected === 'none') {
+      expect(outcomes, `${label}: outcomes`).toEqual([]);
+      expect(completed, `${label}: completed at`).toBeNull();
+      return;
+    }
+    expect(turn.trueEnd, `${label}: the server saw a streaming request`).not.toBeNull();
+    const trueEnd = turn.trueEnd!;
+    expect(
+      outcomes.map((o) => o.result),
+      `${label}: outcomes`,
+    ).toEqual([expected]);
+    const outcomeAt = outcomes[0]!.t;
+    // Nothing may be reported before the last streaming request truly ended.
+    expect(outcomeAt, `${label}: ${expected} reported at`).toBeGreaterThanOrEqual(trueEnd - EPS);
+    expect(completed, `${label}: completion reported`).not.toBeNull();
+    expect(completed!, `${label}: completed at`).toBeGreaterThanOrEqual(trueEnd - EPS);
+
+    const onScreen = finishedOnScreenAt(r, trueEnd);
+    expect(onScreen, `${label}: a finished frame after the stream ended`).not.toBeNull();
+    // A dialog shown after the stream ended waits on the operator (whose key press the
+    // recording does not time), so the drawing delay is only measured without one.
+    const dialogAfterEnd =
+      exp.dialog !== undefined &&
+      r.frames.some((f) => f.t >= trueEnd && f.t < onScreen! && f.text.includes(exp.dialog!));
+    if (!dialogAfterEnd) {
+      expect(onScreen! - trueEnd, `${label}: render lag`).toBeLessThanOrEqual(
+        r.pollSeconds + tool.renderAllowanceSeconds + EPS,
+      );
+    }
+    if (expected === 'success') {
+      expect(outcomeAt - trueEnd, `${label}: success lag`).toBeLessThanOrEqual(windows + EPS);
+      expect(completed! - trueEnd, `${label}: completion lag`).toBeLessThanOrEqual(windows + EPS);
+    } else {
+      // Interruption and failure need no settle window: reported on the frame that shows them.
+      expect(outcomeAt, `${label}: ${expected} reported at`).toBeLessThanOrEqual(onScreen! + EPS);
+    }
+  });
+}
+
+function checkDialog(r: Replayed, marker: string): void {
+  const shown = r.frames.filter((f) => f.text.includes(marker));
+  expect(shown.length, `frames showing "${marker}"`).toBeGreaterThan(0);
+  for (const f of shown) {
+    const s = stateAt(r.states, f.t)!;
+    expect(s.readiness.status, `readiness at ${f.t} (dialog shown)`).toBe('blocked');
+    const turn = r.turns.filter((t) => t.inputAt <= f.t).at(-1);
+    if (turn) {
+      expect(s.completion?.turnId, `completion turn at ${f.t}`).toBe(turn.id);
+      expect(s.completion?.status, `completion at ${f.t} (dialog shown)`).toBe('blocked');
+    }
+  }
+  const last = shown[shown.length - 1]!;
+  const after = r.frames.find((f) => f.t > last.t);
+  expect(after, 'a frame after the dialog closed').toBeDefined();
+  const released = stateAt(r.states, after!.t)!;
+  expect(released.readiness.status, `readiness at ${after!.t} (dialog gone)`).not.toBe('blocked');
+  if (released.completion) {
+    expect(released.completion.status, `completion at ${after!.t} (dialog gone)`).not.toBe(
+      'blocked',
+    );
+  }
+}
+
+function checkHang(r: Replayed): void {
+  const turn = r.turns[0]!;
+  const hung = turn.requests.find((q) => q.outcome === 'hung');
+  expect(hung, 'the server logged a hung stream').toBeDefined();
+  const from = hung!.firstByteAt ?? hung!.receivedAt;
+  const during = r.states.filter((s) => s.t >= from && s.t < hung!.endedAt - EPS);
+  for (const s of during) {
+    expect(s.turn.phase, `turn phase at ${s.t} (stream hanging)`).toBe('active');
+    // Before the CLI draws its spinner the turn may still be `waiting`; never a candidate.
+    expect(['waiting', 'in_progress'], `completion at ${s.t} (stream hanging)`).toContain(
+      s.completion?.status,
+    );
+  }
+  const lastMoment = stateAt(r.states, hung!.endedAt - EPS)!;
+  expect(lastMoment.completion?.status, 'completion as the hung stream ends').toBe('in_progress');
+}
+
+function checkFinal(r: Replayed, exp: ScenarioExpectation): void {
+  const last = r.states[r.states.length - 1]!;
+  if (exp.final?.diagnostics)
+    expect(last.diagnostics.availability, 'final diagnostics').toBe(exp.final.diagnostics);
+  if (exp.final?.readiness)
+    expect(last.readiness.status, 'final readiness').toBe(exp.final.readiness);
+}
+
+for (const [toolId, tool] of Object.entries(EXPECTATIONS)) {
+  describe(`replay of real ${toolId} recordings against the fake server's log`, () => {
+    for (const [scenario, exp] of Object.entries(tool.scenarios)) {
+      it(scenario, () => {
+        const r = loadReplayed(toolId, scenario);
+        expect(r.states.length).toBeGreaterThan(0);
+        checkReadinessNeverEarly(r, tool);
+        checkTurns(r, tool, exp);
+        if (exp.dialog) checkDialog(r, exp.dialog);
+        if (exp.hang) checkHang(r);
+        checkFinal(r, exp);
+      });
+    }
+  });
+}
