@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { PanewardError } from '../errors.js';
 import { discoverPanes } from '../observe/discover.js';
 import { createExecaTransport } from '../observe/execa-transport.js';
-import { KNOWN_TOOLS, UNSUPPORTED_TOOL, processNamesFor } from '../observe/known-tools.js';
+import { getProfile, knownTools } from '../profiles/index.js';
 import { probePane } from '../observe/probe.js';
 import { startRecorder } from '../observe/recorder.js';
 import type { TmuxTransport } from '../observe/transport.js';
@@ -105,7 +105,7 @@ export async function runRecord(
       target: options.target,
       tool,
       toolVersion: options.toolVersion,
-      processNames: processNamesFor(tool),
+      processNames: getProfile(tool).processNames,
       intervalMs: options.interval,
       file: options.output,
       includeAnsi: options.ansi,
@@ -148,12 +148,10 @@ async function detectTool(
   paneId: string,
   io: RecordIo,
 ): Promise<string> {
-  const found = (await discoverPanes(transport, KNOWN_TOOLS)).find((p) => p.paneId === paneId);
+  const found = (await discoverPanes(transport, knownTools())).find((p) => p.paneId === paneId);
   if (found) return found.tool;
-  io.log(
-    `no known agent CLI runs in ${target}; recording as "${UNSUPPORTED_TOOL}" (use --tool to choose)`,
-  );
-  return UNSUPPORTED_TOOL;
+  io.log(`no known agent CLI runs in ${target}; recording as "unsupported" (use --tool to choose)`);
+  return 'unsupported';
 }
 
 /** Adds `paneward record` to the program. */

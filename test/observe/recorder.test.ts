@@ -140,3 +140,41 @@ describe('startRecorder', () => {
     ).toThrow(/target/);
   });
 });
+
+describe('startRecorder with an injected clock', () => {
+  it('stamps lines with seconds since start, rounded to ms', async () => {
+    let clock = 1000;
+    let polls = 0;
+    const transport = {
+      async run(args: readonly string[]) {
+        polls += 1;
+        clock += 123.4567; // each poll takes this long on the injected clock
+        const marker = args[args.indexOf(';') + 3];
+        return `%3\t4242\t1\t80\t24\tsh\n${marker}\nscreen ${polls}\n`;
+      },
+      async close() {},
+    };
+    const file = join(dir, 'clock.jsonl');
+    const recorder = startRecorder({
+      transport,
+      target: '%3',
+      tool: 'claude_code',
+      processNames: ['claude'],
+      intervalMs: 10,
+      file,
+      now: () => clock,
+    });
+    await until(() => polls >= 3);
+    await recorder.stop();
+    const all = readRecording(file);
+    expect(all[0]).toMatchObject({ type: 'header', cols: 80, rows: 24, tool: 'claude_code' });
+    expect(all[1]).toEqual({
+      type: 'frame',
+      t: 0.123,
+      text: 'screen 1',
+      transport: 'tmux_up',
+      process: 'tui_down',
+    });
+    expect(all[2]).toMatchObject({ type: 'frame', t: 0.247, text: 'screen 2' });
+  });
+});

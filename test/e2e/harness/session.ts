@@ -3,7 +3,7 @@ import { execa } from 'execa';
 import { PanewardError } from '../../../src/errors.js';
 import { createExecaTransport } from '../../../src/observe/execa-transport.js';
 import { probePane } from '../../../src/observe/probe.js';
-import { findProcesses } from '../../../src/observe/process.js';
+import { descendantsOf, findProcesses, readProcessTable } from '../../../src/observe/process.js';
 import type { TmuxTransport } from '../../../src/observe/transport.js';
 
 /** Options for {@link startAgentSession}. */
@@ -189,6 +189,9 @@ export async function startAgentSession(options: AgentSessionOptions): Promise<A
       await transport.run(['kill-session', '-t', sessionName]);
     },
     async close() {
+      // Agent CLIs can outlive their tmux server (codex leaves an app-server daemon behind), so
+      // the processes under every pane are stopped too, by pid.
+      const pids = await paneTreePids(transport).catch(() => []);
       try {
         await transport.run(['kill-server']);
       } catch {
@@ -197,7 +200,34 @@ export async function startAgentSession(options: AgentSessionOptions): Promise<A
         await transport.close();
         // tmux leaves its socket file behind when the server exits.
         if (socketPath) await rm(socketPath, { force: true });
+        await stopProcesses(pids);
       }
     },
   };
+}
+
+async function paneTreePids(transport: TmuxTransport): Promise<number[]> {
+  const out = await transport.run(['list-panes', '-a', '-F', '#{pane_pid}']);
+  const table = await readProcessTable();
+  const roots = out.split('\n').filter(Boolean).map(Number);
+  return roots.flatMap((pid) => descendantsOf(table, pid)).filter((pid) => pid !== process.pid);
+}
+
+/** SIGTERM, then SIGKILL what is still there after a grace period. */
+async function stopProcesses(pids: readonly number[], graceMs = 1000): Promise<void> {
+  const signal = (pid: number, sig: NodeJS.Signals | 0): boolean => {
+    try {
+      process.kill(pid, sig);
+      return true;
+    } catch {
+      return false; // already gone
+    }
+  };
+  let alive = pids.filter((pid) => signal(pid, 'SIGTERM'));
+  const deadline = Date.now() + graceMs;
+  while (alive.length > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    alive = alive.filter((pid) => signal(pid, 0));
+  }
+  for (const pid of alive) signal(pid, 'SIGKILL');
 }
