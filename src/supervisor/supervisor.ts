@@ -8,7 +8,7 @@ import {
   type Subscription,
 } from 'rxjs';
 import { z } from 'zod';
-import { supervisorMachine } from '../../machines/supervisor.js';
+import { supervisorMachine, type SupervisorEvent } from '../../machines/supervisor.js';
 import { PanewardError } from '../errors.js';
 import { describeZodError } from '../internal/zod-errors.js';
 import { discoverPanes } from '../observe/discover.js';
@@ -88,6 +88,8 @@ export class Supervisor {
   private readonly list$ = new BehaviorSubject<string[]>([]);
   private readonly restarts: RestartRecord[] = [];
   private readonly actor: Actor<typeof supervisorMachine>;
+  /** Effects the machine's actions asked for; run once its transition has been taken. */
+  private readonly effects: (() => void)[] = [];
   private nextId = 1;
 
   constructor(input: SupervisorOptionsInput = {}) {
@@ -113,12 +115,16 @@ export class Supervisor {
     this.actor = createActor(
       supervisorMachine.provide({
         actions: {
-          spawn_terminal: (_, p) => this.spawn(p.terminalId),
-          stop_terminal: (_, p) => this.kill(p.terminalId),
-          schedule_restart: (_, p) => this.scheduleRestart(p.terminalId, p.attempt),
-          stop_all: () => {
-            for (const id of [...this.entries.keys()]) this.kill(id);
-          },
+          // Deferred: inside an action the snapshot is still the old one (a restart would
+          // record the previous error), and actors created there make xstate warn.
+          spawn_terminal: (_, p) => this.effects.push(() => this.spawn(p.terminalId)),
+          stop_terminal: (_, p) => this.effects.push(() => this.kill(p.terminalId)),
+          schedule_restart: (_, p) =>
+            this.effects.push(() => this.scheduleRestart(p.terminalId, p.attempt)),
+          stop_all: () =>
+            this.effects.push(() => {
+              for (const id of [...this.entries.keys()]) this.kill(id);
+            }),
         },
       }),
     );
@@ -143,7 +149,7 @@ export class Supervisor {
     }
     const tool = parsed.data.tool ?? 'unsupported';
     this.pending = { ...parsed.data, id, tool };
-    this.actor.send({ type: 'evt_attach', terminalId: id });
+    this.send({ type: 'evt_attach', terminalId: id });
     this.pending = null;
     this.list$.next([...this.entries.keys()]);
     return id;
@@ -163,7 +169,7 @@ export class Supervisor {
 
   detach(id: string): void {
     this.entry(id);
-    this.actor.send({ type: 'evt_detach', terminalId: id });
+    this.send({ type: 'evt_detach', terminalId: id });
     this.list$.next([...this.entries.keys()]);
   }
 
@@ -239,7 +245,7 @@ export class Supervisor {
   /** Stops every terminal and the supervisor. */
   async stop(): Promise<void> {
     if (this.actor.getSnapshot().status !== 'active') return;
-    this.actor.send({ type: 'evt_stop' });
+    this.send({ type: 'evt_stop' });
     this.list$.next([]);
     this.list$.complete();
     this.actor.stop();
@@ -278,7 +284,7 @@ export class Supervisor {
     };
     this.entries.set(id, entry);
     runtime.start((err) => {
-      this.actor.send({
+      this.send({
         type: 'evt_terminal_failed',
         terminalId: id,
         error: err instanceof Error ? err.message : String(err),
@@ -318,8 +324,14 @@ export class Supervisor {
       at: new Date().toISOString(),
     });
     e.restartTimer = this.scheduler.schedule(() => {
-      this.actor.send({ type: 'evt_restart_due', terminalId: id });
+      this.send({ type: 'evt_restart_due', terminalId: id });
     }, delaySeconds * 1000);
+  }
+
+  /** Sends an event to the supervisor machine, then runs the effects its transition asked for. */
+  private send(event: SupervisorEvent): void {
+    this.actor.send(event);
+    for (let effect = this.effects.shift(); effect; effect = this.effects.shift()) effect();
   }
 
   private entry(id: string): Entry {
