@@ -2,7 +2,6 @@ import { createActor, type Actor } from 'xstate';
 import {
   BehaviorSubject,
   asyncScheduler,
-  map,
   type Observable,
   type SchedulerLike,
   type Subscription,
@@ -14,7 +13,7 @@ import { describeZodError } from '../internal/zod-errors.js';
 import { discoverPanes } from '../observe/discover.js';
 import { createExecaTransport } from '../observe/execa-transport.js';
 import type { TmuxTransport } from '../observe/transport.js';
-import { getProfile, knownTools } from '../profiles/index.js';
+import { getProfile, knownTools, type ProfileFactory } from '../profiles/index.js';
 import { KernelConfig } from '../schemas/kernel.js';
 import { Target } from '../schemas/target.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
@@ -42,6 +41,8 @@ export type SupervisorOptionsInput = z.input<typeof SupervisorOptions> & {
   scheduler?: SchedulerLike;
   /** Told about every watchdog cancellation (append it to a journal). */
   onWatchdogRecord?: (r: WatchdogCancelRecord) => void;
+  /** Extra tool profiles by id (an agent CLI paneward does not ship a profile for). */
+  profiles?: Readonly<Record<string, ProfileFactory>>;
 };
 
 export const AttachRequest = z.object({
@@ -91,6 +92,8 @@ export class Supervisor {
   /** Effects the machine's actions asked for; run once its transition has been taken. */
   private readonly effects: (() => void)[] = [];
   private nextId = 1;
+  private readonly customProfiles: Readonly<Record<string, ProfileFactory>>;
+  private readonly onWatchdogRecord: ((r: WatchdogCancelRecord) => void) | undefined;
 
   constructor(input: SupervisorOptionsInput = {}) {
     const parsed = SupervisorOptions.safeParse(input);
@@ -104,6 +107,8 @@ export class Supervisor {
       );
     }
     this.options = parsed.data;
+    this.customProfiles = input.profiles ?? {};
+    this.onWatchdogRecord = input.onWatchdogRecord;
     this.scheduler = input.scheduler ?? asyncScheduler;
     this.ownsTransport = !input.transport;
     this.transport =
@@ -157,7 +162,11 @@ export class Supervisor {
 
   /** Finds panes that run a known agent CLI and attaches each one not attached yet. */
   async discover(): Promise<string[]> {
-    const panes = await discoverPanes(this.transport, knownTools());
+    const custom = Object.entries(this.customProfiles).map(([id, factory]) => ({
+      id,
+      processNames: factory().processNames,
+    }));
+    const panes = await discoverPanes(this.transport, [...custom, ...knownTools()]);
     const attachedTargets = new Set([...this.entries.values()].map((e) => e.request.target));
     const ids: string[] = [];
     for (const pane of panes) {
@@ -264,13 +273,15 @@ export class Supervisor {
     const runtime = new TerminalRuntime({
       terminalId: id,
       target: request.target,
-      profile: getProfile(request.tool, request.toolVersion),
+      profile:
+        this.customProfiles[request.tool]?.(request.toolVersion) ??
+        getProfile(request.tool, request.toolVersion),
       toolVersion: request.toolVersion,
       transport: this.transport,
       config: this.options.config,
       scheduler: this.scheduler,
       sessionStartedAtMs,
-      onWatchdogRecord: (r) => this.onWatchdog?.(r),
+      onWatchdogRecord: (r) => this.onWatchdogRecord?.(r),
     });
     const state$ = previous?.state$ ?? new BehaviorSubject(runtime.state);
     const bridge = runtime.state$.subscribe((s) => state$.next(s));
@@ -291,13 +302,6 @@ export class Supervisor {
       });
     });
   }
-
-  private get onWatchdog(): ((r: WatchdogCancelRecord) => void) | undefined {
-    return this.watchdogSink;
-  }
-
-  /** Set by `createSupervisor`. */
-  watchdogSink: ((r: WatchdogCancelRecord) => void) | undefined;
 
   private kill(id: string): void {
     const e = this.entries.get(id);
@@ -349,10 +353,7 @@ export class Supervisor {
 
 /** Creates a supervisor (see {@link SupervisorOptions}). */
 export function createSupervisor(options: SupervisorOptionsInput = {}): Supervisor {
-  const s = new Supervisor(options);
-  s.watchdogSink = options.onWatchdogRecord;
-  return s;
+  return new Supervisor(options);
 }
 
 export type { TurnResult };
-export const _internal = { map };

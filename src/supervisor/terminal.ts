@@ -142,23 +142,59 @@ export class TerminalRuntime {
     text: string,
     opts: { force?: boolean; signal?: AbortSignal } = {},
   ): Promise<string> {
-    const status = this.state.readiness.status;
-    if (status !== 'ready' && !opts.force) {
-      throw new PanewardError(
-        'not_ready',
-        `terminal ${this.id} is not ready (readiness: ${status})`,
-        {
-          details: { readiness: status },
-        },
-      );
+    const state = this.state;
+    const status = state.readiness.status;
+    // Our own turn that has not ended yet: the screen may still look ready for a moment
+    // after Enter, but a second prompt now would be typed into a running turn.
+    const pending =
+      state.completion !== null &&
+      state.completion.status !== 'completed' &&
+      state.completion.status !== 'failed'
+        ? state.completion.turnId
+        : null;
+    if ((status !== 'ready' || pending) && !opts.force) {
+      const why = pending ? `turn ${pending} has not finished` : `readiness: ${status}`;
+      throw new PanewardError('not_ready', `terminal ${this.id} is not ready (${why})`, {
+        details: { readiness: status, pendingTurnId: pending },
+      });
     }
     const signal = opts.signal;
     await this.o.transport.run(['send-keys', '-t', this.o.target, '-l', '--', text], { signal });
     const turnId = this.pipeline.submit(this.now());
-    await this.o.transport.run(['send-keys', '-t', this.o.target, ...this.o.profile.submitKeys], {
+    await this.pressSubmit(signal);
+    await this.confirmSubmitted(turnId, signal);
+    return turnId;
+  }
+
+  private pressSubmit(signal?: AbortSignal): Promise<string> {
+    return this.o.transport.run(['send-keys', '-t', this.o.target, ...this.o.profile.submitKeys], {
       signal,
     });
-    return turnId;
+  }
+
+  /**
+   * Some CLIs draw their input box before they accept input and drop an Enter sent then. If
+   * the turn shows no sign of starting and the prompt still sits in the box as a draft, press
+   * submit once more.
+   */
+  private async confirmSubmitted(turnId: string, signal?: AbortSignal): Promise<void> {
+    const cfg = this.pipeline.kernel.config;
+    const started = (s: TerminalState) =>
+      s.completion?.turnId !== turnId ||
+      s.completion.status !== 'waiting' ||
+      s.completion.sawWorking ||
+      s.completion.sawProjectionChange;
+    const waitMs = Math.max(1500, 3 * cfg.pollIntervalSeconds * 1000);
+    const seen = await abortable(
+      firstValueFrom(
+        this.state$.pipe(
+          filter(started),
+          rxTimeout({ first: waitMs, scheduler: this.scheduler, with: () => from([null]) }),
+        ),
+      ),
+      signal,
+    );
+    if (seen === null && this.state.surface.editingInput === 'yes') await this.pressSubmit(signal);
   }
 
   /** Resolves when that turn's completion actor has ended (and its outcome, if any, is in). */
@@ -175,6 +211,7 @@ export class TerminalRuntime {
         filter(ended),
         rxTimeout({
           first: opts.timeoutMs ?? 600_000,
+          scheduler: this.scheduler,
           with: () => {
             throw new PanewardError('timeout', `turn ${turnId} did not finish in time`);
           },
@@ -188,7 +225,7 @@ export class TerminalRuntime {
       firstValueFrom(
         this.state$.pipe(
           filter((s) => s.lastTurn.turnId === turnId || s.turn.current?.id !== turnId),
-          rxTimeout({ first: graceMs, with: () => from([this.state]) }),
+          rxTimeout({ first: graceMs, scheduler: this.scheduler, with: () => from([this.state]) }),
         ),
       ),
       opts.signal,

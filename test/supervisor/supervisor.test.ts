@@ -1,0 +1,158 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { filter, firstValueFrom, timeout } from 'rxjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSupervisor, isPanewardError, type Supervisor } from '../../src/index.js';
+import type { ProfileFactory } from '../../src/profiles/types.js';
+import type { ProfileResult } from '../../src/schemas/signals.js';
+import { NO_SIGNALS } from '../../src/schemas/signals.js';
+import type { TerminalState } from '../../src/schemas/terminal-state.js';
+import { startAgentSession, type AgentSession } from '../e2e/harness/session.js';
+
+/** A profile for a plain shell running `cat`: idle and ready whenever the pane shows `READY`. */
+const catProfile: ProfileFactory = () => ({
+  id: 'cat_tool',
+  verifiedVersions: 'test',
+  processNames: ['cat'],
+  interruptKeys: ['C-c'],
+  submitKeys: ['Enter'],
+  parse: (screen): ProfileResult => {
+    const ready = /READY/.test(screen.text);
+    return {
+      surface: {
+        availability: 'supported',
+        businessState: ready ? 'idle' : 'unknown',
+        inputMode: ready ? 'freeform' : 'unknown',
+        uiContext: 'normal_prompt',
+        projectionText: screen.text,
+      },
+      signals: { ...NO_SIGNALS, activeReasons: [], readyPosture: ready ? 'yes' : 'unknown' },
+      evidence: { detector: 'cat_tool', rule: ready ? 'ready' : 'unknown' },
+    };
+  },
+});
+
+/** A broken profile: its signals fail validation, so every poll of its terminal throws. */
+const brokenProfile: ProfileFactory = () => ({
+  ...catProfile(),
+  id: 'broken_tool',
+  parse: (screen) => {
+    const r = catProfile().parse(screen);
+    return { ...r, signals: { ...r.signals, acceptingInput: 'maybe' as never } };
+  },
+});
+
+const until = (sup: Supervisor, id: string, pred: (s: TerminalState) => boolean, ms = 10_000) =>
+  firstValueFrom(sup.state$(id).pipe(filter(pred), timeout(ms)));
+
+describe('supervisor with real tmux', () => {
+  let good: AgentSession;
+  let bad: AgentSession;
+  let sup: Supervisor;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'pw-sup-'));
+    // `sh -c` prints READY then runs cat, which echoes every line it is given.
+    const command = ['sh', '-c', 'echo READY; exec cat'];
+    good = await startAgentSession({ cwd: dir, env: {}, command, sessionName: 'good' });
+    bad = await startAgentSession({
+      cwd: dir,
+      env: {},
+      command,
+      sessionName: 'bad',
+      socketName: good.socketName,
+    });
+    sup = createSupervisor({
+      socketName: good.socketName,
+      // A long stability window keeps a submitted turn pending long enough to test refusal.
+      config: { pollIntervalSeconds: 0.1, settleSeconds: 0.2, stabilitySeconds: 1.5 },
+      restartBackoff: { initialSeconds: 0.05, maxSeconds: 0.2 },
+      profiles: { cat_tool: catProfile, broken_tool: brokenProfile },
+    });
+  });
+
+  afterAll(async () => {
+    await sup?.stop();
+    await bad?.close();
+    await good?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('rejects bad attach requests naming the field', () => {
+    const err = (() => {
+      try {
+        sup.attach({ target: 'not a target!' });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(isPanewardError(err) && err.code).toBe('invalid_input');
+    expect(String((err as Error).message)).toMatch(/target/);
+    expect(() => sup.get('nope')).toThrow(/no terminal with id nope/);
+  });
+
+  it('restarts a failing terminal with capped backoff while its sibling keeps working', async () => {
+    const okId = sup.attach({ target: good.target, tool: 'cat_tool', id: 'ok' });
+    const badId = sup.attach({ target: bad.target, tool: 'broken_tool', id: 'bad' });
+    expect(() => sup.attach({ target: good.target, id: 'ok' })).toThrow(/already attached/);
+
+    await until(sup, okId, (s) => s.readiness.status === 'ready');
+    // Let the broken terminal fail and be restarted several times.
+    const deadline = Date.now() + 10_000;
+    while (sup.restartLog().filter((r) => r.terminalId === badId).length < 4) {
+      if (Date.now() > deadline) throw new Error('no restarts recorded');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const log = sup.restartLog().filter((r) => r.terminalId === badId);
+    expect(log.map((r) => r.attempt).slice(0, 4)).toEqual([1, 2, 3, 4]);
+    expect(log.map((r) => r.delaySeconds).slice(0, 4)).toEqual([0.05, 0.1, 0.2, 0.2]);
+    expect(log[0]!.error).toMatch(/acceptingInput/);
+    expect(sup.ids().sort()).toEqual(['bad', 'ok']);
+
+    // The healthy sibling still follows its pane.
+    await good.sendText('hello sibling');
+    await good.sendKeys('Enter');
+    const changed = await until(sup, okId, (s) => s.stability.stable === false, 5_000);
+    expect(changed.terminalId).toBe('ok');
+    sup.detach(badId);
+    expect(sup.ids()).toEqual(['ok']);
+  });
+
+  it('types prompts literally, never as tmux key names', async () => {
+    const s = await until(sup, 'ok', (st) => st.readiness.status === 'ready');
+    expect(s.readiness.status).toBe('ready');
+    await sup.submit('ok', 'Enter C-c Escape literally', { force: true });
+    const screen = await good.waitForText(
+      /Enter C-c Escape literally\n.*Enter C-c Escape literally/,
+    );
+    expect(screen).toMatch(/Enter C-c Escape literally/);
+  });
+
+  it('refuses a submit while its own turn is still pending, and when not ready', async () => {
+    await until(sup, 'ok', (st) => st.completion?.status === 'completed', 10_000);
+    const turnId = await sup.submit('ok', 'first prompt');
+    await expect(sup.submit('ok', 'second prompt')).rejects.toMatchObject({
+      code: 'not_ready',
+      details: { pendingTurnId: turnId },
+    });
+    const done = await sup.waitForTurn('ok', turnId, { timeoutMs: 10_000 });
+    expect(done).toMatchObject({ turnId, result: 'completed' });
+    const shell = sup.attach({ target: bad.target, tool: 'unknown_cli', id: 'plain' });
+    await until(sup, shell, (s) => s.readiness.status === 'failed');
+    await expect(sup.submit(shell, 'hi')).rejects.toMatchObject({
+      code: 'not_ready',
+      details: { readiness: 'failed' },
+    });
+    await expect(sup.submit(shell, '')).rejects.toMatchObject({ code: 'invalid_input' });
+  });
+
+  it('discovers panes by the process names of custom profiles', async () => {
+    sup.detach('plain');
+    const found = await sup.discover();
+    // The `bad` pane runs cat too and is no longer attached: discovery attaches it.
+    expect(found).toHaveLength(1);
+    expect(sup.get(found[0]!).tool).toBe('cat_tool');
+  });
+});
