@@ -1,0 +1,31 @@
+import type { ToolExpectations } from '../expectations.js';
+import { DOWN, GONE, READY } from './common.js';
+
+export const claudeCode: ToolExpectations = {
+  inputBox: /^❯\s*$/m,
+  // Claude Code 2.1.330 buffers the reply: the spinner line ("Whisking… ↓ 15 tokens") stays
+  // frozen after the stream ended and the whole reply is drawn at once. Measured from the
+  // server's end to the first finished frame: 0.10-1.24 s (1.24 s in cli-exit, 0.80 s in
+  // cli-killed, 0.64 s in permission-prompt), i.e. up to 0.99 s beyond the 0.25 s poll.
+  renderAllowanceSeconds: 1.0,
+  scenarios: {
+    startup: { turns: [], final: READY },
+    'trust-prompt': { turns: [], final: READY, dialog: 'Yes, I trust this folder' },
+    'normal-turn': { turns: ['success'], final: READY },
+    'long-turn-pause': { turns: ['success'], final: READY },
+    'two-turns': { turns: ['success', 'success'], final: READY },
+    interrupted: { turns: ['interrupted'], final: READY },
+    'error-500': { turns: ['known_failure'], final: READY },
+    'error-529-overloaded': { turns: ['known_failure'], final: READY },
+    'error-429-rate-limit': { turns: ['known_failure'], final: READY },
+    'permission-prompt': {
+      turns: ['success'],
+      final: READY,
+      dialog: 'Do you want to proceed?',
+    },
+    hang: { turns: ['interrupted'], final: READY, hang: true },
+    'cli-exit': { turns: ['success'], final: DOWN },
+    'cli-killed': { turns: ['success'], final: DOWN },
+    'session-killed': { turns: ['success'], final: GONE },
+  },
+};

@@ -1,0 +1,29 @@
+import type { ToolExpectations } from '../expectations.js';
+import { DOWN, GONE, READY } from './common.js';
+
+export const codex: ToolExpectations = {
+  inputBox: /^› /m,
+  // Codex 0.169.0 draws the reply as it streams and the "Worked for Ns" line right after.
+  // Measured: 0.05-0.37 s from the server's end to the first finished frame (0.37 s in
+  // cli-exit), i.e. up to 0.12 s beyond the 0.25 s poll.
+  renderAllowanceSeconds: 0.15,
+  scenarios: {
+    startup: { turns: [], final: READY },
+    'normal-turn': { turns: ['success'], final: READY },
+    'long-turn-pause': { turns: ['success'], final: READY },
+    'two-turns': { turns: ['success', 'success'], final: READY },
+    interrupted: { turns: ['interrupted'], final: READY },
+    'error-500': { turns: ['known_failure'], final: READY },
+    'error-529-overloaded': { turns: ['known_failure'], final: READY },
+    'error-429-rate-limit': { turns: ['known_failure'], final: READY },
+    'permission-prompt': {
+      turns: ['success'],
+      final: READY,
+      dialog: 'Would you like to run the following command?',
+    },
+    hang: { turns: ['interrupted'], final: READY, hang: true },
+    'cli-exit': { turns: ['success'], final: DOWN },
+    'cli-killed': { turns: ['success'], final: DOWN },
+    'session-killed': { turns: ['success'], final: GONE },
+  },
+};
