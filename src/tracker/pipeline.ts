@@ -64,6 +64,8 @@ export class TerminalPipeline {
   private parsed: ProfileResult | null = null;
   private parse: ParseOutcome | null = null;
   private probeError: { kind: string; message: string } | null = null;
+  /** The profile's evidence for the frame being classified, attached to kernel records. */
+  private evidence: { detector: string; rule: string } | undefined;
   private surfaceKey = '';
   private surfaceSince = 0;
   private now = 0;
@@ -240,8 +242,6 @@ export class TerminalPipeline {
     }
     this.publish(t);
   }
-
-  private evidence: { detector: string; rule: string } | undefined;
 
   /** What the kernel sees: the profile's surface when diagnostics are available, else why not. */
   private observation(available: boolean, result: ProfileResult | null): Observation {
