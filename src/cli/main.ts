@@ -6,6 +6,7 @@ import { readJsonLines } from '../internal/jsonl.js';
 import { briefLine } from './format.js';
 import { replayRecording } from '../tracker/replay.js';
 import { registerRecord } from './record.js';
+import { registerWatch } from './watch.js';
 import { replayKernelScenario } from './replay-kernel.js';
 
 /** A real recording of Claude Code 2.1.330: start-up, one prompt, one reply. */
@@ -49,6 +50,7 @@ export function buildProgram(): Command {
     });
 
   registerRecord(program);
+  registerWatch(program);
 
   return program;
 }

@@ -11,6 +11,7 @@ import { supervisorMachine, type SupervisorEvent } from '../../machines/supervis
 import { PanewardError } from '../errors.js';
 import { describeZodError } from '../internal/zod-errors.js';
 import { discoverPanes } from '../observe/discover.js';
+import { probePane } from '../observe/probe.js';
 import { createExecaTransport } from '../observe/execa-transport.js';
 import type { TmuxTransport } from '../observe/transport.js';
 import { getProfile, knownTools, type ProfileFactory } from '../profiles/index.js';
@@ -160,13 +161,19 @@ export class Supervisor {
     return id;
   }
 
+  /** The tool whose process runs in the pane (custom profiles first), or `unsupported`. */
+  async detectTool(target: string): Promise<string> {
+    const pane = (await probePane(this.transport, target, { processNames: [] })).pane;
+    if (!pane) return 'unsupported';
+    const found = (await discoverPanes(this.transport, this.discoverable())).find(
+      (p) => p.paneId === pane.id,
+    );
+    return found?.tool ?? 'unsupported';
+  }
+
   /** Finds panes that run a known agent CLI and attaches each one not attached yet. */
   async discover(): Promise<string[]> {
-    const custom = Object.entries(this.customProfiles).map(([id, factory]) => ({
-      id,
-      processNames: factory().processNames,
-    }));
-    const panes = await discoverPanes(this.transport, [...custom, ...knownTools()]);
+    const panes = await discoverPanes(this.transport, this.discoverable());
     const attachedTargets = new Set([...this.entries.values()].map((e) => e.request.target));
     const ids: string[] = [];
     for (const pane of panes) {
@@ -336,6 +343,14 @@ export class Supervisor {
   private send(event: SupervisorEvent): void {
     this.actor.send(event);
     for (let effect = this.effects.shift(); effect; effect = this.effects.shift()) effect();
+  }
+
+  private discoverable(): Array<{ id: string; processNames: readonly string[] }> {
+    const custom = Object.entries(this.customProfiles).map(([id, factory]) => ({
+      id,
+      processNames: factory().processNames,
+    }));
+    return [...custom, ...knownTools()];
   }
 
   private entry(id: string): Entry {

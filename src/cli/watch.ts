@@ -1,0 +1,98 @@
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { PanewardError } from '../errors.js';
+import { describeZodError } from '../internal/zod-errors.js';
+import type { TerminalState } from '../schemas/terminal-state.js';
+import { Target } from '../schemas/target.js';
+import { createSupervisor } from '../supervisor/supervisor.js';
+import { briefLine } from './format.js';
+
+/** Options of `paneward watch`, as commander hands them over. */
+export const WatchOptions = z
+  .object({
+    targets: z.array(Target),
+    tool: z.string().min(1).optional(),
+    socketName: z.string().min(1).optional(),
+    socketPath: z.string().min(1).optional(),
+    discover: z.boolean().default(false),
+    duration: z.coerce.number().positive().optional(),
+    format: z.enum(['json', 'brief']).default('brief'),
+  })
+  .refine((o) => o.targets.length > 0 || o.discover, {
+    error: 'name at least one target, or use --discover',
+    path: ['targets'],
+  });
+export type WatchOptions = z.infer<typeof WatchOptions>;
+
+export interface WatchIo {
+  out(line: string): void;
+  err(line: string): void;
+  /** Stops watching when aborted; default: SIGINT or SIGTERM. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Supervises panes live and prints every change of their public state until stopped or
+ * `--duration` seconds have passed.
+ */
+export async function runWatch(
+  raw: Record<string, unknown>,
+  io: WatchIo = {
+    out: (l) => process.stdout.write(`${l}\n`),
+    err: (l) => process.stderr.write(`${l}\n`),
+  },
+): Promise<void> {
+  const parsed = WatchOptions.safeParse(raw);
+  if (!parsed.success) {
+    throw new PanewardError('invalid_input', `watch: ${describeZodError(parsed.error)}`, {
+      details: parsed.error.issues,
+    });
+  }
+  const o = parsed.data;
+  const sup = createSupervisor({ socketName: o.socketName, socketPath: o.socketPath });
+  const stop = new AbortController();
+  const onSignal = (): void => stop.abort();
+  if (!io.signal) {
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  io.signal?.addEventListener('abort', onSignal, { once: true });
+  const timer = o.duration === undefined ? undefined : setTimeout(onSignal, o.duration * 1000);
+  const print = (s: TerminalState): void =>
+    io.out(o.format === 'brief' ? briefLine(s) : JSON.stringify(s));
+  try {
+    const ids: string[] = [];
+    for (const target of o.targets) {
+      ids.push(sup.attach({ target, tool: o.tool ?? (await sup.detectTool(target)) }));
+    }
+    if (o.discover) ids.push(...(await sup.discover()));
+    if (ids.length === 0) io.err('paneward: no pane runs a known agent CLI');
+    for (const id of ids) sup.state$(id).subscribe(print);
+    if (!stop.signal.aborted) {
+      await new Promise<void>((resolve) =>
+        stop.signal.addEventListener('abort', () => resolve(), { once: true }),
+      );
+    }
+  } finally {
+    clearTimeout(timer);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await sup.stop();
+  }
+}
+
+export function registerWatch(program: Command): void {
+  program
+    .command('watch')
+    .description('Supervise tmux panes live and print every change of their public state.')
+    .argument('[targets...]', 'panes as session:window.pane or %N')
+    .option('--tool <id>', 'profile of the named panes (claude_code, codex, gemini_cli)')
+    .option('-L, --socket-name <name>', 'tmux socket name')
+    .option('-S, --socket-path <path>', 'tmux socket path')
+    .option('--discover', 'also attach every pane that runs a known agent CLI')
+    .option('--duration <seconds>', 'stop after this many seconds')
+    .option('--format <format>', 'brief (one short line) or json (the full state)', 'brief')
+    .action(async (targets: string[], opts: Record<string, unknown>) => {
+      await runWatch({ ...opts, targets });
+    });
+}
