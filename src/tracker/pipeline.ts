@@ -267,10 +267,11 @@ export class TerminalPipeline {
   }
 
   private push(r: HistoryRecord): void {
-    const rec =
-      this.evidence && 'machine' in r && (r.machine === 'readiness' || r.machine === 'completion')
-        ? { ...r, evidence: this.evidence }
-        : r;
+    let rec = r;
+    if ('anomaly' in r) rec = { ...r, parserFamily: this.o.profile.id };
+    else if (this.evidence && (r.machine === 'readiness' || r.machine === 'completion')) {
+      rec = { ...r, evidence: this.evidence };
+    }
     this.history.push(rec);
     if (this.history.length > this.historyLimit)
       this.history.splice(0, this.history.length - this.historyLimit);

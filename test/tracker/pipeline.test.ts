@@ -1,0 +1,100 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../src/kernel/virtual-time.js';
+import { getProfile } from '../../src/profiles/index.js';
+import { TerminalPipeline } from '../../src/tracker/pipeline.js';
+
+/** The idle prompt of a real Claude Code recording (the last frame of its start-up). */
+function idleClaudeFrame(): string {
+  const frames = readFileSync('test/fixtures/claude_code/startup.jsonl', 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as { type: string; text?: string })
+    .filter((l) => l.type === 'frame');
+  return frames.at(-1)!.text!;
+}
+
+function pipeline(config = {}) {
+  const clock = new VirtualClock();
+  const p = new TerminalPipeline({
+    terminalId: 't',
+    profile: getProfile('claude_code', '2.1.330'),
+    config: { stallTimeoutSeconds: 2, ...config },
+    scheduler: clock.scheduler,
+  });
+  const at = (t: number) => {
+    clock.advanceTo(t);
+    p.advance(t);
+  };
+  return { p, clock, at };
+}
+
+const UP = { transport: 'tmux_up', process: 'tui_up' } as const;
+
+describe('TerminalPipeline', () => {
+  it('reads a real idle screen as ready, with the profile evidence on the record', () => {
+    const { p } = pipeline();
+    p.frame(0, { text: idleClaudeFrame() }, UP);
+    expect(p.state.readiness.status).toBe('ready');
+    expect(p.state.diagnostics).toMatchObject({ availability: 'available', parse: 'parsed' });
+    const rec = p.getHistory().find((r) => r.machine === 'readiness');
+    expect(rec).toMatchObject({
+      to: 'ready',
+      evidence: { detector: expect.stringMatching(/^claude_code/) },
+    });
+  });
+
+  it('stalls when probes keep failing, even with no further poll, and records the parser family', () => {
+    const { p, at } = pipeline();
+    p.frame(0, { text: idleClaudeFrame() }, UP);
+    p.probe(1, {
+      transport: 'probe_error',
+      process: 'unknown',
+      error: { kind: 'tmux_timeout', message: 'hung' },
+    });
+    expect(p.state.diagnostics.availability).toBe('error');
+    expect(p.state.readiness.status).toBe('unknown');
+    expect(p.state.turn.phase).toBe('unknown');
+    at(3); // no poll at all after t=1: a hung probe must still stall
+    expect(p.state.readiness.status).toBe('stalled');
+    expect(p.getHistory()).toContainEqual(
+      expect.objectContaining({
+        anomaly: 'stalled_entered',
+        phase: 'readiness',
+        elapsedUnknownSeconds: 2,
+        parserFamily: 'claude_code',
+      }),
+    );
+    p.frame(4.5, { text: idleClaudeFrame() }, UP);
+    expect(p.state.readiness.status).toBe('ready');
+    expect(p.getHistory()).toContainEqual(
+      expect.objectContaining({ anomaly: 'stalled_recovered', elapsedStalledSeconds: 1.5 }),
+    );
+  });
+
+  it('trusts the process over the screen: a dead TUI leaves its last screen behind', () => {
+    const { p } = pipeline();
+    p.frame(0, { text: idleClaudeFrame() }, UP);
+    p.frame(0.5, { text: idleClaudeFrame() }, { transport: 'tmux_up', process: 'tui_down' });
+    expect(p.state.diagnostics).toMatchObject({
+      availability: 'tui_down',
+      parse: 'skipped_tui_down',
+    });
+    expect(p.state.readiness.status).toBe('failed');
+    p.probe(1, { transport: 'tmux_missing', process: 'unknown' });
+    expect(p.state.diagnostics.availability).toBe('unavailable');
+  });
+
+  it('publishes no new state when only the clock moves', () => {
+    const { p } = pipeline();
+    const seen: number[] = [];
+    p.state$.subscribe((s) => seen.push(s.t));
+    p.frame(0, { text: idleClaudeFrame() }, UP);
+    const before = seen.length;
+    p.frame(0.5, { text: idleClaudeFrame() }, UP);
+    p.frame(1.0, { text: idleClaudeFrame() }, UP);
+    // stability.stable turns true once the surface held still for stabilitySeconds (1 s).
+    expect(seen.length - before).toBe(1);
+    expect(p.state.stability).toEqual({ stable: true, stableForSeconds: 1 });
+  });
+});
