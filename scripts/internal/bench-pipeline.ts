@@ -1,24 +1,20 @@
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { parseJsonLine, readJsonLines } from '../../src/internal/jsonl.js';
-import { VirtualClock } from '../../src/kernel/virtual-time.js';
+import { readJsonLines } from '../../src/internal/jsonl.js';
 import { getProfile } from '../../src/profiles/index.js';
+import type { RecordingFrame } from '../../src/schemas/recording.js';
 import {
-  RecordingHeader,
-  RecordingLine,
-  type RecordingFrame,
-  type RecordingInput,
-  type RecordingProbe,
-} from '../../src/schemas/recording.js';
-import { TerminalPipeline } from '../../src/tracker/pipeline.js';
+  parseRecording,
+  pipelineFor,
+  playRecording,
+  type ParsedRecording,
+} from '../../src/tracker/replay.js';
 import { elapsedNs, summarize } from './bench-stats.js';
 
 /** One recording, validated once so that parsing JSON is not part of what is measured. */
-export interface BenchRecording {
+export interface BenchRecording extends ParsedRecording {
   /** `<tool>/<scenario>` as found under the fixtures folder. */
   name: string;
-  header: RecordingHeader;
-  lines: Array<RecordingFrame | RecordingInput | RecordingProbe>;
 }
 
 /** Timing of one kind of call, in microseconds. */
@@ -60,8 +56,6 @@ export interface PipelineBenchOptions {
   warmupPasses?: number;
 }
 
-const KNOWN_TYPES = new Set(['header', 'frame', 'input', 'probe']);
-
 /** Recordings (`*.jsonl`, not `*.server.jsonl`) under `<dir>/<tool>/`, sorted by name. */
 export function listRecordings(dir: string): string[] {
   const files: string[] = [];
@@ -74,22 +68,10 @@ export function listRecordings(dir: string): string[] {
   return files.sort();
 }
 
-/** Reads and validates one recording (contracts.md §2); unknown line types are skipped, as replay does. */
+/** Reads and validates one recording (contracts.md §2), as replay does. */
 export function loadRecording(file: string): BenchRecording {
-  const raw = readJsonLines(file);
-  const first = raw[0];
-  if (!first) throw new Error(`${file}: the recording is empty`);
-  const header = parseJsonLine(RecordingHeader, first[0], first[1], 'invalid_recording');
-  const lines: BenchRecording['lines'] = [];
-  for (const [n, text] of raw.slice(1)) {
-    const type = (JSON.parse(text) as { type?: unknown }).type;
-    if (typeof type === 'string' && !KNOWN_TYPES.has(type)) continue;
-    const line = parseJsonLine(RecordingLine, n, text, 'invalid_recording');
-    if (line.type === 'header') throw new Error(`${file}: line ${n}: a second header`);
-    lines.push(line);
-  }
   const name = `${basename(join(file, '..'))}/${basename(file, '.jsonl')}`;
-  return { name, header, lines };
+  return { name, ...parseRecording(readJsonLines(file)) };
 }
 
 /** True when the pipeline hands this frame to the profile (see `TerminalPipeline.frame`). */
@@ -102,39 +84,17 @@ function pipelineParses(line: RecordingFrame): boolean {
  * appends the duration (ns) of each `frame()` call to `out`.
  */
 function runPipeline(rec: BenchRecording, out: number[]): void {
-  const clock = new VirtualClock();
-  const pipeline = new TerminalPipeline({
-    terminalId: 'bench',
-    profile: getProfile(rec.header.tool, rec.header.toolVersion),
-    toolVersion: rec.header.toolVersion,
-    scheduler: clock.scheduler,
-  });
+  const { pipeline, clock } = pipelineFor(rec, { terminalId: 'bench' });
   // Replay keeps one subscriber on the state stream; so does the bench.
   const sub = pipeline.state$.subscribe(() => undefined);
   try {
-    let started = false;
-    let lastT = 0;
-    for (const line of rec.lines) {
-      if (!started) {
-        started = true;
-        pipeline.startSession(line.t);
-      }
-      lastT = line.t;
-      clock.advanceTo(line.t);
-      if (line.type === 'frame') {
+    playRecording(rec, pipeline, clock, {
+      frame: (run) => {
         const start = process.hrtime.bigint();
-        pipeline.frame(line.t, { text: line.text, ansi: line.ansi }, line);
+        run();
         out.push(elapsedNs(start));
-      } else if (line.type === 'probe') {
-        pipeline.probe(line.t, line);
-      } else {
-        pipeline.submit(line.t);
-      }
-    }
-    const tail =
-      lastT + pipeline.kernel.config.stabilitySeconds + pipeline.kernel.config.settleSeconds;
-    clock.advanceTo(tail);
-    pipeline.advance(tail);
+      },
+    });
   } finally {
     sub.unsubscribe();
     pipeline.dispose();

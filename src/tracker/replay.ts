@@ -3,7 +3,13 @@ import { parseJsonLine, readJsonLines } from '../internal/jsonl.js';
 import { VirtualClock } from '../kernel/virtual-time.js';
 import { getProfile } from '../profiles/index.js';
 import type { KernelConfigInput } from '../schemas/kernel.js';
-import { RecordingHeader, RecordingLine } from '../schemas/recording.js';
+import {
+  RecordingHeader,
+  RecordingLine,
+  type RecordingFrame,
+  type RecordingInput,
+  type RecordingProbe,
+} from '../schemas/recording.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import { TerminalPipeline } from './pipeline.js';
 
@@ -12,30 +18,43 @@ export interface ReplayOptions {
   terminalId?: string;
 }
 
+/** A validated recording: its header and its polls and inputs in time order. */
+export interface ParsedRecording {
+  header: RecordingHeader;
+  lines: Array<RecordingFrame | RecordingInput | RecordingProbe>;
+}
+
 const KNOWN_TYPES = new Set(['header', 'frame', 'input', 'probe']);
 
 /**
- * Replays a terminal recording (contracts.md §2) through the same pipeline live supervision
- * uses, on virtual time, handing each public-state change to `print`. Deterministic.
+ * Validates a recording (contracts.md §2): a header first, then lines whose time never goes
+ * back. Unknown line types are skipped; a bad line throws naming the line and the field.
  */
-export function replayRecording(
-  lines: Array<[number, string]>,
-  print: (state: TerminalState) => void,
-  options: ReplayOptions = {},
-): TerminalState | null {
+export function parseRecording(lines: Array<[number, string]>): ParsedRecording {
+  const { recording, error } = parseUntilError(lines);
+  if (error !== null || !recording) throw error;
+  return recording;
+}
+
+/** Everything valid before the first bad line, and that line's error (null when none). */
+function parseUntilError(lines: Array<[number, string]>): {
+  recording: ParsedRecording | null;
+  error: PanewardError | null;
+} {
   const first = lines[0];
-  if (!first) throw new PanewardError('invalid_recording', 'the recording is empty');
-  const header = parseJsonLine(RecordingHeader, first[0], first[1], 'invalid_recording');
-  const clock = new VirtualClock();
-  const pipeline = new TerminalPipeline({
-    terminalId: options.terminalId ?? 'replay',
-    profile: getProfile(header.tool, header.toolVersion),
-    toolVersion: header.toolVersion,
-    config: options.config,
-    scheduler: clock.scheduler,
-  });
-  let started = false;
-  const sub = pipeline.state$.subscribe({ next: (s) => started && print(s) });
+  if (!first) {
+    return {
+      recording: null,
+      error: new PanewardError('invalid_recording', 'the recording is empty'),
+    };
+  }
+  let header: RecordingHeader;
+  try {
+    header = parseJsonLine(RecordingHeader, first[0], first[1], 'invalid_recording');
+  } catch (err) {
+    return { recording: null, error: err as PanewardError };
+  }
+  const recording: ParsedRecording = { header, lines: [] };
   let lastT = 0;
   try {
     for (const [lineNumber, text] of lines.slice(1)) {
@@ -55,25 +74,84 @@ export function replayRecording(
         );
       }
       lastT = line.t;
-      if (!started) {
-        // The session starts with the first poll; its state is printed with that poll's.
-        pipeline.startSession(line.t);
-        started = true;
-      }
-      clock.advanceTo(line.t);
-      if (line.type === 'frame') {
-        pipeline.frame(line.t, { text: line.text, ansi: line.ansi }, line);
-      } else if (line.type === 'probe') {
-        pipeline.probe(line.t, line);
-      } else {
-        pipeline.submit(line.t);
-      }
+      recording.lines.push(line);
     }
-    // Let timers due after the last line (stability, settle) play out, as live supervision would.
-    const tail =
-      lastT + pipeline.kernel.config.stabilitySeconds + pipeline.kernel.config.settleSeconds;
-    clock.advanceTo(tail);
-    pipeline.advance(tail);
+  } catch (err) {
+    return { recording, error: err as PanewardError };
+  }
+  return { recording, error: null };
+}
+
+/** A pipeline for a recording, on its own virtual clock. */
+export function pipelineFor(
+  rec: ParsedRecording,
+  options: ReplayOptions = {},
+): { pipeline: TerminalPipeline; clock: VirtualClock } {
+  const clock = new VirtualClock();
+  const pipeline = new TerminalPipeline({
+    terminalId: options.terminalId ?? 'replay',
+    profile: getProfile(rec.header.tool, rec.header.toolVersion),
+    toolVersion: rec.header.toolVersion,
+    config: options.config,
+    scheduler: clock.scheduler,
+  });
+  return { pipeline, clock };
+}
+
+/**
+ * Plays a recording into a pipeline, as live supervision would have seen it: the session starts
+ * with the first poll, time moves (firing due timers) before each line, and the windows due
+ * after the last line (stability, settle) play out. `onFirstLine` runs once the session started.
+ */
+export function playRecording(
+  rec: ParsedRecording,
+  pipeline: TerminalPipeline,
+  clock: VirtualClock,
+  hooks: { onFirstLine?: () => void; frame?: (run: () => void) => void } = {},
+): void {
+  const runFrame = hooks.frame ?? ((run: () => void) => run());
+  let lastT = 0;
+  rec.lines.forEach((line, i) => {
+    if (i === 0) {
+      pipeline.startSession(line.t);
+      hooks.onFirstLine?.();
+    }
+    lastT = line.t;
+    clock.advanceTo(line.t);
+    if (line.type === 'frame') {
+      runFrame(() => pipeline.frame(line.t, { text: line.text, ansi: line.ansi }, line));
+    } else if (line.type === 'probe') {
+      pipeline.probe(line.t, line);
+    } else {
+      pipeline.submit(line.t);
+    }
+  });
+  const tail =
+    lastT + pipeline.kernel.config.stabilitySeconds + pipeline.kernel.config.settleSeconds;
+  clock.advanceTo(tail);
+  pipeline.advance(tail);
+}
+
+/**
+ * Replays a terminal recording (contracts.md §2) through the same pipeline live supervision
+ * uses, on virtual time, handing each public-state change to `print`. Deterministic. Lines
+ * are validated as they come, so every state before a bad line is still printed.
+ */
+export function replayRecording(
+  lines: Array<[number, string]>,
+  print: (state: TerminalState) => void,
+  options: ReplayOptions = {},
+): TerminalState | null {
+  // Play what is valid up to a bad line, then report that line.
+  const { recording, error } = parseUntilError(lines);
+  if (!recording) throw error;
+  const { pipeline, clock } = pipelineFor(recording, options);
+  // The session starts with the first poll; its state is printed with that poll's.
+  let started = false;
+  const sub = pipeline.state$.subscribe((s) => started && print(s));
+  try {
+    playRecording(recording, pipeline, clock, { onFirstLine: () => (started = true) });
+    if (error) throw error;
     return pipeline.state;
   } finally {
     sub.unsubscribe();

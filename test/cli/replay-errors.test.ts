@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -143,5 +143,37 @@ describe('paneward replay --kernel: invalid scenarios', () => {
   it('a missing file: exit 2', async () => {
     expect(await main(['replay', '--kernel', join(dir, 'nope.jsonl')])).toBe(2);
     expect(err.join('')).toMatch(/nope\.jsonl/);
+  });
+});
+
+describe('paneward replay (recording) with bad input', () => {
+  const real = readFileSync('test/fixtures/claude_code/normal-turn.jsonl', 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
+
+  it('a bad line mid-file: exit 2 naming line and field; the states before it are printed', async () => {
+    const file = scenario([
+      ...real.slice(0, 20),
+      '{"type":"frame","t":"x","text":""}',
+      ...real.slice(20),
+    ]);
+    expect(await main(['replay', file])).toBe(2);
+    expect(err.join('')).toMatch(/line 21\b.*`t`/);
+    const states = printed() as Array<{ readiness: { status: string } }>;
+    expect(states.length).toBeGreaterThan(0);
+    expect(states.some((s) => s.readiness.status === 'ready')).toBe(true);
+  });
+
+  it('a missing header: names the field', async () => {
+    const file = scenario(real.slice(1));
+    expect(await main(['replay', file])).toBe(2);
+    expect(err.join('')).toMatch(/line 1\b.*`type`/);
+    expect(printed()).toEqual([]);
+  });
+
+  it('an unknown line type is ignored, as the contract says', async () => {
+    const file = scenario([real[0]!, '{"type":"marker","t":0,"note":"x"}', ...real.slice(1)]);
+    expect(await main(['replay', file])).toBe(0);
+    expect(err.join('')).toBe('');
   });
 });

@@ -37,7 +37,7 @@ describe('TerminalPipeline', () => {
     p.frame(0, { text: idleClaudeFrame() }, UP);
     expect(p.state.readiness.status).toBe('ready');
     expect(p.state.diagnostics).toMatchObject({ availability: 'available', parse: 'parsed' });
-    const rec = p.getHistory().find((r) => r.machine === 'readiness');
+    const rec = p.getHistory().find((r) => 'machine' in r && r.machine === 'readiness');
     expect(rec).toMatchObject({
       to: 'ready',
       evidence: { detector: expect.stringMatching(/^claude_code/) },
