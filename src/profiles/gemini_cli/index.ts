@@ -24,6 +24,8 @@ const V0_61 = {
   permission: /Allow execution of|Apply this change\?|Allow once/,
   quotaDialog: /Keep trying|We are currently experiencing high demand|Usage limit reached/,
   trust: /Do you trust (this|the files in this) folder/,
+  /** Start-up auth dialogs: the method picker, then the API key box. */
+  auth: /How would you like to authenticate|Enter Gemini API Key|Existing API key detected/,
   goodbye: /Agent powering down\. Goodbye!/,
   shellPrompt: /^[\w@.~:/-]*[#$%] ?$/,
   slashSuggestion: /^\s{1,2}\/?[a-z][\w-]*\s{2,}\S/,
@@ -69,7 +71,9 @@ function parseWith(strings: Strings, screen: Screen): ProfileResult {
   const nonBlank = s.lines.filter((l) => l.trim() !== '');
   const hasInput = s.inputTop >= 0;
   const latest = s.lines.slice(s.latestTurnStart, s.transcriptEnd).map((l) => l.trim());
-  const bottom = s.lines.slice(Math.max(0, s.lines.length - 25));
+  // Counted from the last drawn line: a dialog drawn alone at the top leaves the rest blank.
+  const drawnEnd = s.lines.findLastIndex((l) => l.trim() !== '') + 1;
+  const bottom = s.lines.slice(Math.max(0, drawnEnd - 25), drawnEnd);
 
   const base: TurnSignals = { ...NO_SIGNALS, activeReasons: [], chatContext: 'current' };
   const result = (
@@ -141,6 +145,9 @@ function parseWith(strings: Strings, screen: Screen): ProfileResult {
     } else if (bottom.some((l) => strings.trust.test(l))) {
       blocked = 'trust_folder';
       uiContext = 'trust_prompt';
+    } else if (bottom.some((l) => strings.auth.test(l))) {
+      blocked = 'login';
+      uiContext = 'auth_dialog';
     } else if (bottom.some((l) => strings.quotaDialog.test(l))) {
       blocked = 'other';
       uiContext = 'error_retry_dialog';
@@ -205,13 +212,17 @@ function parseWith(strings: Strings, screen: Screen): ProfileResult {
   const interruptedLine = latest.find((l) => strings.interrupted.test(l));
   const errorLine = latest.find((l) => strings.apiError.test(l));
   const knownFailure = errorLine ? failureOf(errorLine) : null;
-  const hasReply = latest.some((l) => strings.reply.test(l));
+  const bannerVisible = s.lines.some((l) => strings.banner.test(l));
+  // No prompt echo and no banner: a long reply has pushed its own start off the screen, so
+  // the whole visible transcript belongs to the latest turn.
+  const scrolledIntoTurn =
+    s.latestTurnStart === 0 && !bannerVisible && latest.some((l) => l !== '');
+  const hasReply = latest.some((l) => strings.reply.test(l)) || scrolledIntoTurn;
   const slash =
     editing &&
     s.draft.startsWith('/') &&
     s.lines.slice(s.inputTop).some((l) => strings.slashSuggestion.test(l));
-  const startup =
-    s.latestTurnStart === 0 && !hasReply && s.lines.some((l) => strings.banner.test(l));
+  const startup = s.latestTurnStart === 0 && !hasReply && bannerVisible;
   if (slash) uiContext = 'slash_command';
   else if (knownFailure && !active) uiContext = 'error';
   else if (startup && !active) uiContext = 'startup';

@@ -23,7 +23,7 @@ export const geminiCliAgent = {
 } as const;
 
 export interface GeminiLaunchOptions {
-  /** Directory the CLI works in (it is marked trusted). */
+  /** Directory the CLI works in (marked trusted unless `trusted` is false). */
   cwd: string;
   /** Scratch HOME (created; `~/.gemini` is written inside). */
   home: string;
@@ -32,11 +32,21 @@ export interface GeminiLaunchOptions {
   apiKey?: string;
   /**
    * Attempts per model request before an error is shown (`general.maxAttempts`, 1..10).
-   * The CLI's default (10, with 5 s–30 s backoff) retries 429/5xx for minutes.
+   * The CLI's default (10, with 5 s–30 s backoff) retries 429/5xx for minutes; `null` leaves
+   * the key out so that default applies.
    */
-  maxAttempts?: number;
+  maxAttempts?: number | null;
+  /** Mark `cwd` trusted in `~/.gemini/trustedFolders.json` (default true); false shows the trust dialog. */
+  trusted?: boolean;
+  /** Preselect API-key auth in settings (default true); false shows the auth dialog at start-up. */
+  selectAuth?: boolean;
   /** Extra settings merged over the defaults (top-level keys replace). */
   settings?: Record<string, unknown>;
+  /**
+   * Let the CLI run as launcher plus child (default false: one process). Trusting a folder at
+   * start-up restarts the CLI through its launcher; without one it just exits.
+   */
+  relaunch?: boolean;
 }
 
 export interface AgentLaunch {
@@ -47,14 +57,17 @@ export interface AgentLaunch {
 
 /** The `~/.gemini/settings.json` that runs the CLI offline against the fake model. */
 export function geminiSettings(
-  opts: Pick<GeminiLaunchOptions, 'maxAttempts' | 'settings'>,
+  opts: Pick<GeminiLaunchOptions, 'maxAttempts' | 'settings' | 'selectAuth'>,
 ): Record<string, unknown> {
   return {
-    security: { auth: { selectedType: 'gemini-api-key' }, folderTrust: { enabled: true } },
+    security: {
+      ...(opts.selectAuth === false ? {} : { auth: { selectedType: 'gemini-api-key' } }),
+      folderTrust: { enabled: true },
+    },
     general: {
       enableAutoUpdate: false,
       enableAutoUpdateNotification: false,
-      maxAttempts: opts.maxAttempts ?? 10,
+      ...(opts.maxAttempts === null ? {} : { maxAttempts: opts.maxAttempts ?? 10 }),
       sessionRetention: { enabled: false },
     },
     model: { name: geminiCliAgent.model },
@@ -75,7 +88,7 @@ export function prepareGeminiCli(opts: GeminiLaunchOptions): AgentLaunch {
   writeFileSync(join(dotDir, 'settings.json'), JSON.stringify(geminiSettings(opts), null, 2));
   writeFileSync(
     join(dotDir, 'trustedFolders.json'),
-    JSON.stringify({ [cwd]: 'TRUST_FOLDER' }, null, 2),
+    JSON.stringify(opts.trusted === false ? {} : { [cwd]: 'TRUST_FOLDER' }, null, 2),
   );
   return {
     command: [geminiCliAgent.bin],
@@ -85,7 +98,7 @@ export function prepareGeminiCli(opts: GeminiLaunchOptions): AgentLaunch {
       GEMINI_API_KEY: opts.apiKey ?? 'fake-gemini-key',
       GOOGLE_GEMINI_BASE_URL: opts.baseUrl,
       // One process instead of a launcher plus child: the pane's PID is the CLI itself.
-      GEMINI_CLI_NO_RELAUNCH: 'true',
+      ...(opts.relaunch ? {} : { GEMINI_CLI_NO_RELAUNCH: 'true' }),
       GEMINI_TELEMETRY_ENABLED: 'false',
       NO_BROWSER: 'true',
       TERM: 'xterm-256color',

@@ -1,7 +1,9 @@
 /**
  * Records Gemini CLI's real screens against the fake model, one fixture pair per scenario:
  * `test/fixtures/gemini_cli/<scenario>.jsonl` (the recording) and `<scenario>.server.jsonl`
- * (the fake server's request log). Usage: `npx tsx test/e2e/record/gemini_cli.ts [scenario ...]`.
+ * (the fake server's request log).
+ * Usage: `npx tsx test/e2e/record/gemini_cli.ts [--size=COLSxROWS] [scenario ...]`; `--size`
+ * overrides every chosen scenario's terminal size (default 120x40, or the scenario's own).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -23,13 +25,23 @@ interface Ctx {
   server: FakeModelServer;
   session: AgentSession;
   recorder: Recorder;
+  /** The CLI's working directory. */
+  cwd: string;
 }
 
 interface Scenario {
-  /** Launch settings that differ from the defaults. */
-  maxAttempts?: number;
+  /** Terminal size; default 120x40. */
+  cols?: number;
+  rows?: number;
+  /** Launch settings that differ from the defaults (`null`: the CLI's own retry default). */
+  maxAttempts?: number | null;
   settings?: Record<string, unknown>;
+  trusted?: boolean;
+  selectAuth?: boolean;
+  relaunch?: boolean;
   remainOnExit?: boolean;
+  /** The scenario drives start-up itself (a dialog comes before the prompt box). */
+  ownStartup?: boolean;
   run(ctx: Ctx): Promise<void>;
 }
 
@@ -75,6 +87,42 @@ function errorScenario(status: number, message?: string): Scenario {
     },
   };
 }
+
+async function normalTurn(ctx: Ctx): Promise<void> {
+  const before = ctx.server.log().filter((e) => e.streaming).length;
+  ctx.server.enqueue({
+    text: 'Hello! This reply comes from the fake model, streamed a few words at a time.',
+    chunkDelayMs: 150,
+  });
+  await submit(ctx, 'Say hello.');
+  await streamsEnded(ctx, before + 1);
+  await sleep(3000);
+}
+
+/** Starts a long reply and cancels it with Escape after 3.5 s. */
+async function interruptedTurn(ctx: Ctx): Promise<void> {
+  const before = ctx.server.log().filter((e) => e.streaming).length;
+  ctx.server.enqueue({ text: longText, chunkDelayMs: 400 });
+  await submit(ctx, 'Write a long answer.');
+  await sleep(3500);
+  await ctx.session.sendKeys(geminiCliAgent.interruptKey);
+  await streamsEnded(ctx, before + 1, 10_000);
+  await sleep(3000);
+}
+
+/** A follow-up turn that succeeds while the previous turn's marker is still on screen. */
+async function successAfter(ctx: Ctx): Promise<void> {
+  const before = ctx.server.log().filter((e) => e.streaming).length;
+  ctx.server.enqueue({ text: 'Second try: this one works and ends normally.', chunkDelayMs: 120 });
+  await submit(ctx, 'Try again.');
+  await streamsEnded(ctx, before + 1);
+  await sleep(3000);
+}
+
+const manyLines = Array.from(
+  { length: 90 },
+  (_, i) => `- Line ${i + 1} of a long list that scrolls the screen.\n`,
+);
 
 const scenarios: Record<string, Scenario> = {
   startup: {
@@ -190,9 +238,149 @@ const scenarios: Record<string, Scenario> = {
       await sleep(3000);
     },
   },
+  'size-80x24-normal-turn': { cols: 80, rows: 24, run: normalTurn },
+  'size-80x24-interrupted': { cols: 80, rows: 24, run: interruptedTurn },
+  'size-200x50-normal-turn': { cols: 200, rows: 50, run: normalTurn },
+  'long-reply-scrolls': {
+    async run(ctx) {
+      ctx.server.enqueue({ text: manyLines.join(''), chunks: manyLines, chunkDelayMs: 50 });
+      await submit(ctx, 'List ninety lines.');
+      await streamsEnded(ctx, 1);
+      await sleep(3000);
+    },
+  },
+  'error-then-success': {
+    maxAttempts: 2,
+    settings: errorSettings,
+    async run(ctx) {
+      const plan: TurnPlanInput = { error: { status: 500 } };
+      ctx.server.enqueue(plan, plan);
+      await submit(ctx, 'Say hello.');
+      const screen = await ctx.session.waitForText(/Keep trying|✕ \[API Error/, 60_000);
+      if (/Keep trying/.test(screen)) {
+        await sleep(2000);
+        await ctx.session.sendKeys('Down');
+        await sleep(300);
+        await ctx.session.sendKeys('Enter');
+      }
+      await ctx.session.waitForText(/✕ \[API Error/, 15_000);
+      await sleep(2500);
+      await successAfter(ctx);
+    },
+  },
+  'interrupted-then-success': {
+    async run(ctx) {
+      await interruptedTurn(ctx);
+      await successAfter(ctx);
+    },
+  },
+  'multiline-prompt': {
+    async run(ctx) {
+      ctx.server.enqueue({ text: 'Three lines received; here is the answer.', chunkDelayMs: 120 });
+      const lines = ['First line of the prompt.', 'Second line of the prompt.', 'Third line.'];
+      for (const [i, line] of lines.entries()) {
+        // Ctrl+J starts a new line in the prompt box instead of submitting.
+        if (i > 0) await ctx.session.sendKeys('C-j');
+        await ctx.session.sendText(line);
+      }
+      await sleep(400);
+      await ctx.session.sendKeys(geminiCliAgent.submitKey);
+      ctx.recorder.input(lines.join('\n'));
+      await streamsEnded(ctx, 1);
+      await sleep(3000);
+    },
+  },
+  'draft-over-old-marker': {
+    async run(ctx) {
+      await interruptedTurn(ctx);
+      // Typed, never submitted: no input line, no new turn.
+      await ctx.session.sendText('A draft that I have not sent yet');
+      await sleep(3500);
+    },
+  },
+  'startup-trust-dialog': {
+    trusted: false,
+    relaunch: true,
+    ownStartup: true,
+    async run(ctx) {
+      await ctx.session.waitForText(/Do you trust/, 30_000);
+      await sleep(3000);
+      // "1. Trust folder" is preselected; the CLI restarts through its launcher.
+      await ctx.session.sendKeys('Enter');
+      await ctx.session.waitForText(READY, 30_000);
+      await sleep(4000);
+    },
+  },
+  'startup-auth-dialog': {
+    selectAuth: false,
+    ownStartup: true,
+    async run(ctx) {
+      await ctx.session.waitForText(/How would you like to authenticate/, 30_000);
+      await sleep(3000);
+      // "2. Use Gemini API Key" is preselected; the next dialog shows the key from the env.
+      await ctx.session.sendKeys('Enter');
+      await ctx.session.waitForText(/Enter Gemini API Key/, 15_000);
+      await sleep(3000);
+      await ctx.session.sendKeys('Enter');
+      await ctx.session.waitForText(READY, 30_000);
+      await sleep(4000);
+    },
+  },
+  'error-default-settings': {
+    maxAttempts: null,
+    async run(ctx) {
+      // Each attempt stays open a while so that the Escape lands on a request in flight.
+      const plan: TurnPlanInput = { error: { status: 503 }, delayMs: 3000 };
+      ctx.server.enqueue(...Array.from({ length: 12 }, () => plan));
+      await submit(ctx, 'Say hello.');
+      await sleep(40_000);
+      const deadline = Date.now() + 60_000;
+      while (
+        !ctx.server.log().some((e) => e.outcome === 'pending' && Date.now() - e.receivedAt > 500)
+      ) {
+        if (Date.now() > deadline) throw new Error('no request in flight');
+        await sleep(100);
+      }
+      await ctx.session.sendKeys(geminiCliAgent.interruptKey);
+      await sleep(4000);
+    },
+  },
+  'edit-approval': {
+    async run(ctx) {
+      ctx.server.enqueue(
+        {
+          text: 'I will write the file.',
+          chunkDelayMs: 80,
+          toolUse: {
+            name: 'write_file',
+            input: { file_path: join(ctx.cwd, 'notes.txt'), content: 'first note\n' },
+          },
+        },
+        { text: 'Wrote notes.txt. Done.', chunkDelayMs: 80 },
+      );
+      await submit(ctx, 'Write a file named notes.txt.');
+      await ctx.session.waitForText(/Apply this change/, 20_000);
+      await sleep(8000);
+      await ctx.session.sendKeys(...geminiCliAgent.approveKeys);
+      await streamsEnded(ctx, 2);
+      await sleep(3000);
+    },
+  },
+  'shortcuts-help': {
+    async run(ctx) {
+      await ctx.session.sendKeys('?');
+      await sleep(3000);
+      // Typing closes the help and goes into the prompt box.
+      await normalTurn(ctx);
+    },
+  },
 };
 
-async function record(name: string, scenario: Scenario): Promise<void> {
+async function record(
+  name: string,
+  scenario: Scenario,
+  size?: { cols: number; rows: number },
+): Promise<void> {
   mkdirSync(fixtures, { recursive: true });
   const dir = join(scratch, name);
   rmSync(dir, { recursive: true, force: true });
@@ -206,16 +394,19 @@ async function record(name: string, scenario: Scenario): Promise<void> {
       cwd: join(dir, 'work'),
       home: join(dir, 'home'),
       baseUrl: server.url,
-      ...(scenario.maxAttempts ? { maxAttempts: scenario.maxAttempts } : {}),
+      ...(scenario.maxAttempts !== undefined ? { maxAttempts: scenario.maxAttempts } : {}),
       ...(scenario.settings ? { settings: scenario.settings } : {}),
+      ...(scenario.trusted !== undefined ? { trusted: scenario.trusted } : {}),
+      ...(scenario.selectAuth !== undefined ? { selectAuth: scenario.selectAuth } : {}),
+      ...(scenario.relaunch ? { relaunch: true } : {}),
     });
     session = await startAgentSession({
       socketName: uniqueSocketName('pw-gemini_cli-rec'),
       cwd: launch.cwd,
       env: launch.env,
       command: launch.command,
-      cols: 120,
-      rows: 40,
+      cols: size?.cols ?? scenario.cols ?? 120,
+      rows: size?.rows ?? scenario.rows ?? 40,
       remainOnExit: scenario.remainOnExit ?? false,
     });
     recorder = startRecorder({
@@ -227,11 +418,13 @@ async function record(name: string, scenario: Scenario): Promise<void> {
       intervalMs: 250,
       file: join(fixtures, `${name}.jsonl`),
     });
-    // The prompt box is drawn before initialisation ends; keys sent before the banner can be lost.
-    await session.waitForText(READY, 30_000);
-    await session.waitForText(BANNER, 30_000);
-    await sleep(1000);
-    await scenario.run({ server, session, recorder });
+    if (!scenario.ownStartup) {
+      // The prompt box is drawn before initialisation ends; keys sent before the banner can be lost.
+      await session.waitForText(READY, 30_000);
+      await session.waitForText(BANNER, 30_000);
+      await sleep(1000);
+    }
+    await scenario.run({ server, session, recorder, cwd: launch.cwd });
   } finally {
     await recorder?.stop();
     await session?.close();
@@ -239,13 +432,18 @@ async function record(name: string, scenario: Scenario): Promise<void> {
   }
 }
 
-const wanted = process.argv.slice(2);
+const args = process.argv.slice(2);
+const sizeArg = args.find((a) => a.startsWith('--size='));
+const sizeMatch = sizeArg ? /^--size=(\d+)x(\d+)$/.exec(sizeArg) : null;
+if (sizeArg && !sizeMatch) throw new Error(`bad ${sizeArg}; expected --size=COLSxROWS`);
+const size = sizeMatch ? { cols: Number(sizeMatch[1]), rows: Number(sizeMatch[2]) } : undefined;
+const wanted = args.filter((a) => !a.startsWith('--'));
 const names = wanted.length > 0 ? wanted : Object.keys(scenarios);
 for (const name of names) {
   const scenario = scenarios[name];
   if (!scenario)
     throw new Error(`unknown scenario ${name}; known: ${Object.keys(scenarios).join(', ')}`);
   const t0 = Date.now();
-  await record(name, scenario);
+  await record(name, scenario, size);
   console.log(`${name}: recorded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }

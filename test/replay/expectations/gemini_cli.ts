@@ -24,5 +24,35 @@ export const geminiCli: ToolExpectations = {
     'cli-killed': { turns: ['success'], final: DOWN },
     // Recorded without a prompt: the tmux session is killed while the CLI idles.
     'session-killed': { turns: [], final: GONE },
+    // Terminal sizes other than the 120x40 above: tmux's detached default and a wide one.
+    'size-80x24-normal-turn': { turns: ['success'], final: READY },
+    'size-80x24-interrupted': { turns: ['interrupted'], final: READY },
+    'size-200x50-normal-turn': { turns: ['success'], final: READY },
+    // 90 reply lines push the prompt echo and the reply's first line off the screen.
+    'long-reply-scrolls': { turns: ['success'], final: READY },
+    // Three lines typed with Ctrl+J between them, submitted with one Enter.
+    'multiline-prompt': { turns: ['success'], final: READY },
+    // Start-up dialogs of a new user: the folder is not in trustedFolders.json (the CLI
+    // restarts after "Trust folder"); no auth type is selected (the picker, then the key box).
+    // The restarted CLI draws its prompt box under the old dialog's text, so the dialog is
+    // checked on its live frames in test/profiles/gemini_cli/startup-dialogs.test.ts.
+    'startup-trust-dialog': { turns: [], final: READY },
+    'startup-auth-dialog': { turns: [], final: READY, dialog: 'Gemini API Key' },
+    // write_file asks "Apply this change?" before it writes.
+    'edit-approval': { turns: ['success'], final: READY, dialog: 'Apply this change?' },
+    // Turn 1's error or cancel notice stays on screen above turn 2's prompt echo.
+    'error-then-success': {
+      turns: ['known_failure', 'success'],
+      final: READY,
+      dialog: '1. Keep trying',
+    },
+    'interrupted-then-success': { turns: ['interrupted', 'success'], final: READY },
+    // After the cancelled turn a draft is typed and left unsent: no new outcome, still ready.
+    'draft-over-old-marker': { turns: ['interrupted'], final: READY },
+    // 503s under the CLI's default retries (10 attempts, long backoff, errors not shown): only
+    // the spinner for ~50 s, then Escape while an attempt is in flight.
+    'error-default-settings': { turns: ['interrupted'], final: READY },
+    // `?` in an empty box opens the shortcuts help; the next key closes it and types on.
+    'shortcuts-help': { turns: ['success'], final: READY },
   },
 };
