@@ -27,6 +27,8 @@ const PLACEHOLDERS = [/^Resend your message to try again$/, /^Try "/];
 const PERMISSION = /^\s*Do you want to (proceed|make this edit|create|allow|run)\b.*\?$/;
 const DIALOG_OPTION = /^\s*❯ 1\. /;
 const TRUST = /(Yes, I trust this folder|Is this a project you created or one you trust)/;
+/** Start-up question for a new user (options "Yes, set auto mode…" / "No, keep manual mode"). */
+const AUTO_MODE_DIALOG = /Make auto mode your default permission mode\?/;
 /** The highlighted option of a dialog (the trust dialog's options carry no numbers). */
 const SELECTED_OPTION = /^\s*❯ \S/;
 const SLASH_MENU_ITEM = /^\s+❯? ?\/[a-z][\w-]*\s{2,}\S/;
@@ -44,12 +46,28 @@ function failureKind(message: string): string {
   return status ? `api_error_${status[1]}` : 'api_error';
 }
 
-/** The transcript after the last user prompt echo (the latest turn), or all of it. */
-function latestTurn(above: string[]): string[] {
+interface LatestTurn {
+  /** The transcript after the last user prompt echo, or all of it when no echo is visible. */
+  lines: string[];
+  /** The prompt echo is on screen. */
+  echoVisible: boolean;
+  /**
+   * No echo and no logo header on screen: the transcript scrolled past the latest prompt echo
+   * (a tall reply or tool output), so everything visible belongs to the latest turn.
+   */
+  scrolled: boolean;
+}
+
+function latestTurn(above: string[]): LatestTurn {
   for (let i = above.length - 1; i >= 0; i--) {
-    if (above[i]!.startsWith(`${PROMPT_GLYPH} `)) return above.slice(i + 1);
+    if (above[i]!.startsWith(`${PROMPT_GLYPH} `)) {
+      return { lines: above.slice(i + 1), echoVisible: true, scrolled: false };
+    }
   }
-  return above;
+  // The logo header sits at the very top until the transcript scrolls it away.
+  const logo = above.slice(0, 4).some((l) => LOGO_HEADER.test(l));
+  const scrolled = !logo && above.some((l) => l.trim() !== '');
+  return { lines: above, echoVisible: false, scrolled };
 }
 
 /** The live edge: the nearest status line above the prompt box, skipping tips and the effort hint. */
@@ -168,6 +186,24 @@ export function parseClaudeCodeV2(screen: Screen, label: string): ProfileResult 
         'permission_prompt',
       );
     }
+    if (tail.some((l) => AUTO_MODE_DIALOG.test(l)) && tail.some((l) => SELECTED_OPTION.test(l))) {
+      return result(
+        {
+          availability: 'supported',
+          businessState: 'awaiting_operator',
+          inputMode: 'modal',
+          uiContext: 'auto_mode_prompt',
+        },
+        {
+          acceptingInput: 'no',
+          editingInput: 'no',
+          readyPosture: 'no',
+          blockedPrompt: 'onboarding',
+          chatContext: 'current',
+        },
+        'auto_mode_prompt',
+      );
+    }
     if (tail.some((l) => TRUST.test(l)) && tail.some((l) => SELECTED_OPTION.test(l))) {
       return result(
         {
@@ -214,12 +250,16 @@ export function parseClaudeCodeV2(screen: Screen, label: string): ProfileResult 
   const projectionAbove = slashMenu ? s.above.filter((l) => !SLASH_MENU_ITEM.test(l)) : s.above;
   const projectionText = projection(projectionAbove);
 
-  const turn = latestTurn(s.above);
+  const latest = latestTurn(s.above);
+  const turn = latest.lines;
   const working = activeReasons.length > 0;
   const interrupted = !working && turn.some((l) => INTERRUPTED.test(l));
   const failure = working || interrupted ? null : knownFailure(turn);
-  const replied = turn.some((l) => l.startsWith('● ') && !API_ERROR.test(l));
-  const hasUserTurn = s.above.some((l) => l.startsWith(`${PROMPT_GLYPH} `));
+  // Scrolled, the reply's first "● " line may be gone too; the turn's done summary remains.
+  const replied =
+    turn.some((l) => l.startsWith('● ') && !API_ERROR.test(l)) ||
+    (latest.scrolled && turn.some((l) => DONE_LINE.test(l)));
+  const hasUserTurn = latest.echoVisible || latest.scrolled;
   const successCandidate = !working && !interrupted && failure === null && hasUserTurn && replied;
 
   const signals: Partial<TurnSignals> = {

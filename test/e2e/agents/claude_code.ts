@@ -18,10 +18,20 @@ export const claudeCodeFacts = {
   trustKeys: ['Down', 'Enter'],
   /** Typed into the prompt, then Enter: the CLI's own quit command. */
   quitCommand: '/exit',
+  /** Accepts the auto-mode dialog's preselected "Yes, set auto mode as my default permission mode". */
+  autoModeKeys: ['Enter'],
   /** A tool call that needs approval in `default` permission mode. */
   permissionToolUse: {
     name: 'Bash',
     input: { command: 'touch paneward-approved.txt', description: 'Create an empty marker file' },
+  },
+  /** A tool call whose output runs to hundreds of lines. */
+  longOutputToolUse: {
+    name: 'Bash',
+    input: {
+      command: 'seq 1 300 > paneward-lines.txt && cat paneward-lines.txt',
+      description: 'Write 300 numbered lines to a file and print it',
+    },
   },
   /** How long the CLI may take from launch to its idle prompt, generously. */
   startupTimeoutMs: 30_000,
@@ -35,8 +45,13 @@ export interface ClaudeCodeLaunchOptions {
   /** Fake model server base URL, e.g. `http://127.0.0.1:4567`. */
   baseUrl: string;
   apiKey?: string;
-  /** Permission mode written to settings; `default` asks before tools run. */
-  permissionMode?: 'default' | 'acceptEdits' | 'bypassPermissions' | 'plan';
+  /**
+   * Permission mode written to settings; `default` (the default) asks before tools run; `null`
+   * writes none, so the CLI's own default (auto mode) applies.
+   */
+  permissionMode?: 'default' | 'acceptEdits' | 'bypassPermissions' | 'plan' | 'auto' | null;
+  /** Mark the "make auto mode your default?" dialog as seen (default true); false shows it. */
+  autoNudgeSeen?: boolean;
   /** Mark the working folder as trusted (default true); false shows the trust dialog. */
   trustFolder?: boolean;
   /** How many times the CLI retries a failed request before it shows the error. */
@@ -63,7 +78,7 @@ export function prepareClaudeCode(opts: ClaudeCodeLaunchOptions): AgentLaunch {
   mkdirSync(cwd, { recursive: true });
   const config = {
     hasCompletedOnboarding: true,
-    hasSeenAutoDefaultNudge: true,
+    ...(opts.autoNudgeSeen === false ? {} : { hasSeenAutoDefaultNudge: true }),
     lastOnboardingVersion: claudeCodeFacts.version,
     numStartups: 1,
     theme: 'dark',
@@ -78,7 +93,8 @@ export function prepareClaudeCode(opts: ClaudeCodeLaunchOptions): AgentLaunch {
     },
   };
   writeFileSync(join(home, '.claude.json'), JSON.stringify(config, null, 2));
-  const settings = { permissions: { defaultMode: opts.permissionMode ?? 'default' } };
+  const mode = opts.permissionMode === undefined ? 'default' : opts.permissionMode;
+  const settings = mode === null ? {} : { permissions: { defaultMode: mode } };
   writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify(settings, null, 2));
   const env: Record<string, string> = {
     HOME: home,

@@ -2,7 +2,9 @@
  * Records the real Claude Code CLI against the fake model server, one fixture per scenario:
  * `test/fixtures/claude_code/<scenario>.jsonl` (screens) and `<scenario>.server.jsonl` (ground truth).
  *
- *   npx tsx test/e2e/record/claude_code.ts [scenario ...]
+ *   npx tsx test/e2e/record/claude_code.ts [--size COLSxROWS] [scenario ...]
+ *
+ * `--size` overrides every selected scenario's terminal size (default 160x45, or the scenario's own).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -15,25 +17,33 @@ import { startAgentSession, uniqueSocketName, type AgentSession } from '../harne
 
 const FIXTURES = resolve('test/fixtures/claude_code');
 const SCRATCH = resolve('.tmp/record/claude_code');
-const COLS = 160;
-const ROWS = 45;
-/** Bottom-line hint shown only when the prompt is idle (not while a turn runs). */
-const IDLE = /\? for shortcuts/;
+const DEFAULT_SIZE = { cols: 160, rows: 45 };
+/**
+ * Footer of an idle prompt: the shortcuts hint in manual mode; in auto mode the mode line
+ * without "esc to interrupt" after it.
+ */
+const IDLE = /\? for shortcuts|auto mode on \(shift\+tab to cycle\)(?! · esc to interrupt)/;
 const WORKING = /esc to interrupt/;
 
 interface Ctx {
   server: FakeModelServer;
   session: AgentSession;
   recorder: Recorder;
-  /** Types a prompt literally, records the input, submits it with Enter. */
-  submit(text: string): Promise<void>;
+  /** Types a prompt literally, records the input (`recorded`, default the text), submits it with Enter. */
+  submit(text: string, recorded?: string): Promise<void>;
   /** Waits until `count` turn requests have ended on the server. */
   turnsEnded(count: number, timeoutMs?: number): Promise<void>;
   idle(timeoutMs?: number): Promise<string>;
 }
 
 interface Scenario {
+  /** Terminal size; default 160x45. */
+  size?: { cols: number; rows: number };
   maxRetries?: number;
+  /** Written to settings; `null` writes none (the CLI's own default, auto mode). */
+  permissionMode?: 'default' | 'auto' | null;
+  /** False leaves out `hasSeenAutoDefaultNudge`, so the auto-mode dialog shows at start-up. */
+  autoNudgeSeen?: boolean;
   trustFolder?: boolean;
   /** Run the CLI from an interactive shell, so quitting returns to a shell prompt. */
   viaShell?: boolean;
@@ -48,6 +58,12 @@ const LONG_REPLY = Array.from(
   { length: 40 },
   (_, i) => `Sentence ${i + 1} of a long answer that takes a while to stream.`,
 ).join(' ');
+
+/** 90 numbered lines, one chunk each: far taller than any screen, streamed over ~4.5 s. */
+const TALL_REPLY_LINES = Array.from(
+  { length: 90 },
+  (_, i) => `Line ${i + 1} of a tall answer that scrolls the prompt echo off the screen.\n`,
+);
 
 async function simpleTurn(ctx: Ctx, prompt: string, plan: TurnPlanInput, ended: number) {
   ctx.server.enqueue(plan);
@@ -70,6 +86,21 @@ function errorScenario(status: number): Scenario {
       await sleep(3000);
     },
   };
+}
+
+function normalTurnAt(cols: number, rows: number): Scenario {
+  return { size: { cols, rows }, run: (ctx) => SCENARIOS['normal-turn']!.run(ctx) };
+}
+
+/** Submits a long reply and interrupts it once the CLI shows it working. */
+async function interruptedTurn(ctx: Ctx, prompt: string, ended: number): Promise<void> {
+  ctx.server.enqueue({ text: LONG_REPLY, chunkDelayMs: 400 });
+  await ctx.submit(prompt);
+  await ctx.session.waitForText(WORKING, 10_000);
+  await sleep(4000);
+  await ctx.session.sendKeys(...claudeCodeFacts.interruptKeys);
+  await ctx.turnsEnded(ended);
+  await ctx.idle();
 }
 
 const SCENARIOS: Record<string, Scenario> = {
@@ -131,6 +162,120 @@ const SCENARIOS: Record<string, Scenario> = {
       await sleep(4000);
       await ctx.session.sendKeys(...claudeCodeFacts.interruptKeys);
       await ctx.turnsEnded(1);
+      await ctx.idle();
+      await sleep(3000);
+    },
+  },
+  'size-80x24-normal-turn': normalTurnAt(80, 24),
+  'size-200x50-normal-turn': normalTurnAt(200, 50),
+  'size-80x24-interrupted': {
+    size: { cols: 80, rows: 24 },
+    run: (ctx) => SCENARIOS.interrupted!.run(ctx),
+  },
+  'long-reply-scrolls': {
+    async run(ctx) {
+      await ctx.idle();
+      await sleep(1000);
+      const plan = { chunks: TALL_REPLY_LINES, chunkDelayMs: 50 };
+      await simpleTurn(ctx, 'write ninety lines', plan, 1);
+      await sleep(3000);
+    },
+  },
+  'size-80x24-long-reply-scrolls': {
+    size: { cols: 80, rows: 24 },
+    run: (ctx) => SCENARIOS['long-reply-scrolls']!.run(ctx),
+  },
+  'error-then-success': {
+    async run(ctx) {
+      await ctx.idle();
+      await sleep(1000);
+      await simpleTurn(ctx, 'trigger an error please', { error: { status: 500 } }, 1);
+      await sleep(2000);
+      await simpleTurn(ctx, 'try again', { text: REPLY, chunkDelayMs: 100 }, 2);
+      await sleep(3000);
+    },
+  },
+  'interrupted-then-success': {
+    async run(ctx) {
+      await ctx.idle();
+      await sleep(1000);
+      await interruptedTurn(ctx, 'write a long answer', 1);
+      await sleep(2000);
+      await simpleTurn(ctx, 'now a short one', { text: REPLY, chunkDelayMs: 100 }, 2);
+      await sleep(3000);
+    },
+  },
+  'multiline-prompt': {
+    async run(ctx) {
+      await ctx.idle();
+      await sleep(1000);
+      ctx.server.enqueue({ text: 'Three lines received, thank you.', chunkDelayMs: 100 });
+      const lines = ['first line of the prompt', 'second line of the prompt', 'third line'];
+      // A backslash before Enter inserts a newline instead of submitting.
+      for (const line of lines.slice(0, -1)) {
+        await ctx.session.sendText(`${line}\\`);
+        await sleep(200);
+        await ctx.session.sendKeys('Enter');
+        await sleep(300);
+      }
+      await ctx.submit(lines[lines.length - 1]!, lines.join('\n'));
+      await ctx.turnsEnded(1);
+      await ctx.idle();
+      await sleep(3000);
+    },
+  },
+  'draft-over-old-marker': {
+    async run(ctx) {
+      await ctx.idle();
+      await sleep(1000);
+      await interruptedTurn(ctx, 'write a long answer', 1);
+      await sleep(2000);
+      // Typed, never submitted: no input line.
+      await ctx.session.sendText('a draft I am still thinking about');
+      await sleep(4000);
+    },
+  },
+  'startup-auto-mode-dialog': {
+    autoNudgeSeen: false,
+    async run(ctx) {
+      await ctx.session.waitForText(
+        /Make auto mode your default/,
+        claudeCodeFacts.startupTimeoutMs,
+      );
+      await sleep(3000);
+      await ctx.session.sendKeys(...claudeCodeFacts.autoModeKeys);
+      await ctx.idle();
+      await sleep(3000);
+    },
+  },
+  'auto-mode-tool-run': {
+    permissionMode: null,
+    async run(ctx) {
+      await ctx.idle();
+      await sleep(1000);
+      ctx.server.enqueue(
+        { text: 'I will create the marker file.', toolUse: claudeCodeFacts.permissionToolUse },
+        { text: 'Done: the marker file exists now.', chunkDelayMs: 100 },
+      );
+      await ctx.submit('create the marker file');
+      await ctx.turnsEnded(2);
+      await ctx.idle();
+      await sleep(3000);
+    },
+  },
+  'tool-output-long': {
+    async run(ctx) {
+      await ctx.idle();
+      await sleep(1000);
+      ctx.server.enqueue(
+        { text: 'I will print the lines.', toolUse: claudeCodeFacts.longOutputToolUse },
+        { text: 'Done: that was 300 lines of output.', chunkDelayMs: 100 },
+      );
+      await ctx.submit('print three hundred lines');
+      await ctx.session.waitForText(/Do you want to proceed\?/, 15_000);
+      await sleep(2000);
+      await ctx.session.sendKeys(...claudeCodeFacts.approveKeys);
+      await ctx.turnsEnded(2);
       await ctx.idle();
       await sleep(3000);
     },
@@ -206,7 +351,12 @@ const SCENARIOS: Record<string, Scenario> = {
   },
 };
 
-async function record(name: string, scenario: Scenario): Promise<void> {
+async function record(
+  name: string,
+  scenario: Scenario,
+  sizeOverride: { cols: number; rows: number } | null,
+): Promise<void> {
+  const { cols, rows } = sizeOverride ?? scenario.size ?? DEFAULT_SIZE;
   const scratch = join(SCRATCH, name);
   rmSync(scratch, { recursive: true, force: true });
   const file = join(FIXTURES, `${name}.jsonl`);
@@ -222,6 +372,8 @@ async function record(name: string, scenario: Scenario): Promise<void> {
       baseUrl: server.url,
       maxRetries: scenario.maxRetries ?? 0,
       trustFolder: scenario.trustFolder ?? true,
+      permissionMode: scenario.permissionMode === undefined ? 'default' : scenario.permissionMode,
+      autoNudgeSeen: scenario.autoNudgeSeen ?? true,
     });
     const command = scenario.viaShell
       ? ['bash', '--norc', '-c', '"$0"; exec bash --norc -i', ...launch.command]
@@ -229,8 +381,8 @@ async function record(name: string, scenario: Scenario): Promise<void> {
     const launchedAt = Date.now();
     session = await startAgentSession({
       socketName: uniqueSocketName('pw-claude_code-rec'),
-      cols: COLS,
-      rows: ROWS,
+      cols,
+      rows,
       cwd: launch.cwd,
       env: launch.env,
       command,
@@ -252,10 +404,10 @@ async function record(name: string, scenario: Scenario): Promise<void> {
       server,
       session: s,
       recorder: r,
-      async submit(text) {
+      async submit(text, recorded = text) {
         await s.sendText(text);
         await sleep(300);
-        r.input(text);
+        r.input(recorded);
         await s.sendKeys(...claudeCodeFacts.submitKeys);
       },
       async turnsEnded(count, timeoutMs = 60_000) {
@@ -268,7 +420,7 @@ async function record(name: string, scenario: Scenario): Promise<void> {
       },
     };
     await scenario.run(ctx);
-    console.log(`${name}: ok (start-up to idle prompt ${startupMs} ms)`);
+    console.log(`${name}: ok at ${cols}x${rows} (start-up to idle prompt ${startupMs} ms)`);
   } finally {
     await recorder?.stop();
     await session?.close();
@@ -277,12 +429,21 @@ async function record(name: string, scenario: Scenario): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const names = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  let size: { cols: number; rows: number } | null = null;
+  const at = args.indexOf('--size');
+  if (at >= 0) {
+    const m = /^(\d+)x(\d+)$/.exec(args[at + 1] ?? '');
+    if (!m) throw new Error('--size wants COLSxROWS, e.g. 80x24');
+    size = { cols: Number(m[1]), rows: Number(m[2]) };
+    args.splice(at, 2);
+  }
+  const names = args;
   const selected = names.length > 0 ? names : Object.keys(SCENARIOS);
   const unknown = selected.filter((n) => !(n in SCENARIOS));
   if (unknown.length > 0) throw new Error(`unknown scenario(s): ${unknown.join(', ')}`);
   mkdirSync(FIXTURES, { recursive: true });
-  for (const name of selected) await record(name, SCENARIOS[name]!);
+  for (const name of selected) await record(name, SCENARIOS[name]!, size);
 }
 
 await main();

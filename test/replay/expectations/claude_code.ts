@@ -27,5 +27,23 @@ export const claudeCode: ToolExpectations = {
     'cli-exit': { turns: ['success'], final: DOWN },
     'cli-killed': { turns: ['success'], final: DOWN },
     'session-killed': { turns: ['success'], final: GONE },
+    'size-80x24-normal-turn': { turns: ['success'], final: READY },
+    'size-80x24-interrupted': { turns: ['interrupted'], final: READY },
+    'size-200x50-normal-turn': { turns: ['success'], final: READY },
+    'long-reply-scrolls': { turns: ['success'], final: READY },
+    'size-80x24-long-reply-scrolls': { turns: ['success'], final: READY },
+    'error-then-success': { turns: ['known_failure', 'success'], final: READY },
+    'interrupted-then-success': { turns: ['interrupted', 'success'], final: READY },
+    'multiline-prompt': { turns: ['success'], final: READY },
+    // A draft typed over the interrupted turn's marker and left unsent: no new outcome.
+    'draft-over-old-marker': { turns: ['interrupted'], final: READY },
+    'startup-auto-mode-dialog': {
+      turns: [],
+      final: READY,
+      dialog: 'Make auto mode your default permission mode?',
+    },
+    // Auto mode runs the Bash call without a permission prompt.
+    'auto-mode-tool-run': { turns: ['success'], final: READY },
+    'tool-output-long': { turns: ['success'], final: READY, dialog: 'Do you want to proceed?' },
   },
 };
