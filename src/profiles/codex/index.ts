@@ -25,8 +25,9 @@ function pickParser(toolVersion?: string): CodexParser {
 }
 
 /**
- * The Codex CLI profile: reads the composer (`›`), the status line above it, the footer, any
- * approval dialog, and the latest turn of the transcript. Verified against Codex CLI 0.169.0.
+ * The Codex CLI profile: reads the composer (`›`), the status line above it, the footer, the
+ * start-up folder trust question, any approval dialog, and the latest turn of the transcript.
+ * Verified against Codex CLI 0.169.0.
  */
 export const createCodexProfile: ProfileFactory = (toolVersion?: string): ToolProfile => {
   const parser = pickParser(toolVersion);

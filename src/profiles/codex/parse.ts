@@ -138,6 +138,19 @@ function verdict(lines: string[], s: CodexStrings): Verdict {
     };
   }
 
+  // The trust question replaces the whole screen at start-up; its selected option starts with `›`.
+  if (lines.some((l) => s.trustDialog.some((re) => re.test(l)))) {
+    return {
+      surface: surface('supported', 'awaiting_operator', 'modal', 'trust_folder', ''),
+      signals: {
+        acceptingInput: 'no',
+        editingInput: 'no',
+        readyPosture: 'no',
+        blockedPrompt: 'trust_folder' satisfies BlockedPromptKind,
+      },
+      rule: 'trust_folder',
+    };
+  }
   // A dialog replaces the composer; its selected option also starts with `›`.
   const dialogAt = lines.findIndex((l) => s.approvalDialog.some((re) => re.test(l)));
   if (dialogAt >= 0) {

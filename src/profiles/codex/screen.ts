@@ -14,6 +14,8 @@ export interface CodexStrings {
   shortcutsHint: RegExp;
   /** The approval dialog for a command. */
   approvalDialog: readonly RegExp[];
+  /** The start-up question about a folder not yet trusted (asked inside a Git project). */
+  trustDialog: readonly RegExp[];
   /** The startup warnings overlay (F2). */
   warningsOverlay: RegExp;
   /** One entry of the slash-command popup. */
@@ -41,6 +43,7 @@ export const CODEX_0_169: CodexStrings = {
     /^\s*Would you like to run the following command\?/,
     /^\s*Press enter to confirm or esc to cancel/,
   ],
+  trustDialog: [/^\s*Trust this folder\?/, /^[› ] 1\. Trust and continue$/],
   warningsOverlay: /esc dismiss & close/,
   slashPopupEntry: /^[› ] \/[a-z][\w-]*(?: {2,}\S.*)?$/,
   turnFinished: /^\s*(?:─+ )?Worked for (?:\d+h )?(?:\d+m )?\d+s\b/,

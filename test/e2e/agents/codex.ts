@@ -22,6 +22,10 @@ export const codexAgent = {
   approveKeys: ['y'],
   interruptKeys: ['Escape'],
   submitKeys: ['Enter'],
+  /** Starts a new line in the composer without submitting. */
+  newlineKeys: ['C-j'],
+  /** Answers the start-up trust question with its first option (trust the folder). */
+  trustKeys: ['Enter'],
   /** The slash command that quits the CLI. */
   quitCommand: '/quit',
 } as const;
@@ -38,6 +42,10 @@ export interface CodexLaunchOptions {
   retries?: number;
   /** How long Codex waits on a silent stream before giving up. */
   streamIdleTimeoutMs?: number;
+  /** List the work folder as trusted (the default); false leaves it out, so Codex asks. */
+  trusted?: boolean;
+  /** Write only the model and its provider, as a new user would (implies an untrusted folder). */
+  providerOnly?: boolean;
 }
 
 export interface AgentLaunch {
@@ -48,16 +56,21 @@ export interface AgentLaunch {
 
 const tomlString = (s: string) => JSON.stringify(s);
 
-/** The `config.toml` that points Codex at the fake provider, offline, with the folder trusted. */
+/** The `config.toml` that points Codex at the fake provider, offline, with the folder trusted (by default). */
 export function codexConfigToml(o: CodexLaunchOptions): string {
   const a = codexAgent;
+  const settings = o.providerOnly
+    ? []
+    : [
+        `approval_policy = "on-request"`,
+        `sandbox_mode = "workspace-write"`,
+        `check_for_update_on_startup = false`,
+        `model_reasoning_effort = "none"`,
+      ];
   return [
     `model = ${tomlString(a.model)}`,
     `model_provider = ${tomlString(a.providerId)}`,
-    `approval_policy = "on-request"`,
-    `sandbox_mode = "workspace-write"`,
-    `check_for_update_on_startup = false`,
-    `model_reasoning_effort = "none"`,
+    ...settings,
     '',
     `[model_providers.${a.providerId}]`,
     `name = "Fake OpenAI"`,
@@ -68,9 +81,9 @@ export function codexConfigToml(o: CodexLaunchOptions): string {
     `stream_max_retries = ${o.retries ?? 0}`,
     `stream_idle_timeout_ms = ${o.streamIdleTimeoutMs ?? 300_000}`,
     '',
-    `[projects.${tomlString(o.workDir)}]`,
-    `trust_level = "trusted"`,
-    '',
+    ...(o.trusted === false || o.providerOnly
+      ? []
+      : [`[projects.${tomlString(o.workDir)}]`, `trust_level = "trusted"`, '']),
   ].join('\n');
 }
 

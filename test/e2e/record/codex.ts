@@ -4,7 +4,8 @@
  *
  *   npx tsx test/e2e/record/codex.ts [scenario ...]
  */
-import { readFileSync, rmSync, mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startRecorder, type Recorder } from '../../../src/observe/recorder.js';
 import { codexAgent, prepareCodex, stopCodexDaemons } from '../agents/codex.js';
@@ -19,11 +20,15 @@ import { startAgentSession, uniqueSocketName, type AgentSession } from '../harne
 
 const FIXTURES = resolve('test/fixtures/codex');
 const SCRATCH = resolve('.tmp/record/codex');
+/** The size of the first recordings; a scenario may ask for another. */
 const COLS = 120;
 const ROWS = 40;
 /** The composer's placeholder: drawn only while the prompt box is empty. */
 const EMPTY_COMPOSER = /^› Ask Codex to do anything/m;
 const WORKING = /esc to interrupt\)/;
+/** The start-up question about a folder that is not in the trusted projects. */
+const WAITING_FOR_STARTUP = /^\s*Waiting for startup\b/m;
+const TRUST_DIALOG = /Trust this folder\?/;
 
 interface Ctx {
   server: FakeModelServer;
@@ -39,6 +44,16 @@ interface Ctx {
 }
 
 interface Scenario {
+  /** Terminal size (default 120x40). */
+  cols?: number;
+  rows?: number;
+  /** Leave the work folder out of the trusted projects, so Codex asks about it at start-up. */
+  untrusted?: boolean;
+  /**
+   * A new user's setup: a config with only the model and its provider, and a work folder outside
+   * any Git repository.
+   */
+  providerOnly?: boolean;
   /** Run the CLI from a shell, so quitting returns to a shell prompt. */
   viaShell?: boolean;
   remainOnExit?: boolean;
@@ -55,9 +70,54 @@ const LONG_REPLY = Array.from(
   (_, i) => `Sentence ${i + 1} of a long answer that takes a while to stream.`,
 ).join(' ');
 
+/** One list item per chunk: 90 lines, streamed over about 5 s at 55 ms a chunk. */
+const NINETY_LINES = Array.from(
+  { length: 90 },
+  (_, i) => `${i + 1}. Line ${i + 1} of a long reply that scrolls the prompt away.\n`,
+);
+
+/**
+ * Types the prompt and presses Enter the moment the box is drawn. Codex 0.169.0 mostly drops that
+ * Enter (the prompt stays in the box) and sometimes queues it ("Waiting for startup"). Then, as
+ * the supervisor does: no sign of a turn 1.5 s later and the prompt still a draft in the box,
+ * press submit once more.
+ */
+const enterDuringStartup: Scenario = {
+  async run(ctx) {
+    ctx.server.enqueue({ text: REPLY, chunkDelayMs: 120 });
+    await ctx.session.waitForText(/^› /m, 30_000);
+    await ctx.session.sendText('say hello');
+    ctx.recorder.input('say hello');
+    await ctx.session.sendKeys(...codexAgent.submitKeys);
+    await sleep(1500);
+    const screen = await ctx.session.capture();
+    const queued = WAITING_FOR_STARTUP.test(screen) || ctx.server.log().some(isTurn);
+    process.stdout.write(`(the Enter was ${queued ? 'queued' : 'dropped'}) `);
+    if (!queued && /^› say hello/m.test(screen))
+      await ctx.session.sendKeys(...codexAgent.submitKeys);
+    await ctx.turnsEnded(1, 30_000);
+    await ctx.idle();
+    await sleep(3000);
+  },
+};
+
 async function simpleTurn(ctx: Ctx, prompt: string, plan: TurnPlanInput, ended: number) {
   ctx.server.enqueue(plan);
   await ctx.submit(prompt);
+  await ctx.turnsEnded(ended);
+  await ctx.idle();
+}
+
+/** A long reply interrupted with the interrupt key once it has streamed for a few seconds. */
+async function interruptedTurn(ctx: Ctx, prompt: string, ended: number) {
+  ctx.server.enqueue({ text: LONG_REPLY, chunkDelayMs: 150 });
+  await ctx.submit(prompt);
+  await ctx.server.waitFor((e) => isTurn(e) && e.firstByteAt !== null, {
+    ended: false,
+    count: ended,
+  });
+  await sleep(4000);
+  await ctx.session.sendKeys(...codexAgent.interruptKeys);
   await ctx.turnsEnded(ended);
   await ctx.idle();
 }
@@ -189,6 +249,111 @@ const SCENARIOS: Record<string, Scenario> = {
       await sleep(5000);
     },
   },
+  'size-80x24-normal-turn': {
+    cols: 80,
+    rows: 24,
+    async run(ctx) {
+      await simpleTurn(ctx, 'say hello', { text: REPLY, chunkDelayMs: 120 }, 1);
+      await sleep(3000);
+    },
+  },
+  'size-80x24-interrupted': {
+    cols: 80,
+    rows: 24,
+    async run(ctx) {
+      await interruptedTurn(ctx, 'write a long answer', 1);
+      await sleep(3000);
+    },
+  },
+  'size-200x50-normal-turn': {
+    cols: 200,
+    rows: 50,
+    async run(ctx) {
+      await simpleTurn(ctx, 'say hello', { text: REPLY, chunkDelayMs: 120 }, 1);
+      await sleep(3000);
+    },
+  },
+  'long-reply-scrolls': {
+    async run(ctx) {
+      await simpleTurn(ctx, 'write ninety lines', { chunks: NINETY_LINES, chunkDelayMs: 55 }, 1);
+      await sleep(3000);
+    },
+  },
+  'error-then-success': {
+    async run(ctx) {
+      ctx.server.enqueue({ error: { status: 500 } });
+      await ctx.submit('trigger an error please');
+      await ctx.turnsEnded(1, 30_000);
+      await ctx.idle();
+      await sleep(2000);
+      await simpleTurn(ctx, 'now say hello', { text: REPLY, chunkDelayMs: 120 }, 2);
+      await sleep(3000);
+    },
+  },
+  'interrupted-then-success': {
+    async run(ctx) {
+      await interruptedTurn(ctx, 'write a long answer', 1);
+      await sleep(2000);
+      await simpleTurn(ctx, 'now say hello', { text: REPLY, chunkDelayMs: 120 }, 2);
+      await sleep(3000);
+    },
+  },
+  'multiline-prompt': {
+    async run(ctx) {
+      ctx.server.enqueue({ text: REPLY, chunkDelayMs: 120 });
+      await ctx.idle();
+      const lines = ['first line of the prompt', 'second line of the prompt', 'third line'];
+      for (const [i, line] of lines.entries()) {
+        if (i > 0) await ctx.session.sendKeys(...codexAgent.newlineKeys);
+        await ctx.session.sendText(line);
+      }
+      await ctx.session.waitForText(/^ {2}third line/m, 5000);
+      await sleep(300);
+      ctx.recorder.input(lines.join('\n'));
+      await ctx.session.sendKeys(...codexAgent.submitKeys);
+      await ctx.turnsEnded(1);
+      await ctx.idle();
+      await sleep(3000);
+    },
+  },
+  'draft-over-old-marker': {
+    async run(ctx) {
+      await interruptedTurn(ctx, 'write a long answer', 1);
+      await sleep(1500);
+      await ctx.session.sendText('a draft I have not sent');
+      await sleep(4000);
+    },
+  },
+  'startup-trust-dialog': {
+    untrusted: true,
+    async run(ctx) {
+      await ctx.session.waitForText(TRUST_DIALOG, 30_000);
+      await sleep(4000);
+      await ctx.session.sendKeys(...codexAgent.trustKeys);
+      await ctx.idle();
+      await sleep(3000);
+    },
+  },
+  'enter-during-startup': enterDuringStartup,
+  'startup-fresh-home': {
+    providerOnly: true,
+    async run(ctx) {
+      // Let the whole start screen show (its tips come with the session) before the turn.
+      await ctx.session.waitForText(/^ {2}gpt-fake-1 /m, 30_000);
+      await ctx.idle();
+      await sleep(2000);
+      await simpleTurn(ctx, 'say hello', { text: REPLY, chunkDelayMs: 120 }, 1);
+      await sleep(3000);
+    },
+  },
+  'size-80x24-long-reply': {
+    cols: 80,
+    rows: 24,
+    async run(ctx) {
+      await simpleTurn(ctx, 'write ninety lines', { chunks: NINETY_LINES, chunkDelayMs: 55 }, 1);
+      await sleep(3000);
+    },
+  },
   'session-killed': {
     async run(ctx) {
       await simpleTurn(ctx, 'say hello', { text: REPLY, chunkDelayMs: 60 }, 1);
@@ -202,14 +367,22 @@ const SCENARIOS: Record<string, Scenario> = {
 async function record(name: string, scenario: Scenario): Promise<void> {
   const scratch = join(SCRATCH, name);
   rmSync(scratch, { recursive: true, force: true });
+  // Outside this repository when the scenario needs a folder that is not in a Git project.
+  const workDir = scenario.providerOnly
+    ? join(tmpdir(), `paneward-record-codex-${name}`)
+    : join(scratch, 'work');
+  rmSync(workDir, { recursive: true, force: true });
   mkdirSync(FIXTURES, { recursive: true });
   const serverLog = join(FIXTURES, `${name}.server.jsonl`);
-  rmSync(serverLog, { force: true });
+  // Created empty, so a scenario without model requests still has its ground truth.
+  writeFileSync(serverLog, '');
   const server = await startFakeModelServer({ protocols: [openaiProtocol], logFile: serverLog });
   const launch = prepareCodex({
     scratchDir: scratch,
-    workDir: join(scratch, 'work'),
+    workDir,
     serverUrl: server.url,
+    trusted: !scenario.untrusted,
+    providerOnly: scenario.providerOnly ?? false,
   });
   const command = scenario.viaShell
     ? [
@@ -225,8 +398,8 @@ async function record(name: string, scenario: Scenario): Promise<void> {
   try {
     session = await startAgentSession({
       socketName: uniqueSocketName('pw-codex'),
-      cols: COLS,
-      rows: ROWS,
+      cols: scenario.cols ?? COLS,
+      rows: scenario.rows ?? ROWS,
       cwd: launch.cwd,
       env: { ...launch.env, PS1: '$ ' },
       command,

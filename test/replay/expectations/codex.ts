@@ -25,5 +25,18 @@ export const codex: ToolExpectations = {
     'cli-exit': { turns: ['success'], final: DOWN },
     'cli-killed': { turns: ['success'], final: DOWN },
     'session-killed': { turns: ['success'], final: GONE },
+    // Screens a user's own recordings will have: other sizes, long replies, stale outcomes.
+    'size-80x24-normal-turn': { turns: ['success'], final: READY },
+    'size-80x24-interrupted': { turns: ['interrupted'], final: READY },
+    'size-80x24-long-reply': { turns: ['success'], final: READY },
+    'size-200x50-normal-turn': { turns: ['success'], final: READY },
+    'long-reply-scrolls': { turns: ['success'], final: READY },
+    'error-then-success': { turns: ['known_failure', 'success'], final: READY },
+    'interrupted-then-success': { turns: ['interrupted', 'success'], final: READY },
+    'multiline-prompt': { turns: ['success'], final: READY },
+    'draft-over-old-marker': { turns: ['interrupted'], final: READY },
+    'startup-trust-dialog': { turns: [], final: READY, dialog: 'Trust this folder?' },
+    'startup-fresh-home': { turns: ['success'], final: READY },
+    'enter-during-startup': { turns: ['success'], final: READY },
   },
 };
