@@ -55,13 +55,17 @@ export function buildProgram(): Command {
   return program;
 }
 
+/** A closed pipe (`paneward replay | head`) ends the command quietly. */
+function onStdoutError(err: NodeJS.ErrnoException): void {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+}
+
 /** Runs the command line and returns the exit code (0 ok, 2 invalid input, 1 other failure). */
 export async function main(argv: string[]): Promise<number> {
-  // A closed pipe (`paneward replay | head`) ends the command quietly.
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(0);
-    throw err;
-  });
+  if (!process.stdout.listeners('error').includes(onStdoutError)) {
+    process.stdout.on('error', onStdoutError);
+  }
   const program = buildProgram();
   try {
     await program.parseAsync(argv, { from: 'user' });
