@@ -77,7 +77,7 @@ export abstract class MachineDriver<TMachine extends AnyStateMachine> {
           elapsedUnknownSeconds: t - runStart,
         });
       }
-      if (stalledFor !== null && step.to !== 'failed') {
+      if (stalledFor !== null && step.event !== 'stalled_is_terminal') {
         this.emit({
           t,
           anomaly: 'stalled_recovered',
