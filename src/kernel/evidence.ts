@@ -5,17 +5,24 @@ import { normalizeProjection } from './normalize.js';
 export interface Evidence {
   sawWorking: boolean;
   sawProjectionChange: boolean;
-  /** Normalised text the projection is compared against: the baseline, or the frozen text. */
+  /** The normalised baseline taken when the turn was armed. */
+  baselineKey: string;
+  /**
+   * The projection key of the latest observation: its normalised text, or, once an
+   * observation invalidated the baseline, that observation's text for the rest of the turn.
+   */
   projectionKey: string;
   /** True once an observation invalidated the baseline and froze the key. */
   keyFrozen: boolean;
 }
 
 export function initialEvidence(baseline: string): Evidence {
+  const key = normalizeProjection(baseline);
   return {
     sawWorking: false,
     sawProjectionChange: false,
-    projectionKey: normalizeProjection(baseline),
+    baselineKey: key,
+    projectionKey: key,
     keyFrozen: false,
   };
 }
@@ -25,13 +32,13 @@ export function accumulateEvidence(
   ev: Evidence,
   obs: Pick<Observation, 'businessState' | 'projectionText' | 'baselineInvalidated'>,
 ): Evidence {
-  const text = normalizeProjection(obs.projectionText);
-  const freeze = obs.baselineInvalidated && !ev.keyFrozen;
-  const projectionKey = freeze ? text : ev.projectionKey;
+  const keyFrozen = ev.keyFrozen || obs.baselineInvalidated;
+  const projectionKey = ev.keyFrozen ? ev.projectionKey : normalizeProjection(obs.projectionText);
   return {
     sawWorking: ev.sawWorking || obs.businessState === 'working',
-    sawProjectionChange: ev.sawProjectionChange || text !== projectionKey,
+    sawProjectionChange: ev.sawProjectionChange || projectionKey !== ev.baselineKey,
+    baselineKey: ev.baselineKey,
     projectionKey,
-    keyFrozen: ev.keyFrozen || freeze,
+    keyFrozen,
   };
 }

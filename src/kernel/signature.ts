@@ -1,20 +1,20 @@
 import type { Observation } from '../schemas/observation.js';
 import type { Evidence } from './evidence.js';
-import { normalizeProjection } from './normalize.js';
 
 /**
  * Signature of a completion candidate (statecharts.md §2): any change restarts the stability
- * window. `uiContext` is deliberately not part of it.
+ * window. It holds the evidence's projection key (frozen after a baseline invalidation), and
+ * deliberately not `uiContext`.
  */
 export function candidateSignature(
-  obs: Pick<Observation, 'availability' | 'businessState' | 'inputMode' | 'projectionText'>,
-  ev: Pick<Evidence, 'sawWorking' | 'sawProjectionChange'>,
+  obs: Pick<Observation, 'availability' | 'businessState' | 'inputMode'>,
+  ev: Pick<Evidence, 'projectionKey' | 'sawWorking' | 'sawProjectionChange'>,
 ): string {
   return JSON.stringify([
     obs.availability,
     obs.businessState,
     obs.inputMode,
-    normalizeProjection(obs.projectionText),
+    ev.projectionKey,
     ev.sawWorking,
     ev.sawProjectionChange,
   ]);

@@ -14,6 +14,7 @@ const obs = (availability: Availability, businessState: BusinessState, inputMode
 const NO_EVIDENCE: Evidence = {
   sawWorking: false,
   sawProjectionChange: false,
+  baselineKey: 'b',
   projectionKey: 'b',
   keyFrozen: false,
 };

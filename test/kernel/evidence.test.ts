@@ -31,6 +31,7 @@ describe('post-submit evidence', () => {
     expect(initialEvidence('base  \n')).toEqual({
       sawWorking: false,
       sawProjectionChange: false,
+      baselineKey: 'base',
       projectionKey: 'base',
       keyFrozen: false,
     });
@@ -59,20 +60,27 @@ describe('post-submit evidence', () => {
     expect(ev.sawProjectionChange).toBe(false);
   });
 
-  it('baselineInvalidated freezes the key at that observation and counts no change there', () => {
+  it('baselineInvalidated freezes the projection key at that observation for the rest of the turn', () => {
     let ev = initialEvidence('old');
     ev = accumulateEvidence(ev, o('idle', 'cleared  ', true));
+    // The frozen key is compared with the baseline: the cleared screen is a change.
     expect(ev).toMatchObject({
       projectionKey: 'cleared',
       keyFrozen: true,
-      sawProjectionChange: false,
+      sawProjectionChange: true,
     });
-    ev = accumulateEvidence(ev, o('idle', 'cleared'));
-    expect(ev.sawProjectionChange).toBe(false);
+    ev = accumulateEvidence(ev, o('idle', 'cleared\nreply'));
+    expect(ev.projectionKey).toBe('cleared');
     // A later invalidation does not move the frozen key.
     ev = accumulateEvidence(ev, o('idle', 'other', true));
     expect(ev.projectionKey).toBe('cleared');
-    expect(ev.sawProjectionChange).toBe(true);
+  });
+
+  it('an invalidation that shows the baseline text is no change', () => {
+    const ev = accumulateEvidence(initialEvidence('same'), o('idle', 'same', true));
+    expect(ev).toMatchObject({ keyFrozen: true, sawProjectionChange: false });
+    const later = accumulateEvidence(ev, o('idle', 'different now'));
+    expect(later.sawProjectionChange).toBe(false);
   });
 
   it('is pure', () => {
@@ -87,9 +95,15 @@ describe('candidate signature', () => {
     availability: 'supported' as const,
     businessState: 'idle' as const,
     inputMode: 'freeform' as const,
-    projectionText: 'b\nreply',
   };
-  const ev = { sawWorking: true, sawProjectionChange: true };
+  /** Evidence of a turn that worked, then shows `text`. */
+  const shown = (text: string, invalidated = false) =>
+    accumulateEvidence(accumulateEvidence(initialEvidence('b'), o('working', 'b')), {
+      businessState: 'idle',
+      projectionText: text,
+      baselineInvalidated: invalidated,
+    });
+  const ev = shown('b\nreply');
 
   it('does not include uiContext', () => {
     const a = candidateSignature({ ...base, uiContext: 'normal_prompt' } as typeof base, ev);
@@ -98,16 +112,24 @@ describe('candidate signature', () => {
   });
 
   it('ignores whitespace-only projection differences', () => {
-    expect(candidateSignature({ ...base, projectionText: 'b\nreply  \n' }, ev)).toBe(
-      candidateSignature(base, ev),
-    );
+    expect(candidateSignature(base, shown('b\nreply  \n'))).toBe(candidateSignature(base, ev));
+  });
+
+  it('holds the frozen key after a baseline invalidation, whatever the text shows', () => {
+    const frozen = shown('cleared', true);
+    const later = accumulateEvidence(frozen, {
+      businessState: 'idle',
+      projectionText: 'cleared\nreply',
+      baselineInvalidated: false,
+    });
+    expect(candidateSignature(base, later)).toBe(candidateSignature(base, frozen));
   });
 
   it.each([
     ['availability', { ...base, availability: 'unknown' as const }, ev],
     ['businessState', { ...base, businessState: 'working' as const }, ev],
     ['inputMode', { ...base, inputMode: 'modal' as const }, ev],
-    ['projection', { ...base, projectionText: 'b\nreply\nmore' }, ev],
+    ['projection', base, shown('b\nreply\nmore')],
     ['sawWorking', base, { ...ev, sawWorking: false }],
     ['sawProjectionChange', base, { ...ev, sawProjectionChange: false }],
   ])('changes with %s', (_name, obs, evidence) => {
