@@ -156,3 +156,62 @@ describe('supervisor with real tmux', () => {
     expect(sup.get(found[0]!).tool).toBe('cat_tool');
   });
 });
+
+describe('session watchdog through the supervisor', () => {
+  let session: AgentSession;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'pw-wd-'));
+    session = await startAgentSession({
+      cwd: dir,
+      env: {},
+      command: ['sh', '-c', 'echo READY; exec cat'],
+      remainOnExit: true,
+    });
+  });
+
+  afterAll(async () => {
+    await session?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('cancels a session over its wall-clock budget once, records why, and resumes on request', async () => {
+    const records: unknown[] = [];
+    const sup = createSupervisor({
+      socketName: session.socketName,
+      config: { pollIntervalSeconds: 0.1, sessionWallClockSeconds: 1 },
+      profiles: { cat_tool: catProfile },
+      onWatchdogRecord: (r) => records.push(r),
+    });
+    try {
+      const id = sup.attach({ target: session.target, tool: 'cat_tool', id: 'wd' });
+      expect(sup.get(id).watchdog).toMatchObject({ state: 'armed', budgetSeconds: 1 });
+      const blocked = await until(sup, id, (s) => s.session.status === 'blocked', 5_000);
+      expect(blocked.session.stopReasonCode).toBe('watchdog_wall_clock_exceeded');
+      expect(blocked.watchdog.state).toBe('fired');
+      expect(records).toEqual([
+        expect.objectContaining({
+          aggregateType: 'runtime_control',
+          aggregateId: 'wd',
+          eventKind: 'runtime.watchdog.cancel',
+          reason: 'wall_clock_exceeded',
+          elapsedSeconds: 1,
+          configuredBudgetSeconds: 1,
+        }),
+      ]);
+      // The cancel interrupted the agent with its profile's key: C-c ends `cat`.
+      await until(sup, id, (s) => s.diagnostics.process === 'tui_down', 5_000);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(records).toHaveLength(1);
+
+      sup.resume(id);
+      expect(sup.get(id).session).toEqual({ status: 'running', stopReasonCode: null });
+      expect(sup.get(id).watchdog.state).toBe('armed');
+      await until(sup, id, (s) => s.session.status === 'blocked', 5_000);
+      expect(records).toHaveLength(2);
+    } finally {
+      await sup.stop();
+    }
+  });
+});
