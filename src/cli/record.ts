@@ -158,7 +158,7 @@ async function detectTool(
 export function registerRecord(program: Command): void {
   program
     .command('record')
-    .description('record a tmux pane as a terminal recording (JSON Lines)')
+    .description('Record a tmux pane as a terminal recording (JSON Lines).')
     .argument('<target>', 'the pane: session:window.pane or a pane id %N')
     .requiredOption('-o, --output <file>', 'the recording to write')
     .option(
