@@ -16,3 +16,18 @@ export function briefLine(s: TerminalState): string {
     `surface=${s.surface.businessState}/${s.surface.inputMode}`
   );
 }
+
+/**
+ * A printer of brief lines that skips a line saying the same as the previous one for that
+ * terminal (the full state changed in a field the brief line does not show).
+ */
+export function briefPrinter(out: (line: string) => void): (s: TerminalState) => void {
+  const last = new Map<string, string>();
+  return (s) => {
+    const line = briefLine(s);
+    const body = line.slice(line.indexOf('s ') + 2);
+    if (last.get(s.terminalId) === body) return;
+    last.set(s.terminalId, body);
+    out(line);
+  };
+}

@@ -1,9 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import { isPanewardError } from '../errors.js';
-import type { TerminalState } from '../schemas/terminal-state.js';
 import { fileURLToPath } from 'node:url';
 import { readJsonLines } from '../internal/jsonl.js';
-import { briefLine } from './format.js';
+import { briefPrinter } from './format.js';
 import { replayRecording } from '../tracker/replay.js';
 import { registerRecord } from './record.js';
 import { registerWatch } from './watch.js';
@@ -44,7 +43,7 @@ export function buildProgram(): Command {
       }
       const print =
         opts.format === 'brief'
-          ? (s: TerminalState) => process.stdout.write(briefLine(s) + '\n')
+          ? briefPrinter((line) => process.stdout.write(line + '\n'))
           : printLine;
       replayRecording(readJsonLines(file), print);
     });

@@ -5,7 +5,7 @@ import { describeZodError } from '../internal/zod-errors.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import { Target } from '../schemas/target.js';
 import { createSupervisor } from '../supervisor/supervisor.js';
-import { briefLine } from './format.js';
+import { briefPrinter } from './format.js';
 
 /** Options of `paneward watch`, as commander hands them over. */
 export const WatchOptions = z
@@ -58,8 +58,8 @@ export async function runWatch(
   }
   io.signal?.addEventListener('abort', onSignal, { once: true });
   const timer = o.duration === undefined ? undefined : setTimeout(onSignal, o.duration * 1000);
-  const print = (s: TerminalState): void =>
-    io.out(o.format === 'brief' ? briefLine(s) : JSON.stringify(s));
+  const print =
+    o.format === 'brief' ? briefPrinter(io.out) : (s: TerminalState) => io.out(JSON.stringify(s));
   try {
     const ids: string[] = [];
     for (const target of o.targets) {
