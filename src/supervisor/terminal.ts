@@ -1,4 +1,5 @@
 import {
+  EmptyError,
   asyncScheduler,
   exhaustMap,
   filter,
@@ -218,7 +219,7 @@ export class TerminalRuntime {
         }),
       ),
     );
-    const endedState = await abortable(wait, opts.signal);
+    const endedState = await abortable(stoppedIfEmpty(wait, this.id, turnId), opts.signal);
     // The turn's own outcome settles at most one settle window (plus a poll) after completion.
     const graceMs = (cfg.settleSeconds + 2 * cfg.pollIntervalSeconds) * 1000;
     const settled = await abortable(
@@ -227,6 +228,7 @@ export class TerminalRuntime {
           filter((s) => s.lastTurn.turnId === turnId || s.turn.current?.id !== turnId),
           rxTimeout({ first: graceMs, scheduler: this.scheduler, with: () => from([this.state]) }),
         ),
+        { defaultValue: endedState },
       ),
       opts.signal,
     );
@@ -247,6 +249,22 @@ export class TerminalRuntime {
   /** An explicit resume after the watchdog fired. */
   resume(): void {
     this.pipeline.resumeSession(this.now());
+  }
+}
+
+/** The state stream ended (terminal detached, restarted or stopped) before the turn did. */
+async function stoppedIfEmpty<T>(p: Promise<T>, terminalId: string, turnId: string): Promise<T> {
+  try {
+    return await p;
+  } catch (err) {
+    if (err instanceof EmptyError) {
+      throw new PanewardError(
+        'stopped',
+        `terminal ${terminalId} stopped before turn ${turnId} finished`,
+        { cause: err },
+      );
+    }
+    throw err;
   }
 }
 

@@ -155,6 +155,14 @@ describe('supervisor with real tmux', () => {
     expect(found).toHaveLength(1);
     expect(sup.get(found[0]!).tool).toBe('cat_tool');
   });
+
+  it('a turn whose terminal is detached ends with a stopped error, not a hang', async () => {
+    await until(sup, 'ok', (s) => s.completion?.status === 'completed', 10_000);
+    const turnId = await sup.submit('ok', 'about to be detached');
+    const waiting = sup.waitForTurn('ok', turnId, { timeoutMs: 10_000 });
+    sup.detach('ok');
+    await expect(waiting).rejects.toMatchObject({ code: 'stopped' });
+  });
 });
 
 describe('session watchdog through the supervisor', () => {
