@@ -4,6 +4,8 @@ import {
   type ProfileResult,
   type TurnSignals,
 } from '../../schemas/signals.js';
+import { isPaneDeadLine, isShellPromptLine } from '../internal/exit.js';
+import { boundMessage } from '../internal/failure.js';
 import type { Screen } from '../types.js';
 import { PROMPT_GLYPH, RULE, splitScreen, type ClaudeScreen } from './screen.js';
 
@@ -20,10 +22,14 @@ const IDLE_HINT = /\? for shortcuts/;
 const TIP_LINE = /^\s*⎿\s+Tip:/;
 const EFFORT_LINE = /^\s+\S+ \w+ · \/effort$/;
 const LOGO_HEADER = /Claude Code v\d/;
-const INTERRUPTED = /⎿\s+Interrupted · What should Claude do instead\?/;
+/**
+ * The interrupt notice (`⎿`, a space and a no-break space), only as the latest turn's last line:
+ * a reply may quote it anywhere.
+ */
+const INTERRUPTED = /^ {2}⎿ \u00a0Interrupted · What should Claude do instead\?$/;
 const API_ERROR = /^● API Error: (.*)$/;
-/** Dim hints the CLI puts in an empty prompt box; they are not a draft. */
-const PLACEHOLDERS = [/^Resend your message to try again$/, /^Try "/];
+/** Dim hints the CLI puts in an empty prompt box, whole: a draft may start the same way. */
+const PLACEHOLDERS = [/^Resend your message to try again$/, /^Try "[^"]+"$/];
 const PERMISSION = /^\s*Do you want to (proceed|make this edit|create|allow|run)\b.*\?$/;
 const DIALOG_OPTION = /^\s*❯ 1\. /;
 const TRUST = /(Yes, I trust this folder|Is this a project you created or one you trust)/;
@@ -32,12 +38,8 @@ const AUTO_MODE_DIALOG = /Make auto mode your default permission mode\?/;
 /** The highlighted option of a dialog (the trust dialog's options carry no numbers). */
 const SELECTED_OPTION = /^\s*❯ \S/;
 const SLASH_MENU_ITEM = /^\s+❯? ?\/[a-z][\w-]*\s{2,}\S/;
-/** What a shell prints after the CLI exits, and tmux's note on a pane whose process died. */
+/** What the CLI prints on its way out, left on screen above the shell prompt. */
 const EXIT_NOTE = /^(Resume this session with:|Claude Code didn't start\b)/;
-const PANE_DEAD = /^Pane is dead\b/;
-const SHELL_PROMPT = /^(bash|sh|zsh)-[\d.]+[#$]\s*$|^[\w.-]+@[\w.-]+:.*[#$]\s*$/;
-
-const FAILURE_LINE_MAX = 200;
 
 function failureKind(message: string): string {
   if (/\b529\b|Overloaded/i.test(message)) return 'overloaded';
@@ -90,7 +92,7 @@ function knownFailure(turn: string[]): KnownFailure | null {
     for (let j = i + 1; j < turn.length && /^ {2}\S/.test(turn[j]!); j++) {
       message += ` ${turn[j]!.trim()}`;
     }
-    return { kind: failureKind(message), message: message.slice(0, FAILURE_LINE_MAX) };
+    return { kind: failureKind(message), message: boundMessage(message) };
   }
   return null;
 }
@@ -109,6 +111,16 @@ function projection(above: string[]): string {
     out.push(line);
   }
   return out.join('\n').trim();
+}
+
+/** The latest turn's last line, the hints the CLI draws under it left out. */
+function lastTurnLine(turn: string[]): string {
+  for (let i = turn.length - 1; i >= 0; i--) {
+    const line = turn[i]!;
+    if (line.trim() === '' || TIP_LINE.test(line) || EFFORT_LINE.test(line)) continue;
+    return line;
+  }
+  return '';
 }
 
 function baseSignals(): TurnSignals {
@@ -145,8 +157,8 @@ export function parseClaudeCodeV2(screen: Screen, label: string): ProfileResult 
 
   const last = nonBlank[nonBlank.length - 1]!;
   const exited =
-    PANE_DEAD.test(last) ||
-    (s.box === null && (SHELL_PROMPT.test(last) || nonBlank.some((l) => EXIT_NOTE.test(l))));
+    isPaneDeadLine(last) ||
+    (s.box === null && (isShellPromptLine(last) || nonBlank.some((l) => EXIT_NOTE.test(l))));
   if (exited) {
     return result(
       {
@@ -253,7 +265,7 @@ export function parseClaudeCodeV2(screen: Screen, label: string): ProfileResult 
   const latest = latestTurn(s.above);
   const turn = latest.lines;
   const working = activeReasons.length > 0;
-  const interrupted = !working && turn.some((l) => INTERRUPTED.test(l));
+  const interrupted = !working && INTERRUPTED.test(lastTurnLine(turn));
   const failure = working || interrupted ? null : knownFailure(turn);
   // Scrolled, the reply's first "● " line may be gone too; the turn's done summary remains.
   const replied =

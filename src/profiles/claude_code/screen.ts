@@ -1,9 +1,11 @@
+import { screenLines } from '../internal/lines.js';
+
 /** The regions of one Claude Code screen, found by layout (rules, prompt glyph), not by colour. */
 export interface ClaudeScreen {
   /** Screen lines, right-trimmed, trailing blank lines dropped. */
   lines: string[];
-  /** The prompt box: index of its top rule, its bottom rule and the draft lines in between. */
-  box: { top: number; bottom: number; draft: string[] } | null;
+  /** The prompt box: the lines between its two rules, the prompt glyph taken off the first. */
+  box: { draft: string[] } | null;
   /** Lines above the prompt box (or above a dialog): the transcript plus the live status. */
   above: string[];
   /** Lines below the prompt box: the footer hints. */
@@ -15,8 +17,7 @@ export const PROMPT_GLYPH = '❯';
 
 /** Splits a capture into transcript, prompt box and footer. */
 export function splitScreen(text: string): ClaudeScreen {
-  const lines = text.split('\n').map((l) => l.trimEnd());
-  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  const lines = screenLines(text);
   // The prompt box is the last pair of full-width rules whose first inner line starts with ❯.
   for (let bottom = lines.length - 1; bottom > 0; bottom--) {
     if (!RULE.test(lines[bottom]!)) continue;
@@ -28,7 +29,7 @@ export function splitScreen(text: string): ClaudeScreen {
       const draft = inner.map((l, i) => (i === 0 ? l.slice(PROMPT_GLYPH.length) : l).trim());
       return {
         lines,
-        box: { top, bottom, draft },
+        box: { draft },
         above: lines.slice(0, top),
         footer: lines.slice(bottom + 1),
       };

@@ -1,12 +1,11 @@
+import { pickVersioned, type Versioned } from '../internal/version.js';
 import type { ProfileFactory, ToolProfile } from '../types.js';
 import { parseCodexScreen } from './parse.js';
 import { CODEX_0_169, type CodexStrings } from './screen.js';
 
-interface CodexParser {
+interface CodexParser extends Versioned {
   /** Version label used in evidence. */
   label: string;
-  /** True when this parser reads screens of that CLI version. */
-  covers(major: number, minor: number): boolean;
   strings: CodexStrings;
 }
 
@@ -15,22 +14,13 @@ const PARSERS: readonly CodexParser[] = [
   { label: '0.169', covers: (major, minor) => major > 0 || minor >= 169, strings: CODEX_0_169 },
 ];
 
-function pickParser(toolVersion?: string): CodexParser {
-  const m = toolVersion ? /^(\d+)\.(\d+)/.exec(toolVersion) : null;
-  if (m) {
-    const found = PARSERS.find((p) => p.covers(Number(m[1]), Number(m[2])));
-    if (found) return found;
-  }
-  return PARSERS[0]!;
-}
-
 /**
  * The Codex CLI profile: reads the composer (`›`), the status line above it, the footer, the
  * start-up folder trust question, any approval dialog, and the latest turn of the transcript.
  * Verified against Codex CLI 0.169.0.
  */
 export const createCodexProfile: ProfileFactory = (toolVersion?: string): ToolProfile => {
-  const parser = pickParser(toolVersion);
+  const parser = pickVersioned(PARSERS, toolVersion);
   return {
     id: 'codex',
     verifiedVersions: '0.169.0',

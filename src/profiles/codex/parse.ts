@@ -7,10 +7,11 @@ import type {
   TurnSignals,
 } from '../../schemas/signals.js';
 import { NO_SIGNALS } from '../../schemas/signals.js';
+import { isPaneDeadLine, isShellPromptLine } from '../internal/exit.js';
+import { boundMessage } from '../internal/failure.js';
+import { lastNonBlank, screenLines } from '../internal/lines.js';
 import type { Screen } from '../types.js';
-import { isLogoLine, normaliseProjection, screenLines, type CodexStrings } from './screen.js';
-
-const MAX_MESSAGE = 200;
+import { isLogoLine, normaliseProjection, type CodexStrings } from './screen.js';
 
 interface Verdict {
   surface: ParsedSurface;
@@ -55,11 +56,13 @@ function readLatestTurn(lines: readonly string[], s: CodexStrings): LatestTurn {
     }
     const m = s.errorLine.exec(line);
     if (m) {
-      const message = m[1]!.slice(0, MAX_MESSAGE);
+      const message = boundMessage(m[1]!);
       failure = { kind: s.failures.find((f) => f.re.test(message))?.kind ?? 'error', message };
     }
   }
-  return { submitted, finished: turn.some((l) => s.turnFinished.test(l)), interrupted, failure };
+  // Only the summary as the turn's last line ends it: a reply line may start the same way.
+  const finished = s.turnFinished.test(lastNonBlank(turn));
+  return { submitted, finished, interrupted, failure };
 }
 
 /** Transcript lines worth comparing: no header, logo, timers or live status. */
@@ -78,13 +81,6 @@ function projection(lines: readonly string[], s: CodexStrings): string {
   return normaliseProjection(kept);
 }
 
-function lastNonBlank(lines: readonly string[]): string {
-  for (let i = lines.length - 1; i >= 0; i--) if (lines[i]!.trim() !== '') return lines[i]!;
-  return '';
-}
-
-const SHELL_PROMPT = /^[\w.@:~/-]*[$#%>]$/;
-
 function verdict(lines: string[], s: CodexStrings): Verdict {
   if (lines.every((l) => l.trim() === '')) {
     return {
@@ -95,7 +91,7 @@ function verdict(lines: string[], s: CodexStrings): Verdict {
   }
   const bottom = lastNonBlank(lines);
   // tmux's remain-on-exit line, Codex's goodbye text, or a shell prompt back at the bottom.
-  if (bottom.startsWith('Pane is dead (')) {
+  if (isPaneDeadLine(bottom)) {
     return {
       surface: surface('disconnected', 'unknown', 'closed', 'exited', ''),
       signals: {},
@@ -124,7 +120,7 @@ function verdict(lines: string[], s: CodexStrings): Verdict {
     composer >= 0 ||
     lines.some((l) => s.header.test(l) || s.shortcutsHint.test(l) || s.statusLine.test(l));
   if (!recognised) {
-    if (SHELL_PROMPT.test(bottom.trim())) {
+    if (isShellPromptLine(bottom)) {
       return {
         surface: surface('disconnected', 'unknown', 'closed', 'shell', ''),
         signals: {},
@@ -151,10 +147,11 @@ function verdict(lines: string[], s: CodexStrings): Verdict {
       rule: 'trust_folder',
     };
   }
-  // A dialog replaces the composer; its selected option also starts with `›`.
-  const dialogAt = lines.findIndex((l) => s.approvalDialog.some((re) => re.test(l)));
-  if (dialogAt >= 0) {
-    const above = lines.slice(0, dialogAt);
+  // A dialog replaces the composer (its selected option also starts with `›`) and ends the
+  // screen with its footer; the same words in a reply sit above the composer instead.
+  if (s.approvalDialog.footer.test(bottom)) {
+    const header = lines.findLastIndex((l) => s.approvalDialog.header.test(l));
+    const above = lines.slice(0, header >= 0 ? header : lines.lastIndexOf(bottom));
     return {
       surface: surface(
         'supported',
@@ -212,12 +209,9 @@ function verdict(lines: string[], s: CodexStrings): Verdict {
     }
   }
 
-  // Live edge: the few lines right above the composer (status line) and the footer below it.
-  const above: string[] = [];
-  for (let i = liveTop - 1; i >= 0 && above.length < 3; i--)
-    if (lines[i]!.trim() !== '') above.push(lines[i]!);
+  // Live edge: the status line is the first non-blank line above the composer; the footer is below it.
   const activeReasons: string[] = [];
-  if (above.some((l) => s.statusLine.test(l))) activeReasons.push('status_line');
+  if (s.statusLine.test(lastNonBlank(lines.slice(0, liveTop)))) activeReasons.push('status_line');
   const waiting = footer.some((l) => s.waitingForStartup.test(l));
   if (waiting) activeReasons.push('waiting_for_startup');
 
@@ -297,7 +291,13 @@ export function parseCodexScreen(
   const supported = v.surface.availability === 'supported';
   return {
     surface: v.surface,
-    signals: { ...NO_SIGNALS, chatContext: supported ? 'current' : 'unknown', ...v.signals },
+    signals: {
+      ...NO_SIGNALS,
+      chatContext: supported ? 'current' : 'unknown',
+      ...v.signals,
+      // Never the shared NO_SIGNALS array: a caller may keep or extend what it gets.
+      activeReasons: [...(v.signals.activeReasons ?? [])],
+    },
     evidence: { detector: `codex@${label}`, rule: v.rule },
   };
 }

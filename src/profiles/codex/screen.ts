@@ -4,7 +4,7 @@ export interface CodexStrings {
   placeholders: readonly string[];
   /** The transcript header's first line. */
   header: RegExp;
-  /** Live status line above the composer while a turn runs. */
+  /** Live status line: the first non-blank line above the composer while a turn runs. */
   statusLine: RegExp;
   /** Below the composer while the session is still starting; a submitted prompt waits. */
   waitingForStartup: RegExp;
@@ -12,15 +12,15 @@ export interface CodexStrings {
   modelFooter: RegExp;
   /** Footer hint of the idle composer. */
   shortcutsHint: RegExp;
-  /** The approval dialog for a command. */
-  approvalDialog: readonly RegExp[];
+  /** The approval dialog for a command: its first line, and its footer (the screen's last line). */
+  approvalDialog: { header: RegExp; footer: RegExp };
   /** The start-up question about a folder not yet trusted (asked inside a Git project). */
   trustDialog: readonly RegExp[];
   /** The startup warnings overlay (F2). */
   warningsOverlay: RegExp;
   /** One entry of the slash-command popup. */
   slashPopupEntry: RegExp;
-  /** End-of-turn summary of a finished turn. */
+  /** End-of-turn summary: the last line of a finished turn. */
   turnFinished: RegExp;
   /** Outcome lines of a turn that did not finish normally. */
   interrupted: RegExp;
@@ -35,18 +35,20 @@ export interface CodexStrings {
 export const CODEX_0_169: CodexStrings = {
   placeholders: ['Ask Codex to do anything'],
   header: /^\s*>_ OpenAI Codex \(v[\d.]+/,
-  statusLine: /\((?:\d+h )?(?:\d+m )?\d+s • esc to interrupt\)/,
+  statusLine: /^[•◦] .*\((?:\d+h )?(?:\d+m )?\d+s • esc to interrupt\)$/,
   waitingForStartup: /^\s*Waiting for startup\b/,
   modelFooter: /^ {2}\S.* · [~/]/,
   shortcutsHint: /\? for shortcuts/,
-  approvalDialog: [
-    /^\s*Would you like to run the following command\?/,
-    /^\s*Press enter to confirm or esc to cancel/,
-  ],
+  approvalDialog: {
+    header: /^ {2}Would you like to run the following command\?$/,
+    footer: /^ {2}Press enter to confirm or esc to cancel$/,
+  },
   trustDialog: [/^\s*Trust this folder\?/, /^[› ] 1\. Trust and continue$/],
   warningsOverlay: /esc dismiss & close/,
   slashPopupEntry: /^[› ] \/[a-z][\w-]*(?: {2,}\S.*)?$/,
-  turnFinished: /^\s*(?:─+ )?Worked for (?:\d+h )?(?:\d+m )?\d+s\b/,
+  // `  Worked for 2s • 08:36`; the rule-drawn form `─ Worked for 2s ───` is taken as well.
+  turnFinished:
+    /^(?: {2}Worked for (?:\d+h )?(?:\d+m )?\d+s • \S+|─+ Worked for (?:\d+h )?(?:\d+m )?\d+s(?: ─+)?)$/,
   interrupted: /^■ Conversation interrupted\b/,
   errorLine: /^■ (.+)$/,
   exited: [/^Disconnected from this task\./, /^\s*codex resume \S+/],
@@ -57,13 +59,6 @@ export const CODEX_0_169: CodexStrings = {
     { kind: 'stream_error', re: /stream disconnected|stream error/i },
   ],
 };
-
-/** A screen as right-trimmed lines, without the trailing blank ones. */
-export function screenLines(text: string): string[] {
-  const lines = text.split('\n').map((l) => l.trimEnd());
-  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-  return lines;
-}
 
 const BRAILLE_ART = /^[\s\u2800-\u28ff]+$/;
 

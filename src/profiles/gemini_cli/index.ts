@@ -5,18 +5,27 @@ import type {
   BlockedPromptKind,
 } from '../../schemas/signals.js';
 import { NO_SIGNALS } from '../../schemas/signals.js';
+import { isPaneDeadLine, isShellPromptLine } from '../internal/exit.js';
+import { boundMessage } from '../internal/failure.js';
+import { lastNonBlank } from '../internal/lines.js';
+import { pickVersioned, type Versioned } from '../internal/version.js';
 import type { ProfileFactory, Screen, ToolProfile } from '../types.js';
 import { readScreen, type GeminiScreen } from './screen.js';
 
-/** Screen strings of Gemini CLI 0.61 that the parser keys on. */
+/**
+ * Screen strings of Gemini CLI 0.61 that the parser keys on. Anchors are meant: the lines are
+ * tested as drawn (right-trimmed only), so `^` is column 0 and an indented reply line quoting
+ * one of these strings does not match.
+ */
 const V0_61 = {
   label: '0.61',
   /** Spinner line while a request or tool runs: ` ⠹ Thinking... (esc to cancel, 3s)`. */
-  active: /\(esc to cancel\b/,
-  /** A prompt sent while the CLI initialises or works waits above the status line. */
-  queued: /^\s*Queued \(press ↑ to edit\):/,
+  active: /^ [\u2800-\u28ff] \S.*\(esc to cancel, [^)]+\)/,
+  /** A prompt sent while the CLI initialises or works waits above the status line, indented by 4. */
+  queued: /^ {2}Queued \(press ↑ to edit\):$/,
+  queuedPrompt: /^ {4}\S/,
   /** Printed when a prompt is sent during start-up; while it is the newest line, that prompt is on its way. */
-  initializing: /^ℹ Initializing\.\.\. Prompts will be queued\./,
+  initializing: /^ℹ Initializing\.\.\. Prompts will be queued\.$/,
   interrupted: /^ℹ Request cancelled\./,
   apiError: /^✕ \[API Error: (.*)/,
   reply: /^✦ /,
@@ -27,10 +36,9 @@ const V0_61 = {
   /** Start-up auth dialogs: the method picker, then the API key box. */
   auth: /How would you like to authenticate|Enter Gemini API Key|Existing API key detected/,
   goodbye: /Agent powering down\. Goodbye!/,
-  shellPrompt: /^[\w@.~:/-]*[#$%] ?$/,
   slashSuggestion: /^\s{1,2}\/?[a-z][\w-]*\s{2,}\S/,
-  /** Chrome kept out of the projection: spinner/status line and idle hint. */
-  chrome: /\(esc to cancel\b|^\s*\? for shortcuts\s*$/,
+  /** The idle hint, kept out of the projection (as is the spinner line). */
+  idleHint: /^\s*\? for shortcuts$/,
 } as const;
 
 type Strings = typeof V0_61;
@@ -48,21 +56,27 @@ function failureOf(line: string): KnownFailure {
     kind = 'rate_limited';
   else if (code === '503' || status === 'UNAVAILABLE' || /overloaded/i.test(line))
     kind = 'overloaded';
-  return { kind, message: line.slice(0, 240) };
+  return { kind, message: boundMessage(line) };
 }
 
 function projection(s: GeminiScreen, strings: Strings): string {
   return s.lines
     .slice(0, s.transcriptEnd)
-    .filter((l) => !strings.chrome.test(l))
-    .map((l) => l.trimEnd())
+    .filter((l) => !strings.active.test(l) && !strings.idleHint.test(l))
     .join('\n')
     .trim();
 }
 
-function lastNonBlank(lines: string[]): string {
-  for (let i = lines.length - 1; i >= 0; i--) if (lines[i]!.trim() !== '') return lines[i]!;
-  return '';
+/**
+ * The queue notice as the CLI draws it: the notice, the queued prompt's lines indented by four,
+ * and nothing else down to the status area. Text between it and the status area is a reply.
+ */
+function hasQueuedPrompt(s: GeminiScreen, strings: Strings): boolean {
+  const transcript = s.lines.slice(0, s.transcriptEnd);
+  const at = transcript.findLastIndex((l) => strings.queued.test(l));
+  if (at < 0) return false;
+  const rest = transcript.slice(at + 1).filter((l) => l.trim() !== '');
+  return rest.length > 0 && rest.every((l) => strings.queuedPrompt.test(l));
 }
 
 function parseWith(strings: Strings, screen: Screen): ProfileResult {
@@ -70,10 +84,10 @@ function parseWith(strings: Strings, screen: Screen): ProfileResult {
   const s = readScreen(screen.text);
   const nonBlank = s.lines.filter((l) => l.trim() !== '');
   const hasInput = s.inputTop >= 0;
-  const latest = s.lines.slice(s.latestTurnStart, s.transcriptEnd).map((l) => l.trim());
-  // Counted from the last drawn line: a dialog drawn alone at the top leaves the rest blank.
-  const drawnEnd = s.lines.findLastIndex((l) => l.trim() !== '') + 1;
-  const bottom = s.lines.slice(Math.max(0, drawnEnd - 25), drawnEnd);
+  // As drawn: `^` in the outcome patterns means column 0.
+  const latest = s.lines.slice(s.latestTurnStart, s.transcriptEnd);
+  // The last drawn lines (trailing blank rows are dropped): operator prompts draw over the box.
+  const bottom = s.lines.slice(-25);
 
   const base: TurnSignals = { ...NO_SIGNALS, activeReasons: [], chatContext: 'current' };
   const result = (
@@ -96,11 +110,12 @@ function parseWith(strings: Strings, screen: Screen): ProfileResult {
     );
   }
 
-  // The CLI has exited: its goodbye box, or a shell prompt below the last CLI screen.
+  // The CLI has exited: tmux's dead-pane note under its last screen, its goodbye box, or a
+  // shell prompt below the last CLI screen.
   const tail = lastNonBlank(s.lines);
   if (
-    !hasInput &&
-    (s.lines.some((l) => strings.goodbye.test(l)) || strings.shellPrompt.test(tail.trim()))
+    isPaneDeadLine(tail) ||
+    (!hasInput && (s.lines.some((l) => strings.goodbye.test(l)) || isShellPromptLine(tail)))
   ) {
     return result(
       {
@@ -117,17 +132,13 @@ function parseWith(strings: Strings, screen: Screen): ProfileResult {
 
   const projectionText = projection(s, strings);
   const spinning = s.liveEdge.some((l) => strings.active.test(l));
-  const queued =
-    hasInput &&
-    s.lines
-      .slice(Math.max(0, s.transcriptEnd - 12), s.transcriptEnd)
-      .some((l) => strings.queued.test(l));
+  const queued = hasInput && hasQueuedPrompt(s, strings);
   // Between leaving the queue and its echo, the queued prompt shows nothing but this line.
   const lastTranscriptLine = s.lines
     .slice(0, s.transcriptEnd)
     .filter((l) => l.trim() !== '')
     .at(-1);
-  const dispatching = hasInput && strings.initializing.test(lastTranscriptLine?.trim() ?? '');
+  const dispatching = hasInput && strings.initializing.test(lastTranscriptLine ?? '');
   const active = spinning || queued || dispatching;
   const activeReasons = [
     ...(spinning ? ['spinner_esc_to_cancel'] : []),
@@ -211,12 +222,12 @@ function parseWith(strings: Strings, screen: Screen): ProfileResult {
   const editing = s.draft !== '';
   const interruptedLine = latest.find((l) => strings.interrupted.test(l));
   const errorLine = latest.find((l) => strings.apiError.test(l));
-  const knownFailure = errorLine ? failureOf(errorLine) : null;
+  const knownFailure = errorLine ? failureOf(errorLine.trim()) : null;
   const bannerVisible = s.lines.some((l) => strings.banner.test(l));
   // No prompt echo and no banner: a long reply has pushed its own start off the screen, so
   // the whole visible transcript belongs to the latest turn.
   const scrolledIntoTurn =
-    s.latestTurnStart === 0 && !bannerVisible && latest.some((l) => l !== '');
+    s.latestTurnStart === 0 && !bannerVisible && latest.some((l) => l.trim() !== '');
   const hasReply = latest.some((l) => strings.reply.test(l)) || scrolledIntoTurn;
   const slash =
     editing &&
@@ -269,14 +280,18 @@ function makeProfile(strings: Strings, verified: string): ToolProfile {
   };
 }
 
-/** Parsers by version: the first whose test accepts the version wins; the last is the default. */
-const VARIANTS: Array<{ accepts: (v: string) => boolean; strings: Strings; verified: string }> = [
-  { accepts: (v) => /^0\.61\./.test(v), strings: V0_61, verified: '0.61.x' },
+interface GeminiParser extends Versioned {
+  strings: Strings;
+  verified: string;
+}
+
+/** Newest first; the first parser that covers the version wins, the newest when unknown. */
+const PARSERS: readonly GeminiParser[] = [
+  { covers: (major, minor) => major > 0 || minor >= 61, strings: V0_61, verified: '0.61.x' },
 ];
 
 /** Gemini CLI's profile; `toolVersion` picks the parser (0.61 screens by default). */
 export const createGeminiCliProfile: ProfileFactory = (toolVersion) => {
-  const variant =
-    (toolVersion && VARIANTS.find((v) => v.accepts(toolVersion))) || VARIANTS[VARIANTS.length - 1]!;
-  return makeProfile(variant.strings, variant.verified);
+  const parser = pickVersioned(PARSERS, toolVersion);
+  return makeProfile(parser.strings, parser.verified);
 };

@@ -1,13 +1,19 @@
+import { screenLines } from '../internal/lines.js';
+
 /** The regions of one Gemini CLI screen, found from its fixed chrome. */
 export interface GeminiScreen {
+  /** Screen lines, right-trimmed, trailing blank lines dropped. */
   lines: string[];
   /** Index of the prompt box's top bar (`▄▄▄…`), or -1 when no prompt box is drawn. */
   inputTop: number;
   /** The prompt box's text without the ` > ` marker; '' when it shows the placeholder. */
   draft: string;
-  /** The transcript: everything above the status area (or above the dialog area when no prompt box). */
+  /** End of the transcript: the status area's first line, or the end of the screen when no prompt box is drawn. */
   transcriptEnd: number;
-  /** Lines of the status area between the transcript and the prompt box (spinner, hints). */
+  /**
+   * Lines of the status area between the transcript and the prompt box (spinner, hints); with no
+   * prompt box, the last 12 lines (trailing blank rows are already dropped).
+   */
   liveEdge: string[];
   /** Index of the line after the latest prompt echo in the transcript; 0 when none is visible. */
   latestTurnStart: number;
@@ -45,7 +51,7 @@ function nextNonBlank(lines: string[], from: number): number {
 
 /** Splits a capture into transcript, live edge and prompt box. */
 export function readScreen(text: string): GeminiScreen {
-  const lines = text.split('\n').map((l) => l.trimEnd());
+  const lines = screenLines(text);
   const all = boxes(lines);
   // The prompt box is the last box, when the footer (or nothing) follows it or the rule over
   // the prompt area precedes it (slash-command suggestions sit between the box and the footer).
@@ -82,8 +88,7 @@ export function readScreen(text: string): GeminiScreen {
     transcriptEnd = rule < 0 ? input[0] : statusLine ? rule - 1 : rule;
     liveEdge = lines.slice(transcriptEnd, input[0]);
   } else {
-    const tail = Math.max(0, lines.length - 12);
-    liveEdge = lines.slice(tail);
+    liveEdge = lines.slice(-12);
   }
   const lastEcho = echoes.filter(([, bottom]) => bottom < transcriptEnd).pop();
   return {
