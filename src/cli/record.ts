@@ -1,16 +1,18 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { PanewardError } from '../errors.js';
-import { discoverPanes } from '../observe/discover.js';
+import { isPanewardError, PanewardError } from '../errors.js';
+import { detectPaneTool } from '../observe/discover.js';
+import type { PaneTool } from '../observe/discover.js';
 import { createExecaTransport } from '../observe/execa-transport.js';
 import { getProfile, knownTools } from '../profiles/index.js';
-import { probePane } from '../observe/probe.js';
 import { startRecorder } from '../observe/recorder.js';
-import type { TmuxTransport } from '../observe/transport.js';
 import { Target } from '../schemas/target.js';
 
+// Node timers wait at most 2^31-1 ms; a longer --duration or --interval would fire at once.
+const MAX_DURATION_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+const MAX_INTERVAL_MS = 2 ** 31 - 1;
+
 const FLAGS: Record<string, string> = {
-  target: '<target>',
   output: '--output',
   tool: '--tool',
   toolVersion: '--tool-version',
@@ -43,10 +45,12 @@ export const RecordOptions = z
       .number({ error: 'must be a number of milliseconds' })
       .int({ error: 'must be a whole number of milliseconds' })
       .min(10, { error: 'must be at least 10 ms' })
+      .max(MAX_INTERVAL_MS, { error: `must be at most ${MAX_INTERVAL_MS} ms` })
       .default(250),
     duration: z.coerce
       .number({ error: 'must be a number of seconds' })
       .positive({ error: 'must be positive' })
+      .max(MAX_DURATION_SECONDS, { error: `must be at most ${MAX_DURATION_SECONDS} seconds` })
       .optional(),
     ansi: z.boolean().default(false),
   })
@@ -96,10 +100,30 @@ export async function runRecord(
     process.once('SIGTERM', onSignal);
   }
   io.signal?.addEventListener('abort', onSignal, { once: true });
+  if (io.signal?.aborted) onSignal();
   let timer: NodeJS.Timeout | undefined;
   try {
-    const paneId = await resolvePane(transport, options.target);
-    const tool = options.tool ?? (await detectTool(transport, options.target, paneId, io));
+    // Also checks that the pane exists now. A stop during this setup leaves the file alone.
+    let found: PaneTool | null = null;
+    try {
+      const profiles = options.tool ? [] : knownTools();
+      found = await detectPaneTool(transport, options.target, profiles, {
+        signal: stopper.signal,
+      });
+    } catch (error) {
+      const aborted = isPanewardError(error) && error.code === 'aborted';
+      if (!(aborted && stopper.signal.aborted)) throw error;
+    }
+    if (!found || stopper.signal.aborted) {
+      io.log(`stopped before recording started; ${options.output} not written`);
+      return;
+    }
+    const tool = options.tool ?? found.tool ?? 'unsupported';
+    if (tool === 'unsupported' && !options.tool) {
+      io.log(
+        `no known agent CLI runs in ${options.target}; recording as "unsupported" (use --tool to choose)`,
+      );
+    }
     const recorder = startRecorder({
       transport,
       target: options.target,
@@ -129,29 +153,6 @@ export async function runRecord(
     io.signal?.removeEventListener('abort', onSignal);
     await transport.close();
   }
-}
-
-/** Checks that the pane exists now and returns its id (`display-message` alone does not fail). */
-async function resolvePane(transport: TmuxTransport, target: string): Promise<string> {
-  const probe = await probePane(transport, target, { processNames: [] });
-  if (probe.pane) return probe.pane.id;
-  const why = probe.error?.message ?? 'unknown failure';
-  const code = probe.transport === 'tmux_missing' ? 'tmux_missing' : 'tmux_failed';
-  throw new PanewardError(code, `cannot read tmux pane ${target}: ${why}`, {
-    details: probe.error,
-  });
-}
-
-async function detectTool(
-  transport: TmuxTransport,
-  target: string,
-  paneId: string,
-  io: RecordIo,
-): Promise<string> {
-  const found = (await discoverPanes(transport, knownTools())).find((p) => p.paneId === paneId);
-  if (found) return found.tool;
-  io.log(`no known agent CLI runs in ${target}; recording as "unsupported" (use --tool to choose)`);
-  return 'unsupported';
 }
 
 /** Adds `paneward record` to the program. */

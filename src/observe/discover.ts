@@ -1,6 +1,11 @@
-import { isPanewardError } from '../errors.js';
+import { isPanewardError, PanewardError } from '../errors.js';
+import type { PanewardErrorCode } from '../errors.js';
+import type { Target } from '../schemas/target.js';
+import { probePane } from './probe.js';
+import type { PaneInfo, PaneProbe } from './probe.js';
+import { matchTree, readProcessTable, readProcessTree, treeFromTable } from './process.js';
+import type { TreeProcess } from './process.js';
 import type { TmuxRunOptions, TmuxTransport } from './transport.js';
-import { findProcessesInTree, readProcessTable } from './process.js';
 
 /** A profile as discovery needs it. */
 export interface DiscoverProfile {
@@ -64,7 +69,8 @@ export async function listPanes(
 /**
  * Lists the server's panes and, for each live pane, names the first profile whose process runs
  * under it. Panes running none of them are left out; no server running means no panes. Rejects
- * with the transport's other errors (`tmux_timeout`, `tmux_failed`, `aborted`).
+ * with the transport's other errors (`tmux_timeout`, `tmux_failed`, `aborted`), and with
+ * `internal` when /proc cannot be read.
  */
 export async function discoverPanes(
   transport: TmuxTransport,
@@ -82,18 +88,74 @@ export async function discoverPanes(
   const found: DiscoveredPane[] = [];
   for (const pane of panes) {
     if (pane.dead) continue;
-    for (const profile of profiles) {
-      const match = await findProcessesInTree(table, pane.pid, profile.processNames);
-      if (match.pids.length > 0) {
-        found.push({
-          paneId: pane.paneId,
-          target: pane.target,
-          tool: profile.id,
-          pids: match.pids,
-        });
-        break;
-      }
-    }
+    // Each pane's tree (and every argv in it) is read once, whatever the number of profiles.
+    const match = firstMatch(await treeFromTable(table, pane.pid), profiles);
+    if (match) found.push({ paneId: pane.paneId, target: pane.target, ...match });
   }
   return found;
+}
+
+/** One pane and the tool running in it. */
+export interface PaneTool {
+  /** The pane as tmux reported it. */
+  pane: PaneInfo;
+  /** The id of the first profile whose process runs under the pane; null when none does. */
+  tool: string | null;
+  /** The pids that matched that profile's process names (empty when `tool` is null). */
+  pids: number[];
+}
+
+/**
+ * Names the tool running in one pane: one tmux call for the pane's pid, then one look at the
+ * processes under that pane only (none with no profiles: that only checks the pane exists). A
+ * dead pane runs no tool. Rejects with `tmux_missing` when the pane or the server does not
+ * exist, `tmux_timeout`, `tmux_failed` or `aborted` when tmux could not be asked, and
+ * `internal` when /proc cannot be read.
+ */
+export async function detectPaneTool(
+  transport: TmuxTransport,
+  target: Target,
+  profiles: readonly DiscoverProfile[],
+  opts: TmuxRunOptions = {},
+): Promise<PaneTool> {
+  const probe = await probePane(transport, target, {
+    processNames: [],
+    signal: opts.signal,
+    timeoutMs: opts.timeoutMs,
+  });
+  const pane = probe.pane;
+  if (!pane) throw paneError(target, probe);
+  if (pane.dead || profiles.length === 0) return { pane, tool: null, pids: [] };
+  const tree = await readProcessTree(pane.pid);
+  if (opts.signal?.aborted) {
+    throw new PanewardError('aborted', 'tool detection aborted', { cause: opts.signal.reason });
+  }
+  return { pane, ...(firstMatch(tree, profiles) ?? { tool: null, pids: [] }) };
+}
+
+function firstMatch(
+  tree: readonly TreeProcess[],
+  profiles: readonly DiscoverProfile[],
+): { tool: string; pids: number[] } | null {
+  for (const profile of profiles) {
+    const pids = matchTree(tree, profile.processNames);
+    if (pids.length > 0) return { tool: profile.id, pids };
+  }
+  return null;
+}
+
+const PASSED_ON: ReadonlySet<string> = new Set(['tmux_timeout', 'tmux_failed', 'aborted']);
+
+function paneError(target: string, probe: PaneProbe): PanewardError {
+  const kind = probe.error?.kind ?? '';
+  const code: PanewardErrorCode =
+    probe.transport === 'tmux_missing'
+      ? 'tmux_missing'
+      : PASSED_ON.has(kind)
+        ? (kind as PanewardErrorCode)
+        : 'tmux_failed';
+  const why = probe.error?.message ?? 'unknown failure';
+  return new PanewardError(code, `cannot read tmux pane ${target}: ${why}`, {
+    details: probe.error,
+  });
 }

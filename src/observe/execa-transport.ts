@@ -12,12 +12,25 @@ export interface ExecaTransportOptions {
   socketPath?: string;
   /** The tmux executable; default `tmux` from PATH. */
   tmuxBinary?: string;
-  /** Default per-call timeout in ms; default 2000. */
+  /**
+   * Default per-call timeout in ms; default 2000. Per-call and default timeouts are whole
+   * milliseconds from 1 to {@link maxTimeoutMs} (Node timers cannot wait longer).
+   */
   timeoutMs?: number;
   /** At most this many tmux processes run at once; default 4. */
   maxConcurrent?: number;
   /** Grace period between SIGTERM and SIGKILL for a call that timed out; default 250 ms. */
   forceKillAfterMs?: number;
+}
+
+// The longest delay a Node timer honours; longer ones fire at once.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+// Extra wait, past the kill grace period, before a call that will not settle is abandoned.
+const SETTLE_SLACK_MS = 500;
+
+/** The longest per-call timeout a transport with this kill grace period accepts. */
+export function maxTimeoutMs(forceKillAfterMs = 250): number {
+  return MAX_TIMER_MS - forceKillAfterMs - SETTLE_SLACK_MS;
 }
 
 /**
@@ -26,8 +39,14 @@ export interface ExecaTransportOptions {
  */
 export function createExecaTransport(options: ExecaTransportOptions = {}): TmuxTransport {
   const binary = options.tmuxBinary ?? 'tmux';
-  const defaultTimeout = options.timeoutMs ?? 2000;
-  const forceKillAfterMs = options.forceKillAfterMs ?? 250;
+  const forceKillAfterMs = wholeMs(
+    'forceKillAfterMs',
+    options.forceKillAfterMs ?? 250,
+    0,
+    MAX_TIMER_MS - SETTLE_SLACK_MS - 1,
+  );
+  const longest = maxTimeoutMs(forceKillAfterMs);
+  const defaultTimeout = wholeMs('timeoutMs', options.timeoutMs ?? 2000, 1, longest);
   const semaphore = new Semaphore(options.maxConcurrent ?? 4);
   const socketArgs = [
     ...(options.socketName ? ['-L', options.socketName] : []),
@@ -38,9 +57,6 @@ export function createExecaTransport(options: ExecaTransportOptions = {}): TmuxT
   async function runOnce(args: readonly string[], opts: TmuxRunOptions): Promise<string> {
     const timeoutMs = opts.timeoutMs ?? defaultTimeout;
     const command = args[0] ?? '';
-    if (!(timeoutMs > 0)) {
-      throw new PanewardError('invalid_input', `timeoutMs must be positive, got ${timeoutMs}`);
-    }
     const subprocess = execa(binary, [...socketArgs, ...args], {
       timeout: timeoutMs,
       cancelSignal: opts.signal,
@@ -58,7 +74,7 @@ export function createExecaTransport(options: ExecaTransportOptions = {}): TmuxT
           subprocess.kill('SIGKILL');
           reject(Object.assign(new Error('tmux did not exit'), { timedOut: true }));
         },
-        timeoutMs + forceKillAfterMs + 500,
+        timeoutMs + forceKillAfterMs + SETTLE_SLACK_MS,
       );
     });
     try {
@@ -74,10 +90,22 @@ export function createExecaTransport(options: ExecaTransportOptions = {}): TmuxT
   return {
     async run(args, opts = {}) {
       if (closed) throw new PanewardError('stopped', 'tmux transport is closed');
+      if (opts.timeoutMs !== undefined) wholeMs('timeoutMs', opts.timeoutMs, 1, longest);
       return semaphore.use(() => runOnce(args, opts), opts.signal);
     },
     async close() {
       closed = true;
     },
   };
+}
+
+/** Checks a duration option: whole milliseconds within [min, max]. */
+function wholeMs(name: string, value: number, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new PanewardError(
+      'invalid_input',
+      `${name} must be a whole number of milliseconds from ${min} to ${max}, got ${value}`,
+    );
+  }
+  return value;
 }

@@ -44,9 +44,17 @@ export interface ProbeOptions {
   signal?: AbortSignal;
   /** Per-call tmux timeout; the transport's default when omitted. */
   timeoutMs?: number;
-  /** Bound on the /proc inspection; default 1000 ms. */
+  /**
+   * How long the probe waits for the /proc inspection before reporting `probe_error`; default
+   * 1000 ms. The inspection is not cancelled (it finishes in the background), and a probe can
+   * only time out between its reads, which yield to the event loop.
+   */
   inspectTimeoutMs?: number;
 }
+
+// Panes polled together share one scan of the whole process table (when the kernel does not
+// list children) if it started at most this long ago: well under the default 500 ms poll.
+const PROCESS_TABLE_MAX_AGE_MS = 200;
 
 const PANE_FORMAT = [
   '#{pane_id}',
@@ -147,7 +155,7 @@ export async function probePane(
   }
   try {
     const match = await withDeadline(
-      findProcesses(pane.pid, options.processNames),
+      findProcesses(pane.pid, options.processNames, { maxAgeMs: PROCESS_TABLE_MAX_AGE_MS }),
       options.inspectTimeoutMs ?? 1000,
       'process inspection',
       options.signal,

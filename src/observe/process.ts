@@ -1,17 +1,18 @@
-import { readFileSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
 import { PanewardError } from '../errors.js';
+import { readOptional, scanProcesses, walkSubtree } from './internal/procfs.js';
+import type { ProcessEntry } from './internal/procfs.js';
 
-/** One process as /proc shows it. */
-export interface ProcessEntry {
-  pid: number;
-  ppid: number;
-  /** The kernel's short name (`/proc/<pid>/comm`, at most 15 characters). */
-  comm: string;
-}
+export type { ProcessEntry };
 
 /** A snapshot of the process table: pid → entry. */
 export type ProcessTable = ReadonlyMap<number, ProcessEntry>;
+
+/** One process of a pane's tree, with what name matching needs. */
+export interface TreeProcess extends ProcessEntry {
+  /** `/proc/<pid>/cmdline` split on NULs; empty for zombies and kernel threads. */
+  argv: string[];
+}
 
 /** Result of looking for agent processes under one pane. */
 export interface ProcessMatch {
@@ -21,40 +22,29 @@ export interface ProcessMatch {
   inspected: number;
 }
 
-/** Options for the /proc readers; `procRoot` exists for tests. */
+/** Options for the /proc readers. */
 export interface ProcOptions {
+  /** Where /proc is; for tests. */
   procRoot?: string;
+  /**
+   * When the whole table has to be scanned (the kernel does not list children), accept a table
+   * whose scan started at most this many ms ago, or is still running; default 0 (always scan).
+   * Many panes polled together then share one scan.
+   */
+  maxAgeMs?: number;
 }
 
 // Programs that run a script named by their first non-option argument.
 const SCRIPT_RUNNERS = new Set(['node', 'nodejs', 'bun', 'deno', 'tsx']);
 const STRIPPED_EXTENSIONS = /\.(?:js|mjs|cjs|exe)$/;
 
-/** Reads pid, parent pid and name of every process (Linux /proc). */
+/**
+ * Reads pid, parent pid and name of every process (Linux /proc). The scan yields to the event
+ * loop every hundred processes. Rejects with `internal` when /proc cannot be listed or read.
+ */
 export async function readProcessTable(options: ProcOptions = {}): Promise<ProcessTable> {
-  const root = options.procRoot ?? '/proc';
-  if (process.platform !== 'linux' && options.procRoot === undefined) {
-    throw new PanewardError(
-      'internal',
-      `process inspection needs /proc (platform ${process.platform})`,
-    );
-  }
-  let names: string[];
-  try {
-    names = await readdir(root);
-  } catch (cause) {
-    throw new PanewardError('internal', `cannot list ${root}`, { cause });
-  }
-  const table = new Map<number, ProcessEntry>();
-  // Read synchronously: about ten times faster than one promise per process, and `stat`
-  // does not wait on the process's memory map the way `cmdline` can.
-  for (const n of names) {
-    if (!/^\d+$/.test(n)) continue;
-    const stat = readOptionalSync(`${root}/${n}/stat`);
-    const entry = stat === null ? null : parseStat(stat);
-    if (entry) table.set(entry.pid, entry);
-  }
-  return table;
+  const root = procRootOf(options);
+  return scanProcesses(root);
 }
 
 /** `rootPid` and all its descendants present in the table, parents before children. */
@@ -104,76 +94,89 @@ export function matchesProcessName(
   return candidates.some((c) => wanted.has(c.replace(STRIPPED_EXTENSIONS, '')));
 }
 
-/** Finds processes named in `processNames` in the tree under `rootPid` (root included). */
-export async function findProcessesInTree(
-  table: ProcessTable,
+/**
+ * The tree under `rootPid` (root first, parents before children) with each process's argv.
+ * Reads only that subtree when the kernel lists children (`/proc/<pid>/task/<tid>/children`),
+ * otherwise scans the whole table (shared within `maxAgeMs`). Empty when the root is gone.
+ * Rejects with `internal` when /proc cannot be read.
+ */
+export async function readProcessTree(
   rootPid: number,
-  processNames: readonly string[],
   options: ProcOptions = {},
-): Promise<ProcessMatch> {
-  const root = options.procRoot ?? '/proc';
-  const tree = descendantsOf(table, rootPid);
-  if (processNames.length === 0) return { pids: [], inspected: tree.length };
-  const matches = await Promise.all(
-    tree.map(async (pid) => {
-      const comm = table.get(pid)?.comm ?? '';
-      const cmdline = await readOptional(`${root}/${pid}/cmdline`);
-      // Zombies and kernel threads have an empty cmdline; their comm still counts.
-      const argv = cmdline
-        ? cmdline.split('\0').filter((a, i, all) => a !== '' || i < all.length - 1)
-        : [];
-      return matchesProcessName(comm, argv, processNames);
-    }),
-  );
-  return { pids: tree.filter((_, i) => matches[i]), inspected: tree.length };
+): Promise<TreeProcess[]> {
+  const root = procRootOf(options);
+  const walked = await walkSubtree(root, rootPid);
+  if (walked !== null) return withArgv(root, walked);
+  const table = await sharedTable(root, options.maxAgeMs ?? 0);
+  return treeFromTable(table, rootPid, options);
 }
 
-/** Reads the table and searches one tree: the whole inspection for a single pane. */
+/** The tree under `rootPid` as an already-read table holds it, with each process's argv. */
+export async function treeFromTable(
+  table: ProcessTable,
+  rootPid: number,
+  options: ProcOptions = {},
+): Promise<TreeProcess[]> {
+  const entries = descendantsOf(table, rootPid).flatMap((pid) => table.get(pid) ?? []);
+  return withArgv(procRootOf(options), entries);
+}
+
+/** Pids in `tree` (in its order) whose process is one of `processNames`. */
+export function matchTree(tree: readonly TreeProcess[], processNames: readonly string[]): number[] {
+  if (processNames.length === 0) return [];
+  return tree.filter((p) => matchesProcessName(p.comm, p.argv, processNames)).map((p) => p.pid);
+}
+
+/** The whole inspection for a single pane: its tree, then the name match. */
 export async function findProcesses(
   rootPid: number,
   processNames: readonly string[],
   options: ProcOptions = {},
 ): Promise<ProcessMatch> {
-  const table = await readProcessTable(options);
-  return findProcessesInTree(table, rootPid, processNames, options);
+  const tree = await readProcessTree(rootPid, options);
+  return { pids: matchTree(tree, processNames), inspected: tree.length };
+}
+
+function procRootOf(options: ProcOptions): string {
+  if (process.platform !== 'linux' && options.procRoot === undefined) {
+    throw new PanewardError(
+      'internal',
+      `process inspection needs /proc (platform ${process.platform})`,
+    );
+  }
+  return options.procRoot ?? '/proc';
+}
+
+async function withArgv(root: string, entries: readonly ProcessEntry[]): Promise<TreeProcess[]> {
+  return Promise.all(
+    entries.map(async (entry) => {
+      const cmdline = await readOptional(`${root}/${entry.pid}/cmdline`);
+      // Zombies and kernel threads have an empty cmdline; their comm still counts.
+      const argv = cmdline
+        ? cmdline.split('\0').filter((a, i, all) => a !== '' || i < all.length - 1)
+        : [];
+      return { ...entry, argv };
+    }),
+  );
+}
+
+// One full scan at a time, reused for `maxAgeMs`: panes polled together share it.
+let shared: { root: string; startedAt: number; table: Promise<ProcessTable> } | null = null;
+
+function sharedTable(root: string, maxAgeMs: number): Promise<ProcessTable> {
+  const now = performance.now();
+  if (maxAgeMs > 0 && shared?.root === root && now - shared.startedAt <= maxAgeMs) {
+    return shared.table;
+  }
+  const entry = { root, startedAt: now, table: scanProcesses(root) };
+  shared = entry;
+  entry.table.catch(() => {
+    if (shared === entry) shared = null;
+  });
+  return entry.table;
 }
 
 function programName(path: string): string {
   const slash = path.lastIndexOf('/');
   return slash >= 0 ? path.slice(slash + 1) : path;
-}
-
-function parseStat(stat: string): ProcessEntry | null {
-  // The name sits in parentheses and may itself contain spaces and parentheses.
-  const open = stat.indexOf('(');
-  const close = stat.lastIndexOf(')');
-  if (open < 0 || close < open) return null;
-  const pid = Number(stat.slice(0, open).trim());
-  const rest = stat.slice(close + 2).split(' ');
-  const ppid = Number(rest[1]);
-  if (!Number.isInteger(pid) || !Number.isInteger(ppid)) return null;
-  return { pid, ppid, comm: stat.slice(open + 1, close) };
-}
-
-// Processes come and go while we read; a vanished one is simply absent.
-async function readOptional(path: string): Promise<string | null> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    return absentOrThrow(error, path);
-  }
-}
-
-function readOptionalSync(path: string): string | null {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    return absentOrThrow(error, path);
-  }
-}
-
-function absentOrThrow(error: unknown, path: string): null {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT' || code === 'ESRCH' || code === 'EACCES' || code === 'EPERM') return null;
-  throw new PanewardError('internal', `cannot read ${path}`, { cause: error });
 }

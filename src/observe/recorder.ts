@@ -7,6 +7,12 @@ import { probePane } from './probe.js';
 import type { PaneInfo, PaneProbe } from './probe.js';
 import type { TmuxTransport } from './transport.js';
 
+// The longest delay a Node timer honours; longer ones fire at once.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+// Lines and characters input() may queue before the header is written.
+const MAX_PENDING_LINES = 1000;
+const MAX_PENDING_CHARS = 8 * 1024 * 1024;
+
 /** Options for {@link startRecorder}. */
 export interface RecorderOptions {
   transport: TmuxTransport;
@@ -17,7 +23,7 @@ export interface RecorderOptions {
   toolVersion?: string;
   /** Process names of the tool; empty records `process: "unsupported_tool"`. */
   processNames: readonly string[];
-  /** Time between poll starts in ms; default 250. Polls never overlap. */
+  /** Time between poll starts in ms, at most 2^31-1; default 250. Polls never overlap. */
   intervalMs?: number;
   /** The JSON Lines file to write (created or truncated). */
   file: string;
@@ -29,11 +35,18 @@ export interface RecorderOptions {
 
 /** A running recording. */
 export interface Recorder {
-  /** Records a prompt submitted at the current time (an `input` line). */
+  /**
+   * Records a prompt submitted at the current time (an `input` line). Throws `stopped` once the
+   * recording has stopped or failed, and `not_ready` when too much input is waiting for the
+   * first poll (which writes the header).
+   */
   input(text: string): void;
-  /** Stops polling, waits for the current poll to settle, closes the file. */
+  /** Stops polling, waits for the current poll to settle, closes the file; rejects like `done`. */
   stop(): Promise<void>;
-  /** Settles when the recording has stopped and the file is closed; rejects if writing failed. */
+  /**
+   * Settles when the recording has stopped and the file is closed; rejects with `internal` if
+   * writing failed (the recording stops then).
+   */
   done: Promise<void>;
 }
 
@@ -45,27 +58,60 @@ export interface Recorder {
 export function startRecorder(options: RecorderOptions): Recorder {
   const target = Target.parse(options.target);
   const intervalMs = options.intervalMs ?? 250;
-  if (!Number.isFinite(intervalMs) || intervalMs <= 0) {
-    throw new PanewardError('invalid_input', `intervalMs must be positive, got ${intervalMs}`);
+  if (!Number.isFinite(intervalMs) || intervalMs <= 0 || intervalMs > MAX_TIMER_MS) {
+    throw new PanewardError(
+      'invalid_input',
+      `intervalMs must be positive and at most ${MAX_TIMER_MS}, got ${intervalMs}`,
+    );
   }
   const now = options.now ?? (() => performance.now());
   const startedAt = now();
   const startedAtEpochMs = Date.now();
   const fd = openSync(options.file, 'w');
   const controller = new AbortController();
-  const pending: RecordingLine[] = [];
+  const pending: string[] = [];
+  let pendingChars = 0;
   let headerWritten = false;
   let stopped = false;
+  // Set before the fd is closed: from then on its number may name some other open file.
+  let closed = false;
+  let failure: PanewardError | null = null;
   let wake: (() => void) | null = null;
 
   const elapsed = (): number => Math.round(Math.max(0, now() - startedAt)) / 1000;
-  const write = (line: RecordingLine): void => {
-    writeSync(fd, `${JSON.stringify(line)}\n`);
+  const writeText = (text: string): void => {
+    if (closed) throw new PanewardError('stopped', 'recorder is stopped');
+    if (failure) throw failure;
+    try {
+      const bytes = Buffer.from(text, 'utf8');
+      // writeSync may write less than asked (e.g. near a file size limit): finish or fail.
+      for (let at = 0; at < bytes.length;) {
+        const written = writeSync(fd, bytes, at);
+        if (written <= 0) throw new Error('write made no progress');
+        at += written;
+      }
+    } catch (cause) {
+      failure = new PanewardError('internal', `cannot write recording ${options.file}`, { cause });
+      stopped = true;
+      controller.abort();
+      wake?.();
+      throw failure;
+    }
   };
-  // Lines that arrive before the header (which waits for the first probe's pane size) queue up.
+  const write = (line: RecordingLine): void => writeText(`${JSON.stringify(line)}\n`);
+  // Lines that arrive before the header (which waits for the first probe's pane size) queue up,
+  // within a bound: the first probe is bounded by the tmux timeout, but input() is not.
   const emit = (line: RecordingLine): void => {
-    if (headerWritten) write(line);
-    else pending.push(line);
+    if (headerWritten) return write(line);
+    const text = `${JSON.stringify(line)}\n`;
+    if (pending.length >= MAX_PENDING_LINES || pendingChars + text.length > MAX_PENDING_CHARS) {
+      throw new PanewardError(
+        'not_ready',
+        'recorder has not written its header yet and cannot queue more input',
+      );
+    }
+    pending.push(text);
+    pendingChars += text.length;
   };
 
   const writeHeader = (pane: PaneInfo | null): void => {
@@ -81,7 +127,8 @@ export function startRecorder(options: RecorderOptions): Recorder {
     };
     write(header);
     headerWritten = true;
-    for (const line of pending.splice(0)) write(line);
+    pendingChars = 0;
+    for (const text of pending.splice(0)) writeText(text);
   };
 
   const record = (probe: PaneProbe, t: number): void => {
@@ -132,8 +179,13 @@ export function startRecorder(options: RecorderOptions): Recorder {
         // Always through a timer, even when overdue, so a slow poll cannot starve the event loop.
         if (!stopped) await sleep(Math.max(0, intervalMs - (now() - pollStart)));
       }
-    } finally {
+      // An input line that could not be written ends the recording too.
+      if (failure) throw failure;
+      // Stopped before any poll settled: the file still gets its header.
       if (!headerWritten) writeHeader(null);
+    } finally {
+      stopped = true;
+      closed = true;
       closeSync(fd);
     }
   };
@@ -143,7 +195,7 @@ export function startRecorder(options: RecorderOptions): Recorder {
 
   return {
     input(text: string) {
-      if (stopped) throw new PanewardError('stopped', 'recorder is stopped');
+      if (stopped || closed) throw new PanewardError('stopped', 'recorder is stopped');
       emit({ type: 'input', t: elapsed(), text });
     },
     async stop() {

@@ -15,7 +15,8 @@ export interface TmuxTransport {
   /**
    * Runs one tmux command line (several commands may be chained with a `;` argument) and
    * resolves with its stdout, unmodified. Rejects with a `PanewardError` coded `tmux_timeout`,
-   * `tmux_missing` (no server, session, window or pane), `tmux_failed` or `aborted`.
+   * `tmux_missing` (no server, session, window or pane), `tmux_failed` or `aborted`, and
+   * `invalid_input` for a timeout the transport cannot wait.
    */
   run(args: readonly string[], opts?: TmuxRunOptions): Promise<string>;
   /** Releases the transport's resources; later calls reject. */

@@ -8,10 +8,9 @@ import {
 } from 'rxjs';
 import { z } from 'zod';
 import { supervisorMachine, type SupervisorEvent } from '../../machines/supervisor.js';
-import { PanewardError } from '../errors.js';
+import { isPanewardError, PanewardError } from '../errors.js';
 import { describeZodError } from '../internal/zod-errors.js';
-import { discoverPanes } from '../observe/discover.js';
-import { probePane } from '../observe/probe.js';
+import { detectPaneTool, discoverPanes } from '../observe/discover.js';
 import { createExecaTransport } from '../observe/execa-transport.js';
 import type { TmuxTransport } from '../observe/transport.js';
 import { getProfile, knownTools, type ProfileFactory } from '../profiles/index.js';
@@ -161,14 +160,18 @@ export class Supervisor {
     return id;
   }
 
-  /** The tool whose process runs in the pane (custom profiles first), or `unsupported`. */
+  /**
+   * The tool whose process runs in the pane (custom profiles first), or `unsupported`, also when
+   * tmux cannot read the pane. Rejects with `internal` when /proc cannot be read.
+   */
   async detectTool(target: string): Promise<string> {
-    const pane = (await probePane(this.transport, target, { processNames: [] })).pane;
-    if (!pane) return 'unsupported';
-    const found = (await discoverPanes(this.transport, this.discoverable())).find(
-      (p) => p.paneId === pane.id,
-    );
-    return found?.tool ?? 'unsupported';
+    try {
+      const found = await detectPaneTool(this.transport, target, this.discoverable());
+      return found.tool ?? 'unsupported';
+    } catch (error) {
+      if (isPanewardError(error) && error.code.startsWith('tmux_')) return 'unsupported';
+      throw error;
+    }
   }
 
   /** Finds panes that run a known agent CLI and attaches each one not attached yet. */

@@ -1,4 +1,12 @@
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
@@ -89,7 +97,29 @@ describe('paneward record', () => {
     ).rejects.toMatchObject({ code: 'tmux_missing', message: expect.stringMatching(/nope:0\.0/) });
   });
 
+  it('leaves the output file alone when stopped during setup', async () => {
+    expect(s).toBeDefined();
+    const file = join(dir, 'kept.jsonl');
+    // Stopped before it starts, and stopped while it asks tmux about the pane.
+    for (const stopAt of ['before', 'during'] as const) {
+      writeFileSync(file, 'an earlier recording\n');
+      const logs: string[] = [];
+      const controller = new AbortController();
+      if (stopAt === 'before') controller.abort();
+      const run = runRecord(
+        { target: s!.target, output: file, socketName: s!.socketName, interval: '50' },
+        { log: (l) => logs.push(l), signal: controller.signal },
+      );
+      controller.abort();
+      await run;
+      expect(readFileSync(file, 'utf8')).toBe('an earlier recording\n');
+      expect(logs).toEqual([`stopped before recording started; ${file} not written`]);
+    }
+  });
+
   it.each([
+    [{ duration: '2147484' }, /--duration: must be at most 2147483 seconds/],
+    [{ interval: String(2 ** 31) }, /--interval: must be at most 2147483647 ms/],
     [{ interval: 'soon' }, /--interval/],
     [{ interval: '5' }, /--interval: must be at least 10 ms/],
     [{ duration: '-1' }, /--duration/],

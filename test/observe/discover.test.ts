@@ -2,8 +2,9 @@ import { chmodSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { discoverPanes, listPanes } from '../../src/observe/discover.js';
+import { detectPaneTool, discoverPanes, listPanes } from '../../src/observe/discover.js';
 import { createExecaTransport } from '../../src/observe/execa-transport.js';
+import type { TmuxTransport } from '../../src/observe/transport.js';
 import { knownTools } from '../../src/profiles/index.js';
 import { startAgentSession, uniqueSocketName } from '../e2e/harness/session.js';
 import type { AgentSession } from '../e2e/harness/session.js';
@@ -74,5 +75,73 @@ describe('discoverPanes', () => {
   it('finds nothing when no server runs', async () => {
     const transport = createExecaTransport({ socketName: uniqueSocketName('pw-absent') });
     expect(await discoverPanes(transport, knownTools())).toEqual([]);
+  });
+});
+
+describe('detectPaneTool', () => {
+  /** The session's transport, remembering the tmux subcommands it ran. */
+  function spy(): { transport: TmuxTransport; commands: string[] } {
+    const commands: string[] = [];
+    const transport: TmuxTransport = {
+      run: (args, opts) => {
+        commands.push(args[0] ?? '');
+        return s!.transport.run(args, opts);
+      },
+      close: async () => {},
+    };
+    return { transport, commands };
+  }
+
+  /** The pane target discoverPanes found running `tool`. */
+  async function targetOf(tool: string): Promise<string> {
+    const found = await discoverPanes(s!.transport, knownTools());
+    const target = found.find((f) => f.tool === tool)?.target;
+    if (!target) throw new Error(`no pane runs ${tool}`);
+    return target;
+  }
+
+  it('names the tool of one pane with one tmux call, not a scan of the server', async () => {
+    expect(s).toBeDefined();
+    const [claudePane, codexPane] = [await targetOf('claude_code'), await targetOf('codex')];
+    const { transport, commands } = spy();
+    const claude = await detectPaneTool(transport, claudePane, knownTools());
+    expect(claude).toMatchObject({
+      tool: 'claude_code',
+      pane: { id: expect.stringMatching(/^%/) },
+    });
+    expect(claude.pids).toHaveLength(1);
+    expect(commands).toEqual(['display-message']);
+    // Under a shell, too; and the first matching profile wins.
+    expect((await detectPaneTool(transport, codexPane, knownTools())).tool).toBe('codex');
+    const first = await detectPaneTool(transport, claudePane, [
+      { id: 'first', processNames: ['sleep', 'claude'] },
+      { id: 'second', processNames: ['claude'] },
+    ]);
+    expect(first.tool).toBe('first');
+    expect(commands).toEqual(['display-message', 'display-message', 'display-message']);
+  });
+
+  it('gives no tool for a pane running none of the profiles', async () => {
+    const found = await detectPaneTool(s!.transport, 'pw:0.0', knownTools());
+    expect(found).toMatchObject({ tool: null, pids: [], pane: { currentCommand: 'sleep' } });
+  });
+
+  it('rejects with tmux_missing for a pane or a server that does not exist', async () => {
+    await expect(detectPaneTool(s!.transport, 'pw:0.9', knownTools())).rejects.toMatchObject({
+      code: 'tmux_missing',
+      message: expect.stringMatching(/pw:0\.9/),
+    });
+    const transport = createExecaTransport({ socketName: uniqueSocketName('pw-absent') });
+    await expect(detectPaneTool(transport, 'pw:0.0', knownTools())).rejects.toMatchObject({
+      code: 'tmux_missing',
+    });
+  });
+
+  it('rejects with aborted when its signal fires', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(
+      detectPaneTool(s!.transport, 'pw:0.1', knownTools(), { signal: controller.signal }),
+    ).rejects.toMatchObject({ code: 'aborted' });
   });
 });

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createExecaTransport } from '../../src/observe/execa-transport.js';
+import { createExecaTransport, maxTimeoutMs } from '../../src/observe/execa-transport.js';
 import { startAgentSession, uniqueSocketName } from '../e2e/harness/session.js';
 import type { AgentSession } from '../e2e/harness/session.js';
 
@@ -135,5 +135,35 @@ describe('createExecaTransport failures', () => {
     const transport = createExecaTransport({ socketName: uniqueSocketName('pw-absent') });
     await transport.close();
     await expect(transport.run(['list-panes'])).rejects.toMatchObject({ code: 'stopped' });
+  });
+});
+
+describe('createExecaTransport timeouts', () => {
+  it('refuses timeouts a Node timer cannot wait, instead of timing out at once', async () => {
+    for (const timeoutMs of [3e9, Infinity, 1.5, 0, maxTimeoutMs() + 1]) {
+      expect(() => createExecaTransport({ timeoutMs })).toThrow(
+        expect.objectContaining({
+          code: 'invalid_input',
+          message: expect.stringMatching(/timeoutMs/),
+        }),
+      );
+    }
+    expect(() => createExecaTransport({ forceKillAfterMs: 2 ** 31 })).toThrow(/forceKillAfterMs/);
+    const transport = createExecaTransport({ tmuxBinary: fakeTmux('ok', 'echo ok') });
+    for (const timeoutMs of [3e9, Infinity]) {
+      await expect(transport.run(['list-panes'], { timeoutMs })).rejects.toMatchObject({
+        code: 'invalid_input',
+      });
+    }
+  });
+
+  it('waits the longest timeout it accepts', async () => {
+    expect(maxTimeoutMs(250)).toBe(2 ** 31 - 1 - 250 - 500);
+    const transport = createExecaTransport({
+      tmuxBinary: fakeTmux('slow-ok', 'sleep 0.2; echo ok'),
+      timeoutMs: maxTimeoutMs(),
+    });
+    expect(await transport.run(['list-panes'])).toBe('ok\n');
+    expect(await transport.run(['list-panes'], { timeoutMs: maxTimeoutMs() })).toBe('ok\n');
   });
 });

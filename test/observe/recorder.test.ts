@@ -1,6 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRecorder } from '../../src/observe/recorder.js';
 import { RecordingLine } from '../../src/schemas/recording.js';
@@ -176,5 +178,96 @@ describe('startRecorder with an injected clock', () => {
       process: 'tui_down',
     });
     expect(all[2]).toMatchObject({ type: 'frame', t: 0.247, text: 'screen 2' });
+  });
+});
+
+describe('startRecorder when the file cannot be written', () => {
+  const child = join(import.meta.dirname, 'recorder-write-failure.child.ts');
+  // The child runs under a file size limit in 1 KiB blocks; past it, writes fail with EFBIG.
+  async function runChild(limitKiB: number, mode: string): Promise<Record<string, unknown>> {
+    const out = join(dir, `fail-${mode}`);
+    mkdirSync(out, { recursive: true });
+    const { stdout } = await promisify(execFile)(
+      'sh',
+      [
+        '-c',
+        'ulimit -f "$1" && exec "$2" --import tsx "$3" "$4" "$5"',
+        'sh',
+        String(limitKiB),
+        process.execPath,
+        child,
+        out,
+        mode,
+      ],
+      { cwd: join(import.meta.dirname, '../..'), timeout: 15_000 },
+    );
+    return JSON.parse(stdout) as Record<string, unknown>;
+  }
+
+  it('stops for good on a failed write: input() throws and nothing reaches a reused descriptor', async () => {
+    expect(await runChild(4, 'frames')).toEqual({
+      doneError: 'internal',
+      inputError: 'stopped',
+      stopError: 'internal',
+      // The file opened after the failure got the recorder's old descriptor number.
+      reusedFd: true,
+      other: '',
+      openFds: 0,
+      recordedSecret: false,
+    });
+  });
+
+  it('closes the file when the header itself cannot be written', async () => {
+    expect(await runChild(0, 'header')).toEqual({ doneError: 'internal', openFds: 0, size: 0 });
+  });
+});
+
+describe('startRecorder limits', () => {
+  it('bounds the input queued before the header', async () => {
+    // tmux never answers: the first poll only ends when stop() aborts it.
+    const transport = {
+      run: (_args: readonly string[], opts: { signal?: AbortSignal } = {}) =>
+        new Promise<string>((_, reject) =>
+          opts.signal?.addEventListener('abort', () => reject(new Error('aborted')), {
+            once: true,
+          }),
+        ),
+      async close() {},
+    };
+    const file = join(dir, 'queued.jsonl');
+    const recorder = startRecorder({
+      transport,
+      target: '%1',
+      tool: 'codex',
+      processNames: ['codex'],
+      file,
+    });
+    for (let i = 0; i < 1000; i++) recorder.input(`prompt ${i}`);
+    expect(() => recorder.input('one too many')).toThrow(
+      expect.objectContaining({ code: 'not_ready' }),
+    );
+    expect(() => recorder.input('x'.repeat(9 * 1024 * 1024))).toThrow(/cannot queue/);
+    await recorder.stop();
+    const all = readRecording(file);
+    expect(all[0]).toMatchObject({ type: 'header' });
+    expect(all.slice(1).map((l) => l.type === 'input' && l.text)).toEqual(
+      Array.from({ length: 1000 }, (_, i) => `prompt ${i}`),
+    );
+  });
+
+  it('rejects an interval a timer cannot wait', () => {
+    const transport = { run: async () => '', close: async () => {} };
+    for (const intervalMs of [2 ** 31, Infinity, 0]) {
+      expect(() =>
+        startRecorder({
+          transport,
+          target: '%1',
+          tool: 'x',
+          processNames: [],
+          file: join(dir, 'never.jsonl'),
+          intervalMs,
+        }),
+      ).toThrow(expect.objectContaining({ code: 'invalid_input' }));
+    }
   });
 });
