@@ -72,6 +72,36 @@ async function simpleTurn(ctx: Ctx, prompt: string, plan: TurnPlanInput, ended: 
   await ctx.idle();
 }
 
+/**
+ * A turn that calls a tool and then answers: when `approveAfterMs` is set, the permission
+ * prompt is waited for, left that long, and approved with the operator's key.
+ */
+async function toolTurn(
+  ctx: Ctx,
+  t: { prompt: string; intro: string; toolUse: TurnPlanInput['toolUse']; done: string },
+  approveAfterMs: number | null,
+): Promise<void> {
+  await ctx.idle();
+  await sleep(1000);
+  ctx.server.enqueue({ text: t.intro, toolUse: t.toolUse }, { text: t.done, chunkDelayMs: 100 });
+  await ctx.submit(t.prompt);
+  if (approveAfterMs !== null) {
+    await ctx.session.waitForText(/Do you want to proceed\?/, 15_000);
+    await sleep(approveAfterMs);
+    await ctx.session.sendKeys(...claudeCodeFacts.approveKeys);
+  }
+  await ctx.turnsEnded(2);
+  await ctx.idle();
+  await sleep(3000);
+}
+
+const MARKER_TURN = {
+  prompt: 'create the marker file',
+  intro: 'I will create the marker file.',
+  toolUse: claudeCodeFacts.permissionToolUse,
+  done: 'Done: the marker file exists now.',
+};
+
 function errorScenario(status: number): Scenario {
   // Two retries, so the retry status line is on record before the final error.
   return {
@@ -250,55 +280,27 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   'auto-mode-tool-run': {
     permissionMode: null,
-    async run(ctx) {
-      await ctx.idle();
-      await sleep(1000);
-      ctx.server.enqueue(
-        { text: 'I will create the marker file.', toolUse: claudeCodeFacts.permissionToolUse },
-        { text: 'Done: the marker file exists now.', chunkDelayMs: 100 },
-      );
-      await ctx.submit('create the marker file');
-      await ctx.turnsEnded(2);
-      await ctx.idle();
-      await sleep(3000);
-    },
+    run: (ctx) => toolTurn(ctx, MARKER_TURN, null),
   },
   'tool-output-long': {
-    async run(ctx) {
-      await ctx.idle();
-      await sleep(1000);
-      ctx.server.enqueue(
-        { text: 'I will print the lines.', toolUse: claudeCodeFacts.longOutputToolUse },
-        { text: 'Done: that was 300 lines of output.', chunkDelayMs: 100 },
-      );
-      await ctx.submit('print three hundred lines');
-      await ctx.session.waitForText(/Do you want to proceed\?/, 15_000);
-      await sleep(2000);
-      await ctx.session.sendKeys(...claudeCodeFacts.approveKeys);
-      await ctx.turnsEnded(2);
-      await ctx.idle();
-      await sleep(3000);
-    },
+    run: (ctx) =>
+      toolTurn(
+        ctx,
+        {
+          prompt: 'print three hundred lines',
+          intro: 'I will print the lines.',
+          toolUse: claudeCodeFacts.longOutputToolUse,
+          done: 'Done: that was 300 lines of output.',
+        },
+        2000,
+      ),
   },
   'error-500': errorScenario(500),
   'error-529-overloaded': errorScenario(529),
   'error-429-rate-limit': errorScenario(429),
   'permission-prompt': {
-    async run(ctx) {
-      await ctx.idle();
-      await sleep(1000);
-      ctx.server.enqueue(
-        { text: 'I will create the marker file.', toolUse: claudeCodeFacts.permissionToolUse },
-        { text: 'Done: the marker file exists now.', chunkDelayMs: 100 },
-      );
-      await ctx.submit('create the marker file');
-      await ctx.session.waitForText(/Do you want to proceed\?/, 15_000);
-      await sleep(10_000);
-      await ctx.session.sendKeys(...claudeCodeFacts.approveKeys);
-      await ctx.turnsEnded(2);
-      await ctx.idle();
-      await sleep(3000);
-    },
+    // The prompt is left for 10 s before the operator approves it.
+    run: (ctx) => toolTurn(ctx, MARKER_TURN, 10_000),
   },
   hang: {
     async run(ctx) {
