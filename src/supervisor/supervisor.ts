@@ -12,6 +12,7 @@ import { isPanewardError, PanewardError } from '../errors.js';
 import { describeZodError } from '../internal/zod-errors.js';
 import { detectPaneTool, discoverPanes } from '../observe/discover.js';
 import { createExecaTransport } from '../observe/execa-transport.js';
+import { createPollingSource, type FrameSource } from '../observe/frame-source.js';
 import type { TmuxTransport } from '../observe/transport.js';
 import { getProfile, knownTools, type ProfileFactory } from '../profiles/index.js';
 import { KernelConfig } from '../schemas/kernel.js';
@@ -84,6 +85,7 @@ export class Supervisor {
   private readonly options: z.infer<typeof SupervisorOptions>;
   private readonly transport: TmuxTransport;
   private readonly ownsTransport: boolean;
+  private readonly source: FrameSource;
   private readonly scheduler: SchedulerLike;
   private readonly entries = new Map<string, Entry>();
   private readonly list$ = new BehaviorSubject<string[]>([]);
@@ -117,6 +119,11 @@ export class Supervisor {
         socketName: parsed.data.socketName,
         socketPath: parsed.data.socketPath,
       });
+    this.source = createPollingSource({
+      transport: this.transport,
+      intervalMs: KernelConfig.parse(parsed.data.config ?? {}).pollIntervalSeconds * 1000,
+      scheduler: this.scheduler,
+    });
     this.actor = createActor(
       supervisorMachine.provide({
         actions: {
@@ -268,6 +275,7 @@ export class Supervisor {
     this.list$.next([]);
     this.list$.complete();
     this.actor.stop();
+    await this.source.close();
     if (this.ownsTransport) await this.transport.close();
   }
 
@@ -287,7 +295,7 @@ export class Supervisor {
         this.customProfiles[request.tool]?.(request.toolVersion) ??
         getProfile(request.tool, request.toolVersion),
       toolVersion: request.toolVersion,
-      transport: this.transport,
+      source: this.source,
       config: this.options.config,
       scheduler: this.scheduler,
       sessionStartedAtMs,

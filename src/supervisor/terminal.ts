@@ -1,20 +1,17 @@
 import {
   EmptyError,
   asyncScheduler,
-  exhaustMap,
   filter,
   firstValueFrom,
   from,
-  interval,
-  startWith,
   timeout as rxTimeout,
   type Observable,
   type SchedulerLike,
   type Subscription,
 } from 'rxjs';
 import { PanewardError } from '../errors.js';
-import { probePane } from '../observe/probe.js';
-import type { TmuxTransport } from '../observe/transport.js';
+import type { FrameSource } from '../observe/frame-source.js';
+import type { PaneProbe } from '../observe/probe.js';
 import type { ToolProfile } from '../profiles/types.js';
 import type { KernelConfigInput } from '../schemas/kernel.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
@@ -26,7 +23,8 @@ export interface TerminalOptions {
   target: string;
   profile: ToolProfile;
   toolVersion?: string;
-  transport: TmuxTransport;
+  /** Where this pane's samples come from; its transport types prompts and keys. */
+  source: FrameSource;
   config?: KernelConfigInput & { sessionWallClockSeconds?: number };
   scheduler?: SchedulerLike;
   /** Epoch ms when the session started (persisted; a restart continues its window). */
@@ -95,16 +93,26 @@ export class TerminalRuntime {
     return (this.scheduler.now() - this.originMs) / 1000;
   }
 
-  /** Starts polling; `onError` is told if a poll cycle throws (the supervisor restarts us). */
+  /** Starts sampling; `onError` is told if a sample cannot be handled (the supervisor restarts us). */
   start(onError: (err: unknown) => void): void {
     if (this.poll) return;
-    const ms = this.pipeline.kernel.config.pollIntervalSeconds * 1000;
-    this.poll = interval(ms, this.scheduler)
-      .pipe(
-        startWith(-1),
-        exhaustMap(() => from(this.pollOnce())),
-      )
-      .subscribe({ error: onError });
+    this.poll = this.o.source
+      .samples({
+        target: this.o.target,
+        processNames: this.o.profile.processNames,
+        includeAnsi: this.o.includeAnsi,
+      })
+      .subscribe({
+        next: (probe) => {
+          try {
+            this.handle(probe);
+          } catch (err) {
+            this.stop();
+            onError(err);
+          }
+        },
+        error: onError,
+      });
   }
 
   /** Stops polling (the pipeline and its state stay readable). */
@@ -119,13 +127,8 @@ export class TerminalRuntime {
     this.pipeline.dispose();
   }
 
-  /** One probe → one pipeline step. */
-  async pollOnce(): Promise<void> {
-    const probe = await probePane(this.o.transport, this.o.target, {
-      processNames: this.o.profile.processNames,
-      includeAnsi: this.o.includeAnsi,
-      signal: this.abort.signal,
-    });
+  /** One sample → one pipeline step. */
+  private handle(probe: PaneProbe): void {
     if (this.abort.signal.aborted) return;
     const t = this.now();
     if (probe.capture) {
@@ -160,7 +163,9 @@ export class TerminalRuntime {
       });
     }
     const signal = opts.signal;
-    await this.o.transport.run(['send-keys', '-t', this.o.target, '-l', '--', text], { signal });
+    await this.o.source.transport.run(['send-keys', '-t', this.o.target, '-l', '--', text], {
+      signal,
+    });
     const turnId = this.pipeline.submit(this.now());
     await this.pressSubmit(signal);
     await this.confirmSubmitted(turnId, signal);
@@ -168,9 +173,12 @@ export class TerminalRuntime {
   }
 
   private pressSubmit(signal?: AbortSignal): Promise<string> {
-    return this.o.transport.run(['send-keys', '-t', this.o.target, ...this.o.profile.submitKeys], {
-      signal,
-    });
+    return this.o.source.transport.run(
+      ['send-keys', '-t', this.o.target, ...this.o.profile.submitKeys],
+      {
+        signal,
+      },
+    );
   }
 
   /**
@@ -243,7 +251,12 @@ export class TerminalRuntime {
 
   /** Sends the profile's interrupt keys. */
   async interrupt(): Promise<void> {
-    await this.o.transport.run(['send-keys', '-t', this.o.target, ...this.o.profile.interruptKeys]);
+    await this.o.source.transport.run([
+      'send-keys',
+      '-t',
+      this.o.target,
+      ...this.o.profile.interruptKeys,
+    ]);
   }
 
   /** An explicit resume after the watchdog fired. */
