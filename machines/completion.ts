@@ -1,7 +1,22 @@
-import { setup } from 'xstate';
+import { assign, emit, enqueueActions, raise, setup } from 'xstate';
+import type { StallTimerRequest } from './readiness.js';
+import {
+  accumulateEvidence,
+  candidateSignature,
+  hasActivity,
+  initialEvidence,
+  isOperatorBlocked,
+  isSubmitReady,
+  isUnknownForStall,
+  isUnsupportedOrDisconnected,
+  isWorking,
+  type Evidence,
+  type SurfaceObservation,
+} from './surface.js';
 
-/** Events of the completion chart (statecharts.md §2). */
+/** Events of the completion chart (statecharts.md §2): one raw observation, or a named event. */
 export type CompletionEvent =
+  | { type: 'observation'; observation: SurfaceObservation }
   | { type: 'evt_working_seen' }
   | { type: 'evt_submit_ready_with_activity' }
   | { type: 'evt_known_noncandidate' }
@@ -10,35 +25,170 @@ export type CompletionEvent =
   | { type: 'evt_unknown_for_stall' }
   | { type: 'evt_unknown_timeout' }
   | { type: 'evt_stability_window_elapsed' }
-  | { type: 'evt_completion_observer_payload' }
+  | { type: 'evt_completion_observer_payload'; payload?: unknown }
   | { type: 'evt_state_signature_changed' }
   | { type: 'evt_stalled_recovered_to_waiting' }
   | { type: 'evt_stalled_recovered_to_working' }
   | { type: 'evt_stalled_recovered_to_candidate' }
   | { type: 'evt_stalled_recovered_to_blocked' };
 
+/** What the chart asks of its driver: the stall timer and the stability window (statecharts.md §3). */
+export type CompletionTimerRequest =
+  | StallTimerRequest
+  | { type: 'stability_window.start'; seconds: number }
+  | { type: 'stability_window.cancel' };
+
 export interface CompletionInput {
+  /** The turn anchor's baseline: the projection when the prompt was submitted. */
+  baseline?: string;
   /** Policy: a stalled turn counts as failed. */
   stalledIsTerminal?: boolean;
+  stallTimeoutSeconds?: number;
+  stallMode?: 'continuous' | 'gap';
+  stabilitySeconds?: number;
 }
 
+export interface CompletionContext {
+  stalledIsTerminal: boolean;
+  stallTimeoutSeconds: number;
+  stallMode: 'continuous' | 'gap';
+  stabilitySeconds: number;
+  /** Post-submit evidence, including the latest observation. */
+  evidence: Evidence;
+  /** Candidate signature of the latest observation. */
+  observedSignature: string | null;
+  /** The signature the running stability window belongs to. */
+  windowSignature: string | null;
+  /** The completion observer's payload, once it completed the turn. */
+  payload: unknown;
+}
+
+const observed = (event: CompletionEvent): SurfaceObservation | null =>
+  event.type === 'observation' ? event.observation : null;
+
+/** Evidence as it stands once `event`'s observation is folded in. */
+function evidenceWith(context: CompletionContext, event: CompletionEvent): Evidence {
+  const o = observed(event);
+  return o === null ? context.evidence : accumulateEvidence(context.evidence, o);
+}
+
+const when =
+  (rule: (o: SurfaceObservation) => boolean) =>
+  ({ event }: { event: CompletionEvent }): boolean => {
+    const o = observed(event);
+    return o !== null && rule(o);
+  };
+
+/** Submit ready, and the turn has evidence of its own (a ready surface without it never completes). */
+const submitReadyWithActivity = ({
+  context,
+  event,
+}: {
+  context: CompletionContext;
+  event: CompletionEvent;
+}): boolean => {
+  const o = observed(event);
+  return o !== null && isSubmitReady(o) && hasActivity(evidenceWith(context, event));
+};
+
 /**
- * Completion: is this turn finished? One actor per turn, created when a prompt is submitted;
- * it ends in `completed` or `failed`. Timers (stall, stability window) arrive as events.
+ * Completion: is this turn finished? One actor per turn, created when a prompt is submitted
+ * with the anchor's baseline; it ends in `completed` or `failed`. Each `observation` first
+ * folds into the turn's evidence (`note_observation`), then the guards below classify it,
+ * first match wins (statecharts.md §2), into the named event of the chart; from `unknown` and
+ * `stalled` the recovery variants are raised, from `candidate_complete` a non-candidate is
+ * `evt_state_signature_changed`. A candidate with a new signature restarts the stability
+ * window; an identical one leaves it running. Timers run in the driver: the chart starts and
+ * cancels them (emitted events) and the driver answers with `evt_unknown_timeout` and
+ * `evt_stability_window_elapsed`. The pluggable completion observer is the driver's too: it
+ * sends `evt_completion_observer_payload`.
  */
 export const completionMachine = setup({
   types: {
-    context: {} as { stalledIsTerminal: boolean },
+    context: {} as CompletionContext,
     input: {} as CompletionInput,
     events: {} as CompletionEvent,
+    emitted: {} as CompletionTimerRequest,
   },
   guards: {
+    surface_unsupported_or_disconnected: when(isUnsupportedOrDisconnected),
+    operator_blocked: when(isOperatorBlocked),
+    unknown_for_stall: when(isUnknownForStall),
+    working: when(isWorking),
+    submit_ready_with_activity: submitReadyWithActivity,
+    /** The same candidate as the one the stability window runs for: the window keeps running. */
+    same_candidate: ({ context, event }) => {
+      const o = observed(event);
+      return (
+        o !== null &&
+        submitReadyWithActivity({ context, event }) &&
+        candidateSignature(o, evidenceWith(context, event)) === context.windowSignature
+      );
+    },
+    stall_gap_restarts: ({ context, event }) =>
+      context.stallMode === 'gap' && when(isUnknownForStall)({ event }),
     stalled_is_terminal: ({ context }) => context.stalledIsTerminal,
+  },
+  actions: {
+    note_observation: assign(({ context, event }) => {
+      const o = observed(event);
+      if (o === null) return {};
+      const evidence = accumulateEvidence(context.evidence, o);
+      return { evidence, observedSignature: candidateSignature(o, evidence) };
+    }),
+    start_stall_timer: emit(({ context }) => ({
+      type: 'stall_timer.start' as const,
+      seconds: context.stallTimeoutSeconds,
+    })),
+    cancel_stall_timer: emit({ type: 'stall_timer.cancel' as const }),
+    start_stability_window: enqueueActions(({ context, enqueue }) => {
+      enqueue.assign({ windowSignature: context.observedSignature });
+      enqueue.emit({ type: 'stability_window.start', seconds: context.stabilitySeconds });
+    }),
+    cancel_stability_window: enqueueActions(({ enqueue }) => {
+      enqueue.assign({ windowSignature: null });
+      enqueue.emit({ type: 'stability_window.cancel' });
+    }),
+    keep_payload: assign({
+      payload: ({ event }) =>
+        event.type === 'evt_completion_observer_payload' ? event.payload : null,
+    }),
   },
 }).createMachine({
   id: 'completion',
   initial: 'waiting',
-  context: ({ input }) => ({ stalledIsTerminal: input?.stalledIsTerminal ?? false }),
+  context: ({ input }) => ({
+    stalledIsTerminal: input?.stalledIsTerminal ?? false,
+    stallTimeoutSeconds: input?.stallTimeoutSeconds ?? 30,
+    stallMode: input?.stallMode ?? 'continuous',
+    stabilitySeconds: input?.stabilitySeconds ?? 1,
+    evidence: initialEvidence(input?.baseline ?? ''),
+    observedSignature: null,
+    windowSignature: null,
+    payload: null,
+  }),
+  on: {
+    observation: [
+      {
+        guard: 'surface_unsupported_or_disconnected',
+        actions: ['note_observation', raise({ type: 'evt_surface_unsupported_or_disconnected' })],
+      },
+      {
+        guard: 'operator_blocked',
+        actions: ['note_observation', raise({ type: 'evt_operator_blocked' })],
+      },
+      {
+        guard: 'unknown_for_stall',
+        actions: ['note_observation', raise({ type: 'evt_unknown_for_stall' })],
+      },
+      { guard: 'working', actions: ['note_observation', raise({ type: 'evt_working_seen' })] },
+      {
+        guard: 'submit_ready_with_activity',
+        actions: ['note_observation', raise({ type: 'evt_submit_ready_with_activity' })],
+      },
+      { actions: ['note_observation', raise({ type: 'evt_known_noncandidate' })] },
+    ],
+  },
   states: {
     waiting: {
       on: {
@@ -59,9 +209,35 @@ export const completionMachine = setup({
       },
     },
     candidate_complete: {
+      entry: 'start_stability_window',
+      exit: 'cancel_stability_window',
       on: {
+        observation: [
+          {
+            guard: 'surface_unsupported_or_disconnected',
+            actions: [
+              'note_observation',
+              raise({ type: 'evt_surface_unsupported_or_disconnected' }),
+            ],
+          },
+          {
+            guard: 'operator_blocked',
+            actions: ['note_observation', raise({ type: 'evt_operator_blocked' })],
+          },
+          {
+            guard: 'unknown_for_stall',
+            actions: ['note_observation', raise({ type: 'evt_unknown_for_stall' })],
+          },
+          { guard: 'working', actions: ['note_observation', raise({ type: 'evt_working_seen' })] },
+          { guard: 'same_candidate', actions: 'note_observation' },
+          {
+            guard: 'submit_ready_with_activity',
+            actions: ['note_observation', 'start_stability_window'],
+          },
+          { actions: ['note_observation', raise({ type: 'evt_state_signature_changed' })] },
+        ],
         evt_stability_window_elapsed: { target: 'completed' },
-        evt_completion_observer_payload: { target: 'completed' },
+        evt_completion_observer_payload: { target: 'completed', actions: 'keep_payload' },
         evt_working_seen: { target: 'in_progress' },
         evt_state_signature_changed: { target: 'waiting' },
         evt_operator_blocked: { target: 'blocked' },
@@ -70,7 +246,33 @@ export const completionMachine = setup({
       },
     },
     unknown: {
+      entry: 'start_stall_timer',
+      exit: 'cancel_stall_timer',
       on: {
+        observation: [
+          {
+            guard: 'surface_unsupported_or_disconnected',
+            actions: [
+              'note_observation',
+              raise({ type: 'evt_surface_unsupported_or_disconnected' }),
+            ],
+          },
+          {
+            guard: 'operator_blocked',
+            actions: ['note_observation', raise({ type: 'evt_operator_blocked' })],
+          },
+          { guard: 'stall_gap_restarts', actions: ['note_observation', 'start_stall_timer'] },
+          { guard: 'unknown_for_stall', actions: 'note_observation' },
+          {
+            guard: 'working',
+            actions: ['note_observation', raise({ type: 'evt_stalled_recovered_to_working' })],
+          },
+          {
+            guard: 'submit_ready_with_activity',
+            actions: ['note_observation', raise({ type: 'evt_stalled_recovered_to_candidate' })],
+          },
+          { actions: ['note_observation', raise({ type: 'evt_known_noncandidate' })] },
+        ],
         evt_known_noncandidate: { target: 'waiting' },
         evt_stalled_recovered_to_working: { target: 'in_progress' },
         evt_stalled_recovered_to_candidate: { target: 'candidate_complete' },
@@ -82,6 +284,30 @@ export const completionMachine = setup({
     stalled: {
       always: { guard: 'stalled_is_terminal', target: 'failed' },
       on: {
+        observation: [
+          {
+            guard: 'surface_unsupported_or_disconnected',
+            actions: [
+              'note_observation',
+              raise({ type: 'evt_surface_unsupported_or_disconnected' }),
+            ],
+          },
+          {
+            guard: 'operator_blocked',
+            actions: ['note_observation', raise({ type: 'evt_stalled_recovered_to_blocked' })],
+          },
+          // Still unknown: stays stalled.
+          { guard: 'unknown_for_stall', actions: 'note_observation' },
+          {
+            guard: 'working',
+            actions: ['note_observation', raise({ type: 'evt_stalled_recovered_to_working' })],
+          },
+          {
+            guard: 'submit_ready_with_activity',
+            actions: ['note_observation', raise({ type: 'evt_stalled_recovered_to_candidate' })],
+          },
+          { actions: ['note_observation', raise({ type: 'evt_stalled_recovered_to_waiting' })] },
+        ],
         evt_stalled_recovered_to_waiting: { target: 'waiting' },
         evt_stalled_recovered_to_working: { target: 'in_progress' },
         evt_stalled_recovered_to_candidate: { target: 'candidate_complete' },

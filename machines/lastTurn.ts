@@ -1,6 +1,7 @@
 import { assign, setup } from 'xstate';
 
-export type TurnSource = 'explicit_input' | 'surface_inference';
+import type { TurnSource } from './turnPhase.js';
+export type { TurnSource };
 
 /** Who the outcome belongs to: the turn, how it was started, and when it ended. */
 export interface OutcomeFacts {

@@ -1,7 +1,15 @@
-import { setup } from 'xstate';
+import { emit, raise, setup } from 'xstate';
+import {
+  isOperatorBlocked,
+  isSubmitReady,
+  isUnknownForStall,
+  isUnsupportedOrDisconnected,
+  type SurfaceObservation,
+} from './surface.js';
 
-/** Events of the readiness chart (statecharts.md §1). */
+/** Events of the readiness chart (statecharts.md §1): one raw observation, or a named event. */
 export type ReadinessEvent =
+  | { type: 'observation'; observation: SurfaceObservation }
   | { type: 'evt_submit_ready' }
   | { type: 'evt_known_nonready' }
   | { type: 'evt_operator_blocked' }
@@ -12,28 +20,84 @@ export type ReadinessEvent =
   | { type: 'evt_stalled_recovered_to_submit_ready' }
   | { type: 'evt_stalled_recovered_to_blocked' };
 
+/** What the chart asks of its driver: the unknown → stalled timer (statecharts.md §3). */
+export type StallTimerRequest =
+  { type: 'stall_timer.start'; seconds: number } | { type: 'stall_timer.cancel' };
+
 export interface ReadinessInput {
   /** Policy: a stalled surface counts as failed. */
   stalledIsTerminal?: boolean;
+  stallTimeoutSeconds?: number;
+  /** `continuous`: the deadline is fixed when the unknown run starts; `gap`: every unknown observation re-arms it. */
+  stallMode?: 'continuous' | 'gap';
 }
 
+export interface ReadinessContext {
+  stalledIsTerminal: boolean;
+  stallTimeoutSeconds: number;
+  stallMode: 'continuous' | 'gap';
+}
+
+const observed = (event: ReadinessEvent): SurfaceObservation | null =>
+  event.type === 'observation' ? event.observation : null;
+const when =
+  (rule: (o: SurfaceObservation) => boolean) =>
+  ({ event }: { event: ReadinessEvent }): boolean => {
+    const o = observed(event);
+    return o !== null && rule(o);
+  };
+
 /**
- * Readiness: is it safe to type a prompt? Pre-submit, continuous. Timers arrive as events
- * (`evt_unknown_timeout`) from the kernel's driver; the machine never reads a clock.
+ * Readiness: is it safe to type a prompt? Pre-submit and continuous. Each `observation` is
+ * classified by the guards below, first match wins (statecharts.md §1 table), into the named
+ * event of the chart; from `stalled` the recovery variants are raised. The machine never reads
+ * a clock: the unknown → stalled timer runs in the driver, which the chart starts and cancels
+ * (`stall_timer.*` emitted events) and which answers with `evt_unknown_timeout`.
  */
 export const readinessMachine = setup({
   types: {
-    context: {} as { stalledIsTerminal: boolean },
+    context: {} as ReadinessContext,
     input: {} as ReadinessInput,
     events: {} as ReadinessEvent,
+    emitted: {} as StallTimerRequest,
   },
   guards: {
+    surface_unsupported_or_disconnected: when(isUnsupportedOrDisconnected),
+    operator_blocked: when(isOperatorBlocked),
+    unknown_for_stall: when(isUnknownForStall),
+    submit_ready: when(isSubmitReady),
+    /** In `gap` mode every unknown observation re-arms the stall timer. */
+    stall_gap_restarts: ({ context, event }) =>
+      context.stallMode === 'gap' && when(isUnknownForStall)({ event }),
     stalled_is_terminal: ({ context }) => context.stalledIsTerminal,
+  },
+  actions: {
+    start_stall_timer: emit(({ context }) => ({
+      type: 'stall_timer.start' as const,
+      seconds: context.stallTimeoutSeconds,
+    })),
+    cancel_stall_timer: emit({ type: 'stall_timer.cancel' as const }),
   },
 }).createMachine({
   id: 'readiness',
   initial: 'waiting',
-  context: ({ input }) => ({ stalledIsTerminal: input?.stalledIsTerminal ?? false }),
+  context: ({ input }) => ({
+    stalledIsTerminal: input?.stalledIsTerminal ?? false,
+    stallTimeoutSeconds: input?.stallTimeoutSeconds ?? 30,
+    stallMode: input?.stallMode ?? 'continuous',
+  }),
+  on: {
+    observation: [
+      {
+        guard: 'surface_unsupported_or_disconnected',
+        actions: raise({ type: 'evt_surface_unsupported_or_disconnected' }),
+      },
+      { guard: 'operator_blocked', actions: raise({ type: 'evt_operator_blocked' }) },
+      { guard: 'unknown_for_stall', actions: raise({ type: 'evt_unknown_for_stall' }) },
+      { guard: 'submit_ready', actions: raise({ type: 'evt_submit_ready' }) },
+      { actions: raise({ type: 'evt_known_nonready' }) },
+    ],
+  },
   states: {
     waiting: {
       on: {
@@ -44,7 +108,10 @@ export const readinessMachine = setup({
       },
     },
     unknown: {
+      entry: 'start_stall_timer',
+      exit: 'cancel_stall_timer',
       on: {
+        observation: { guard: 'stall_gap_restarts', actions: 'start_stall_timer' },
         evt_known_nonready: { target: 'waiting' },
         evt_submit_ready: { target: 'ready' },
         evt_operator_blocked: { target: 'blocked' },
@@ -55,6 +122,23 @@ export const readinessMachine = setup({
     stalled: {
       always: { guard: 'stalled_is_terminal', target: 'failed' },
       on: {
+        observation: [
+          {
+            guard: 'surface_unsupported_or_disconnected',
+            actions: raise({ type: 'evt_surface_unsupported_or_disconnected' }),
+          },
+          {
+            guard: 'operator_blocked',
+            actions: raise({ type: 'evt_stalled_recovered_to_blocked' }),
+          },
+          // Still unknown: stays stalled.
+          { guard: 'unknown_for_stall' },
+          {
+            guard: 'submit_ready',
+            actions: raise({ type: 'evt_stalled_recovered_to_submit_ready' }),
+          },
+          { actions: raise({ type: 'evt_stalled_recovered_to_waiting' }) },
+        ],
         evt_stalled_recovered_to_waiting: { target: 'waiting' },
         evt_stalled_recovered_to_submit_ready: { target: 'ready' },
         evt_stalled_recovered_to_blocked: { target: 'blocked' },

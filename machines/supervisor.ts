@@ -1,113 +1,59 @@
-import { assign, setup } from 'xstate';
+import { enqueueActions, fromPromise, setup, stopChild } from 'xstate';
+import { terminalMachine, type TerminalInput } from './terminal.js';
 
 /** Events of the supervisor: terminals come and go by id at run time. */
 export type SupervisorEvent =
-  | { type: 'evt_attach'; terminalId: string }
+  | { type: 'evt_attach'; terminal: TerminalInput }
   | { type: 'evt_detach'; terminalId: string }
-  | { type: 'evt_terminal_failed'; terminalId: string; error: string }
-  | { type: 'evt_restart_due'; terminalId: string }
   | { type: 'evt_stop' };
 
-export interface SupervisedTerminal {
-  restarts: number;
-  status: 'running' | 'restarting';
-  lastError: string | null;
-}
-
 /**
- * The supervisor: spawns a terminal actor per attached id, restarts one whose actor failed
- * (the backoff delay comes from the runtime's driver as `evt_restart_due`), and keeps running
- * whatever one terminal does. Effects are named here and provided by the runtime.
+ * The supervisor: one terminal actor per attached pane, spawned as its child with the
+ * terminal id as both its id and its system id (so `system.get(id)` finds it), and stopped on
+ * detach. A terminal restarts its own runtime; whatever one terminal does, the supervisor and
+ * the others keep running. Stopping stops every terminal, then flushes what the runtime must
+ * keep (the journal).
  */
 export const supervisorMachine = setup({
   types: {
-    context: {} as { terminals: Record<string, SupervisedTerminal> },
     events: {} as SupervisorEvent,
   },
-  actions: {
-    spawn_terminal: (_, _params: { terminalId: string }) => {},
-    stop_terminal: (_, _params: { terminalId: string }) => {},
-    schedule_restart: (_, _params: { terminalId: string; attempt: number }) => {},
-    stop_all: () => {},
+  actors: {
+    terminal: terminalMachine,
+    /** Provided by the runtime: makes everything recorded durable before the supervisor ends. */
+    flush: fromPromise<void>(async () => {}),
   },
-  guards: {
-    is_attached: ({ context, event }) =>
-      'terminalId' in event && event.terminalId in context.terminals,
-    is_new: ({ context, event }) =>
-      'terminalId' in event && !(event.terminalId in context.terminals),
+  actions: {
+    spawn_terminal: enqueueActions(({ event, enqueue }) => {
+      if (event.type !== 'evt_attach') return;
+      enqueue.spawnChild('terminal', {
+        id: event.terminal.terminalId,
+        systemId: event.terminal.terminalId,
+        input: event.terminal,
+      });
+    }),
+    stop_terminal: stopChild(({ event }) => (event.type === 'evt_detach' ? event.terminalId : '')),
+    stop_all_terminals: enqueueActions(({ enqueue, self }) => {
+      for (const id of Object.keys(self.getSnapshot().children)) {
+        if (id !== 'flush') enqueue.stopChild(id);
+      }
+    }),
   },
 }).createMachine({
   id: 'supervisor',
   initial: 'running',
-  context: { terminals: {} },
   states: {
     running: {
       on: {
-        evt_attach: {
-          guard: 'is_new',
-          actions: [
-            assign({
-              terminals: ({ context, event }) => ({
-                ...context.terminals,
-                [event.terminalId]: { restarts: 0, status: 'running', lastError: null },
-              }),
-            }),
-            { type: 'spawn_terminal', params: ({ event }) => ({ terminalId: event.terminalId }) },
-          ],
-        },
-        evt_detach: {
-          guard: 'is_attached',
-          actions: [
-            { type: 'stop_terminal', params: ({ event }) => ({ terminalId: event.terminalId }) },
-            assign({
-              terminals: ({ context, event }) => {
-                const { [event.terminalId]: _gone, ...rest } = context.terminals;
-                return rest;
-              },
-            }),
-          ],
-        },
-        evt_terminal_failed: {
-          guard: 'is_attached',
-          actions: [
-            assign({
-              terminals: ({ context, event }) => ({
-                ...context.terminals,
-                [event.terminalId]: {
-                  restarts: context.terminals[event.terminalId]!.restarts,
-                  status: 'restarting',
-                  lastError: event.error,
-                },
-              }),
-            }),
-            {
-              type: 'schedule_restart',
-              params: ({ context, event }) => ({
-                terminalId: event.terminalId,
-                attempt: context.terminals[event.terminalId]!.restarts + 1,
-              }),
-            },
-          ],
-        },
-        evt_restart_due: {
-          guard: 'is_attached',
-          actions: [
-            assign({
-              terminals: ({ context, event }) => ({
-                ...context.terminals,
-                [event.terminalId]: {
-                  ...context.terminals[event.terminalId]!,
-                  restarts: context.terminals[event.terminalId]!.restarts + 1,
-                  status: 'running',
-                },
-              }),
-            }),
-            { type: 'spawn_terminal', params: ({ event }) => ({ terminalId: event.terminalId }) },
-          ],
-        },
-        evt_stop: { target: 'stopped' },
+        evt_attach: { actions: 'spawn_terminal' },
+        evt_detach: { actions: 'stop_terminal' },
+        evt_stop: { target: 'stopping' },
       },
     },
-    stopped: { type: 'final', entry: 'stop_all' },
+    stopping: {
+      entry: 'stop_all_terminals',
+      invoke: { src: 'flush', onDone: 'stopped', onError: 'stopped' },
+    },
+    stopped: { type: 'final' },
   },
 });

@@ -1,59 +1,262 @@
-import { assign, setup } from 'xstate';
+import {
+  assign,
+  enqueueActions,
+  fromCallback,
+  fromPromise,
+  sendTo,
+  setup,
+  type ActorRefFrom,
+  type AnyActorRef,
+} from 'xstate';
+import { completionMachine } from './completion.js';
+import { diagnosticsMachine } from './diagnostics.js';
+import { lastTurnMachine } from './lastTurn.js';
+import { readinessMachine } from './readiness.js';
+import { turnPhaseMachine, type TurnInfo } from './turnPhase.js';
+import { watchdogMachine } from './watchdog.js';
 
-/** Lifecycle events of one supervised terminal. */
-export type TerminalEvent =
-  | { type: 'evt_start' }
-  | { type: 'evt_failed'; error: string }
-  | { type: 'evt_restart' }
-  | { type: 'evt_detach' };
+/** Timer and policy settings of a terminal's charts (statecharts.md §3). */
+export interface ChartConfig {
+  stallTimeoutSeconds: number;
+  stabilitySeconds: number;
+  settleSeconds: number;
+  stallMode: 'continuous' | 'gap';
+  stalledIsTerminal: boolean;
+}
+
+/** What was attached: the pane and the tool that runs in it. */
+export interface TerminalRequest {
+  target: string;
+  tool: string;
+  toolVersion?: string;
+  /** Session wall-clock budget; 0 or absent: no watchdog for this terminal. */
+  watchdogBudgetSeconds?: number;
+}
 
 export interface TerminalInput {
   terminalId: string;
+  request: TerminalRequest;
+  config: ChartConfig;
+  /** Restart backoff of the terminal's runtime: first delay and cap, in seconds. */
+  backoff: { initialSeconds: number; maxSeconds: number };
+  /** A turn left open when the terminal last stopped (restored from the journal). */
+  openTurn?: { turn: TurnInfo; hadEvidence: boolean } | null;
+  /** The public state to show until the runtime publishes one. */
+  state?: unknown;
 }
 
+/** A command for the running terminal (typing, keys, resume); answered through `reply`. */
+export interface TerminalCommand {
+  type: 'cmd';
+  name: string;
+  args: unknown;
+  reply: (error: unknown, value?: unknown) => void;
+}
+
+export type TerminalEvent =
+  | TerminalCommand
+  | { type: 'evt_runtime_failed'; error: string }
+  | { type: 'evt_state'; state: unknown }
+  | { type: 'evt_turn_armed'; turnId: string; baseline: string }
+  | { type: 'evt_turn_closed' }
+  | { type: 'evt_detach' };
+
+/** What preparing the pane yields: the request (tool detected) and the turn left open, if any. */
+export interface Preparation {
+  request: TerminalRequest;
+  openTurn: TerminalInput['openTurn'];
+}
+
+export interface TerminalContext extends TerminalInput {
+  restarts: number;
+  lastError: string | null;
+  /** The public state the runtime last published (survives restarts). */
+  state: unknown;
+  /** Child id of the running turn's completion actor. */
+  completionId: string | null;
+}
+
+/** What the runtime must provide: how a pane is prepared, and the per-pane runtime itself. */
+export interface TerminalRuntimeInput {
+  terminal: AnyActorRef;
+  terminalId: string;
+  request: TerminalRequest;
+  restarts: number;
+}
+
+const errorText = (error: unknown): string =>
+  error instanceof Error ? error.message : typeof error === 'string' ? error : String(error);
+
 /**
- * One supervised terminal's lifecycle. While `running`, its poll driver feeds the readiness,
- * completion (one per turn), turn-phase, last-turn, diagnostics and watchdog machines; those
- * effects are named here and provided by the runtime (`machine.provide`).
+ * One supervised terminal. `attaching` prepares the pane (the tool detected when not given);
+ * `running` owns the statechart actors (diagnostics, readiness, turn phase, last turn,
+ * watchdog, and one completion actor per turn) and the runtime that feeds them from the
+ * pane's frames; when the runtime or a chart fails, `restarting` waits a capped exponential
+ * backoff and prepares again, with fresh charts restored from the journal, while the last
+ * public state stays readable. Commands are answered only while `running`.
  */
 export const terminalMachine = setup({
   types: {
-    context: {} as { terminalId: string; restarts: number; lastError: string | null },
+    context: {} as TerminalContext,
     input: {} as TerminalInput,
     events: {} as TerminalEvent,
   },
+  actors: {
+    readiness: readinessMachine,
+    completion: completionMachine,
+    turnPhase: turnPhaseMachine,
+    lastTurn: lastTurnMachine,
+    diagnostics: diagnosticsMachine,
+    watchdog: watchdogMachine,
+    /** Provided by the runtime: readies the pane (detects the tool) and reads what to restore. */
+    prepare: fromPromise<Preparation, TerminalRuntimeInput>(async ({ input }) => ({
+      request: input.request,
+      openTurn: null,
+    })),
+    /** Provided by the runtime: samples the pane and drives the charts; reports failure. */
+    runtime: fromCallback<TerminalCommand, TerminalRuntimeInput>(() => () => {}),
+  },
   actions: {
-    start_polling: () => {},
-    stop_polling: () => {},
     record_failure: assign({
-      lastError: ({ event }) => (event.type === 'evt_failed' ? event.error : null),
+      lastError: ({ event }) =>
+        event.type === 'evt_runtime_failed'
+          ? event.error
+          : errorText((event as { error?: unknown }).error),
     }),
     count_restart: assign({ restarts: ({ context }) => context.restarts + 1 }),
+    apply_preparation: assign(({ context, event }) => {
+      const output = (event as { output?: Preparation }).output;
+      return output
+        ? { request: output.request, openTurn: output.openTurn }
+        : { request: context.request };
+    }),
+    publish_state: assign({
+      state: ({ context, event }) => (event.type === 'evt_state' ? event.state : context.state),
+    }),
+    start_turn: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'evt_turn_armed') return;
+      if (context.completionId) enqueue.stopChild(context.completionId);
+      const id = `completion:${event.turnId}`;
+      enqueue.spawnChild('completion', {
+        id,
+        input: { ...context.config, baseline: event.baseline },
+      });
+      enqueue.assign({ completionId: id });
+    }),
+    stop_turn: enqueueActions(({ context, enqueue }) => {
+      if (!context.completionId) return;
+      enqueue.stopChild(context.completionId);
+      enqueue.assign({ completionId: null });
+    }),
+    forward_command: sendTo('runtime', ({ event }) => event),
+    refuse_command: ({ context, event }) => {
+      if (event.type !== 'cmd') return;
+      event.reply(
+        Object.assign(new Error(`terminal ${context.terminalId} is not running (restarting)`), {
+          code: 'not_ready',
+        }),
+      );
+    },
+  },
+  delays: {
+    /** Capped exponential backoff: the first delay doubles per restart up to the cap. */
+    restart_backoff: ({ context }) =>
+      Math.min(context.backoff.maxSeconds, context.backoff.initialSeconds * 2 ** context.restarts) *
+      1000,
   },
 }).createMachine({
   id: 'terminal',
-  initial: 'attached',
-  context: ({ input }) => ({ terminalId: input.terminalId, restarts: 0, lastError: null }),
+  initial: 'attaching',
+  context: ({ input }) => ({
+    ...input,
+    restarts: 0,
+    lastError: null,
+    state: input.state ?? null,
+    completionId: null,
+  }),
+  on: {
+    evt_detach: { target: '.detached' },
+    evt_state: { actions: 'publish_state' },
+  },
   states: {
-    attached: {
-      on: { evt_start: { target: 'running' }, evt_detach: { target: 'detached' } },
+    attaching: {
+      invoke: {
+        src: 'prepare',
+        input: ({ context, self }) => ({
+          terminal: self,
+          terminalId: context.terminalId,
+          request: context.request,
+          restarts: context.restarts,
+        }),
+        onDone: { target: 'running', actions: 'apply_preparation' },
+        onError: { target: 'restarting', actions: 'record_failure' },
+      },
+      on: { cmd: { actions: 'refuse_command' } },
     },
     running: {
-      entry: 'start_polling',
-      exit: 'stop_polling',
+      invoke: [
+        {
+          id: 'diagnostics',
+          src: 'diagnostics',
+          onError: { target: '#terminal.restarting', actions: 'record_failure' },
+        },
+        {
+          id: 'readiness',
+          src: 'readiness',
+          input: ({ context }) => context.config,
+          onError: { target: '#terminal.restarting', actions: 'record_failure' },
+        },
+        {
+          id: 'turnPhase',
+          src: 'turnPhase',
+          input: ({ context }) => ({
+            settleSeconds: context.config.settleSeconds,
+            openTurn: context.openTurn ?? null,
+          }),
+          onError: { target: '#terminal.restarting', actions: 'record_failure' },
+        },
+        {
+          id: 'lastTurn',
+          src: 'lastTurn',
+          onError: { target: '#terminal.restarting', actions: 'record_failure' },
+        },
+        {
+          id: 'watchdog',
+          src: 'watchdog',
+          input: ({ context }) => ({
+            budgetSeconds: context.request.watchdogBudgetSeconds ?? 0,
+          }),
+          onError: { target: '#terminal.restarting', actions: 'record_failure' },
+        },
+        {
+          id: 'runtime',
+          src: 'runtime',
+          input: ({ context, self }) => ({
+            terminal: self,
+            terminalId: context.terminalId,
+            request: context.request,
+            restarts: context.restarts,
+          }),
+          onError: { target: '#terminal.restarting', actions: 'record_failure' },
+        },
+      ],
+      exit: 'stop_turn',
       on: {
-        evt_failed: { target: 'failed', actions: 'record_failure' },
-        evt_detach: { target: 'detached' },
+        evt_runtime_failed: { target: 'restarting', actions: 'record_failure' },
+        evt_turn_armed: { actions: 'start_turn' },
+        evt_turn_closed: { actions: 'stop_turn' },
+        cmd: { actions: 'forward_command' },
       },
     },
-    failed: {
-      on: {
-        evt_restart: { target: 'running', actions: 'count_restart' },
-        evt_detach: { target: 'detached' },
+    restarting: {
+      after: {
+        restart_backoff: { target: 'attaching', actions: 'count_restart' },
       },
+      on: { cmd: { actions: 'refuse_command' } },
     },
     detached: { type: 'final' },
   },
 });
 
-export type TerminalLifecycleState = 'attached' | 'running' | 'failed' | 'detached';
+export type TerminalLifecycleState = 'attaching' | 'running' | 'restarting' | 'detached';
+export type TerminalActorRef = ActorRefFrom<typeof terminalMachine>;

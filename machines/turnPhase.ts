@@ -1,20 +1,511 @@
-import { setup } from 'xstate';
+import { assign, emit, enqueueActions, raise, setup, stateIn } from 'xstate';
 
-/** Events of the turn-phase chart (statecharts.md §4); the tracker evaluates the guards in words. */
+export type TriState = 'yes' | 'no' | 'unknown';
+export type TurnSource = 'explicit_input' | 'surface_inference';
+
+/** What one screen says about the turn (a tool profile's per-frame signals). */
+export interface FrameSignals {
+  acceptingInput: TriState;
+  editingInput: TriState;
+  readyPosture: TriState;
+  activeReasons: readonly string[];
+  interrupted: boolean;
+  knownFailure: { kind: string; message: string } | null;
+  successCandidate: boolean;
+  ambiguous: boolean;
+  chatContext: string;
+}
+
+/** A turn: its id, how it was started, and when (observation seconds). */
+export interface TurnInfo {
+  id: string;
+  source: TurnSource;
+  startedAt: number;
+}
+
+/** One frame as the chart sees it. */
+export interface TurnFrame {
+  /** Observation time (seconds). */
+  t: number;
+  /** Diagnostics are `available`: only then do the signals mean anything. */
+  available: boolean;
+  signals: FrameSignals;
+  /** The normalised projection (the transcript as the profile reads it). */
+  projection: string;
+  /** The id a turn inferred from this frame takes (the driver hands out ids; the chart stays pure). */
+  inferredTurnId: string;
+}
+
 export type TurnPhaseEvent =
+  | ({ type: 'frame' } & TurnFrame)
+  | { type: 'turn_armed'; t: number; turnId: string }
+  | { type: 'settle_window_elapsed'; t: number }
   | { type: 'evt_ready_posture' }
   | { type: 'evt_turn_started' }
   | { type: 'evt_turn_finished' }
   | { type: 'evt_posture_lost' };
 
-/** Turn phase: is the agent between turns (`ready`), in one (`active`), or can we not tell? */
+export type OutcomeEvent =
+  'evt_success_settled' | 'evt_interrupted' | 'evt_known_failure' | 'evt_success_retracted';
+
+/** What the chart tells its driver: settle-window requests, and each turn's outcome for the last-turn chart. */
+export type TurnPhaseEmitted =
+  | { type: 'settle_window.start'; seconds: number }
+  | { type: 'settle_window.cancel' }
+  | {
+      type: 'outcome';
+      outcome: OutcomeEvent;
+      turnId: string;
+      source: TurnSource;
+      /** When the turn started. */
+      startedAt: number;
+      at: number;
+      rule: string;
+    };
+
+/** Evidence a turn has of its own: activity seen, or the transcript changed since it was armed. */
+export interface TurnEvidence {
+  /** The projection when the turn was armed; null: take the next frame's (a restored turn). */
+  projectionAtArm: string | null;
+  sawActive: boolean;
+  projectionChanged: boolean;
+}
+
+export interface TurnPhaseContext {
+  settleSeconds: number;
+  current: TurnInfo | null;
+  evidence: TurnEvidence | null;
+  /** Signature of the success candidate the settle window runs for. */
+  settling: string | null;
+  /** The last settled success, while nothing else happened since (for retraction). */
+  settled: { turn: TurnInfo; projection: string; at: number } | null;
+  /** A prompt went from the input box into the transcript with no turn open: typed by hand. */
+  handPrompt: { at: number; projectionBefore: string } | null;
+  lastProjection: string | null;
+  lastReadyPosture: TriState;
+  lastEditing: TriState;
+}
+
+export interface TurnPhaseInput {
+  settleSeconds?: number;
+  /** A turn that was open when the terminal last stopped (restored from the journal). */
+  openTurn?: { turn: TurnInfo; hadEvidence: boolean } | null;
+}
+
+type Ctx = { context: TurnPhaseContext; event: TurnPhaseEvent };
+
+const frameOf = (event: TurnPhaseEvent): TurnFrame | null =>
+  event.type === 'frame' ? event : null;
+const isActive = (f: TurnFrame): boolean => f.signals.activeReasons.length > 0;
+const outcomeShown = (f: TurnFrame): boolean =>
+  f.signals.interrupted || f.signals.knownFailure !== null;
+
+/** The open turn's evidence once this frame is folded in. */
+function evidenceWith(context: TurnPhaseContext, f: TurnFrame): TurnEvidence | null {
+  const ev = context.evidence;
+  if (!context.current || !ev) return null;
+  const atArm = ev.projectionAtArm ?? f.projection;
+  return {
+    projectionAtArm: atArm,
+    sawActive: ev.sawActive || isActive(f),
+    projectionChanged: ev.projectionChanged || f.projection !== atArm,
+  };
+}
+
+const hasEvidence = (ev: TurnEvidence | null): boolean =>
+  ev !== null && (ev.sawActive || ev.projectionChanged);
+
+/**
+ * A turn that worked, then vanished from the transcript with its prompt handed back as a draft,
+ * was withdrawn: an interrupt before any reply (what Claude Code does on Escape).
+ */
+function withdrawn(context: TurnPhaseContext, f: TurnFrame): boolean {
+  const before = context.evidence;
+  return (
+    context.current !== null &&
+    before !== null &&
+    before.sawActive &&
+    !isActive(f) &&
+    f.signals.editingInput === 'yes' &&
+    f.projection === before.projectionAtArm
+  );
+}
+
+const settleSignature = (f: TurnFrame): string =>
+  JSON.stringify([
+    f.projection,
+    f.signals.readyPosture,
+    f.signals.acceptingInput,
+    f.signals.chatContext,
+  ]);
+
+const idlePhaseOf = (f: TurnFrame): 'ready' | 'unknown' =>
+  f.signals.readyPosture === 'yes' && !f.signals.ambiguous ? 'ready' : 'unknown';
+
+const guard =
+  (rule: (context: TurnPhaseContext, f: TurnFrame) => boolean) =>
+  ({ context, event }: Ctx): boolean => {
+    const f = frameOf(event);
+    return f !== null && rule(context, f);
+  };
+
+/** The seed event that moves the phase from `from` to `to` (none when already there). */
+const PHASE_EVENT = {
+  unknown: { ready: 'evt_ready_posture', active: 'evt_turn_started', unknown: null },
+  ready: { active: 'evt_turn_started', unknown: 'evt_posture_lost', ready: null },
+  active: { ready: 'evt_turn_finished', unknown: 'evt_posture_lost', active: null },
+} as const;
+
+type Phase = keyof typeof PHASE_EVENT;
+
+/** Which phase each phase action moves to. */
+const PHASE_PICK = {
+  unknown: () => 'unknown',
+  ready: () => 'ready',
+  active: () => 'active',
+  /** Ready when the screen is an idle prompt (ready posture, not ambiguous), else unknown. */
+  idle: ({ event }) => {
+    const f = frameOf(event);
+    return f ? idlePhaseOf(f) : 'unknown';
+  },
+  /** Active while a turn is open, else the idle phase. */
+  default: ({ context, event }) => {
+    if (context.current) return 'active';
+    const f = frameOf(event);
+    return f ? idlePhaseOf(f) : 'unknown';
+  },
+  /** After a settled success: ready if the last frame had the ready posture. */
+  settled: ({ context }) => (context.lastReadyPosture === 'yes' ? 'ready' : 'unknown'),
+} satisfies Record<string, (args: Ctx) => Phase>;
+
+function outcomeOf(name: OutcomeEvent, rule: string, { context, event }: Ctx): TurnPhaseEmitted {
+  const turn = context.current!;
+  return {
+    type: 'outcome',
+    outcome: name,
+    turnId: turn.id,
+    source: turn.source,
+    startedAt: turn.startedAt,
+    at: 't' in event ? event.t : 0,
+    rule,
+  };
+}
+
+/**
+ * Turn phase: between turns (`ready`), in one (`active`), or cannot tell (`unknown`). Each
+ * `frame` runs the tracker's priority chain of statecharts.md §5, first match wins, as the
+ * guarded transitions below; their actions report each turn's outcome (for the last-turn
+ * chart), keep the settle window, and move the phase with the chart's own events. A turn
+ * counts an outcome only once it has evidence of its own (activity, or a changed transcript
+ * since it was armed), so what the screen still shows of an earlier turn is never reported
+ * again. Every turn, submitted through paneward (`turn_armed`) or inferred from the screen, is
+ * its own turn with its own id. The settle window is a driver timer (`settle_window.*`
+ * emitted; `settle_window_elapsed` back); reading the screen is the profiles' job.
+ */
 export const turnPhaseMachine = setup({
   types: {
+    context: {} as TurnPhaseContext,
+    input: {} as TurnPhaseInput,
     events: {} as TurnPhaseEvent,
+    emitted: {} as TurnPhaseEmitted,
+  },
+  guards: {
+    diagnostics_degraded: guard((_, f) => !f.available),
+    /**
+     * Within one settle window after a success settled, with nothing else on screen (no
+     * draft, no activity, no marker), the reply was rewritten: the same turn goes on.
+     */
+    settled_reply_rewritten: guard(
+      (c, f) =>
+        c.current === null &&
+        c.settled !== null &&
+        f.t - c.settled.at <= c.settleSeconds &&
+        f.projection !== c.settled.projection &&
+        f.signals.editingInput !== 'yes' &&
+        !isActive(f) &&
+        !outcomeShown(f),
+    ),
+    /** A prompt typed by hand was submitted and the screen already shows its outcome. */
+    hand_prompt_outcome: guard(
+      (c, f) =>
+        c.current === null &&
+        handPromptAfter(c, f) !== null &&
+        f.signals.editingInput !== 'yes' &&
+        (outcomeShown(f) || f.signals.successCandidate),
+    ),
+    stale_marker_under_draft: guard(
+      (c, f) =>
+        c.current === null &&
+        f.signals.editingInput === 'yes' &&
+        f.signals.acceptingInput === 'yes' &&
+        outcomeShown(f),
+    ),
+    turn_without_evidence: guard((c, f) => c.current !== null && !hasEvidence(evidenceWith(c, f))),
+    turn_interrupted: guard((c, f) => c.current !== null && f.signals.interrupted),
+    turn_withdrawn: guard(withdrawn),
+    turn_failed: guard((c, f) => c.current !== null && f.signals.knownFailure !== null),
+    outcome_marker_without_turn: guard((c, f) => c.current === null && outcomeShown(f)),
+    active_evidence: guard((_, f) => isActive(f)),
+    success_candidate_under_draft: guard(
+      (c, f) =>
+        c.current !== null && f.signals.successCandidate && f.signals.editingInput === 'yes',
+    ),
+    success_candidate: guard((c, f) => c.current !== null && f.signals.successCandidate),
+    turn_open: ({ context }) => context.current !== null,
+  },
+  actions: {
+    /** Folds the frame into the open turn's evidence and remembers what the next frame compares with. */
+    remember_frame: assign(({ context, event }) => {
+      const f = frameOf(event);
+      if (!f) return {};
+      return {
+        evidence: evidenceWith(context, f),
+        handPrompt: context.current ? null : handPromptAfter(context, f),
+        lastProjection: f.projection,
+        lastReadyPosture: f.signals.readyPosture,
+        lastEditing: f.signals.editingInput,
+      };
+    }),
+    infer_turn: assign(({ context, event }) => {
+      const f = frameOf(event);
+      if (!f || context.current) return {};
+      const hand = handPromptAfter(context, f);
+      return {
+        current: {
+          id: f.inferredTurnId,
+          source: 'surface_inference' as const,
+          startedAt: hand?.at ?? f.t,
+        },
+        evidence: {
+          projectionAtArm: hand?.projectionBefore ?? f.projection,
+          sawActive: false,
+          projectionChanged: false,
+        },
+        settled: null,
+        handPrompt: null,
+      };
+    }),
+    arm_explicit_turn: assign(({ context, event }) => {
+      if (event.type !== 'turn_armed') return {};
+      return {
+        current: { id: event.turnId, source: 'explicit_input' as const, startedAt: event.t },
+        evidence: {
+          projectionAtArm: context.lastProjection ?? '',
+          sawActive: false,
+          projectionChanged: false,
+        },
+        settled: null,
+        handPrompt: null,
+      };
+    }),
+    end_turn: assign({ current: null, evidence: null }),
+    remember_settled: assign(({ context, event }) =>
+      context.current && event.type === 'settle_window_elapsed'
+        ? {
+            settled: {
+              turn: context.current,
+              projection: context.lastProjection ?? '',
+              at: event.t,
+            },
+          }
+        : {},
+    ),
+    /** The settled success is withdrawn and its turn reopened: it visibly goes on. */
+    retract_settled_success: enqueueActions(({ context, event, enqueue }) => {
+      const f = frameOf(event);
+      const settled = context.settled;
+      if (!f || !settled) return;
+      enqueue.emit({
+        type: 'outcome',
+        outcome: 'evt_success_retracted',
+        turnId: settled.turn.id,
+        source: settled.turn.source,
+        startedAt: settled.turn.startedAt,
+        at: f.t,
+        rule: 'retract_rewritten',
+      });
+      enqueue.assign({
+        current: settled.turn,
+        evidence: {
+          projectionAtArm: settled.projection,
+          sawActive: false,
+          projectionChanged: false,
+        },
+        settled: null,
+      });
+    }),
+    /** Classifies the same frame again, now that a turn is open. */
+    reclassify_frame: raise(({ event }) => event),
+    start_settle_window: enqueueActions(({ context, event, enqueue }) => {
+      const f = frameOf(event);
+      if (!f) return;
+      const signature = settleSignature(f);
+      if (context.settling === signature) return;
+      enqueue.assign({ settling: signature });
+      enqueue.emit({ type: 'settle_window.start', seconds: context.settleSeconds });
+    }),
+    cancel_settle_window: enqueueActions(({ context, enqueue }) => {
+      if (context.settling === null) return;
+      enqueue.assign({ settling: null });
+      enqueue.emit({ type: 'settle_window.cancel' });
+    }),
+    settle_window_done: assign({ settling: null }),
+    report_interrupted: emit((a) => outcomeOf('evt_interrupted', 'b_interrupted', a)),
+    report_withdrawn: emit((a) => outcomeOf('evt_interrupted', 'b_turn_withdrawn', a)),
+    report_known_failure: emit((a) => outcomeOf('evt_known_failure', 'c_known_failure', a)),
+    report_success: emit((a) => outcomeOf('evt_success_settled', 'e_success_settled', a)),
+    /** Moves the phase with the chart's own event (statecharts.md §4); `to` names the rule. */
+    enter_phase: enqueueActions(
+      ({ context, event, enqueue, check }, params: { to: keyof typeof PHASE_PICK }) => {
+        const from: Phase = check(stateIn('active'))
+          ? 'active'
+          : check(stateIn('ready'))
+            ? 'ready'
+            : 'unknown';
+        const type = PHASE_EVENT[from][PHASE_PICK[params.to]({ context, event })];
+        if (type) enqueue.raise({ type });
+      },
+    ),
   },
 }).createMachine({
   id: 'turnPhase',
   initial: 'unknown',
+  context: ({ input }) => ({
+    settleSeconds: input?.settleSeconds ?? 1,
+    current: input?.openTurn?.turn ?? null,
+    evidence: input?.openTurn
+      ? {
+          projectionAtArm: null,
+          sawActive: input.openTurn.hadEvidence,
+          projectionChanged: false,
+        }
+      : null,
+    settling: null,
+    settled: null,
+    handPrompt: null,
+    lastProjection: null,
+    lastReadyPosture: 'unknown',
+    lastEditing: 'unknown',
+  }),
+  on: {
+    frame: [
+      {
+        guard: 'diagnostics_degraded',
+        actions: [
+          'cancel_settle_window',
+          'remember_frame',
+          { type: 'enter_phase', params: { to: 'unknown' } },
+        ],
+      },
+      {
+        guard: 'settled_reply_rewritten',
+        actions: ['retract_settled_success', 'reclassify_frame'],
+      },
+      { guard: 'hand_prompt_outcome', actions: ['infer_turn', 'reclassify_frame'] },
+      // (a) a draft over an old interrupted/failure marker: the marker is stale.
+      {
+        guard: 'stale_marker_under_draft',
+        actions: [
+          'cancel_settle_window',
+          'remember_frame',
+          { type: 'enter_phase', params: { to: 'idle' } },
+        ],
+      },
+      // A turn just armed whose screen has not moved yet: what is on screen is the last turn's.
+      {
+        guard: 'turn_without_evidence',
+        actions: [
+          'cancel_settle_window',
+          'remember_frame',
+          { type: 'enter_phase', params: { to: 'active' } },
+        ],
+      },
+      // (b) interrupted, or withdrawn before any reply.
+      {
+        guard: 'turn_interrupted',
+        actions: [
+          'cancel_settle_window',
+          'remember_frame',
+          'report_interrupted',
+          'end_turn',
+          { type: 'enter_phase', params: { to: 'ready' } },
+        ],
+      },
+      {
+        guard: 'turn_withdrawn',
+        actions: [
+          'cancel_settle_window',
+          'remember_frame',
+          'report_withdrawn',
+          'end_turn',
+          { type: 'enter_phase', params: { to: 'ready' } },
+        ],
+      },
+      // (c) a failure the tool reports.
+      {
+        guard: 'turn_failed',
+        actions: [
+          'cancel_settle_window',
+          'remember_frame',
+          'report_known_failure',
+          'end_turn',
+          { type: 'enter_phase', params: { to: 'ready' } },
+        ],
+      },
+      {
+        guard: 'outcome_marker_without_turn',
+        actions: [
+          'cancel_settle_window',
+          'remember_frame',
+          { type: 'enter_phase', params: { to: 'ready' } },
+        ],
+      },
+      // (d) active evidence: a turn runs (inferred when none is open).
+      {
+        guard: 'active_evidence',
+        actions: [
+          'cancel_settle_window',
+          'infer_turn',
+          'remember_frame',
+          { type: 'enter_phase', params: { to: 'active' } },
+        ],
+      },
+      // (e) a success candidate settles, unless the user is typing over it.
+      {
+        guard: 'success_candidate_under_draft',
+        actions: ['cancel_settle_window', 'remember_frame'],
+      },
+      { guard: 'success_candidate', actions: ['remember_frame', 'start_settle_window'] },
+      // (f) default.
+      {
+        actions: [
+          'cancel_settle_window',
+          'remember_frame',
+          { type: 'enter_phase', params: { to: 'default' } },
+        ],
+      },
+    ],
+    turn_armed: {
+      actions: [
+        'cancel_settle_window',
+        'arm_explicit_turn',
+        { type: 'enter_phase', params: { to: 'active' } },
+      ],
+    },
+    settle_window_elapsed: [
+      {
+        guard: 'turn_open',
+        actions: [
+          'settle_window_done',
+          'report_success',
+          'remember_settled',
+          'end_turn',
+          { type: 'enter_phase', params: { to: 'settled' } },
+        ],
+      },
+      { actions: 'settle_window_done' },
+    ],
+  },
   states: {
     unknown: {
       on: {
@@ -36,5 +527,20 @@ export const turnPhaseMachine = setup({
     },
   },
 });
+
+/**
+ * The hand-typed prompt pending after this frame: a draft that left the input box while the
+ * transcript changed starts one; a new draft drops it; otherwise it stays.
+ */
+function handPromptAfter(
+  c: TurnPhaseContext,
+  f: TurnFrame,
+): { at: number; projectionBefore: string } | null {
+  if (f.signals.editingInput === 'yes') return null;
+  if (c.lastEditing === 'yes' && c.lastProjection !== null && f.projection !== c.lastProjection) {
+    return c.handPrompt ?? { at: f.t, projectionBefore: c.lastProjection };
+  }
+  return c.handPrompt;
+}
 
 export type TurnPhaseState = 'unknown' | 'ready' | 'active';

@@ -11,6 +11,9 @@ export type PanewardErrorCode =
   | 'aborted'
   | 'timeout'
   | 'stopped'
+  | 'data_dir_busy'
+  | 'journal_corrupt'
+  | 'journal_failed'
   | 'internal';
 
 /**

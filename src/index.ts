@@ -18,10 +18,11 @@ export {
   Supervisor,
   SupervisorOptions,
   AttachRequest,
+  defaultDataDir,
   type SupervisorOptionsInput,
   type RestartRecord,
+  type TurnResult,
 } from './supervisor/supervisor.js';
-export type { TurnResult } from './supervisor/terminal.js';
 export { PanewardError, isPanewardError, type PanewardErrorCode } from './errors.js';
 export { TerminalState } from './schemas/terminal-state.js';
 export { Observation } from './schemas/observation.js';
@@ -30,7 +31,9 @@ export { KernelConfig, type KernelRecord, type TransitionRecord } from './schema
 export { RecordingLine } from './schemas/recording.js';
 export { Kernel, type KernelOptions, type KernelSnapshot } from './kernel/kernel.js';
 export { VirtualClock } from './kernel/virtual-time.js';
-export { TerminalPipeline, type HistoryRecord } from './tracker/pipeline.js';
+export { TerminalPipeline } from './tracker/pipeline.js';
+export { Journal, type JournalOptions } from './journal/journal.js';
+export { JournalRecord, RecordEvidence, ChartTransition, RECORD_FORMAT } from './schemas/record.js';
 export { replayRecording } from './tracker/replay.js';
 export { getProfile, PROFILES, type ToolProfile, type Screen } from './profiles/index.js';
 export { createExecaTransport } from './observe/execa-transport.js';

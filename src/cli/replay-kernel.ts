@@ -14,7 +14,13 @@ export function replayKernelScenario(file: string, print: (record: KernelRecord)
   const clock = new VirtualClock();
   const start = (config = {}) => {
     const k = new Kernel({ config, scheduler: clock.scheduler });
-    k.records$.subscribe(print);
+    // The contract's lines (contracts.md §1): the chart's rule is journal evidence, not output.
+    k.records$.subscribe((r) => {
+      if ('rule' in r) {
+        const { rule: _rule, ...line } = r;
+        print(line);
+      } else print(r);
+    });
     return k;
   };
   let lastT = 0;

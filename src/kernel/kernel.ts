@@ -1,10 +1,51 @@
 import { Subject, asyncScheduler, type Observable, type SchedulerLike } from 'rxjs';
+import { createActor, type ActorRefFrom } from 'xstate';
+import { completionMachine, type CompletionInput } from '../../machines/completion.js';
+import { readinessMachine, type ReadinessInput } from '../../machines/readiness.js';
+import type { Evidence, SurfaceObservation } from '../../machines/surface.js';
 import { KernelConfig, type KernelConfigInput, type KernelRecord } from '../schemas/kernel.js';
-import type { Observation } from '../schemas/observation.js';
+import { InspectionHub } from './chart-runner.js';
 import { CompletionDriver, type CompletionObserver } from './completion-driver.js';
-import type { Evidence } from './evidence.js';
 import { ReadinessDriver } from './readiness-driver.js';
 import { Timers } from './timers.js';
+
+/** Where the kernel's chart actors live: children of a terminal actor, or roots of their own. */
+export interface ChartHost {
+  readonly hub: InspectionHub;
+  readiness(input: ReadinessInput): ActorRefFrom<typeof readinessMachine>;
+  /** A new completion actor for a turn (the previous one is already stopped). */
+  completion(turnId: string, input: CompletionInput): ActorRefFrom<typeof completionMachine>;
+  /** Stops a turn's completion actor. */
+  stopCompletion(turnId: string): void;
+  /** Stops every chart this host created itself. */
+  dispose?(): void;
+}
+
+/** A host that creates each chart as a root actor (the kernel on its own: scenarios, tests). */
+export function standaloneHost(hub = new InspectionHub()): ChartHost {
+  const roots = new Map<string, { stop(): void }>();
+  return {
+    hub,
+    readiness: (input) => {
+      const actor = createActor(readinessMachine, { input, inspect: hub.inspect }).start();
+      roots.set('readiness', actor);
+      return actor;
+    },
+    completion: (turnId, input) => {
+      const actor = createActor(completionMachine, { input, inspect: hub.inspect }).start();
+      roots.set(turnId, actor);
+      return actor;
+    },
+    stopCompletion: (turnId) => {
+      roots.get(turnId)?.stop();
+      roots.delete(turnId);
+    },
+    dispose: () => {
+      for (const actor of roots.values()) actor.stop();
+      roots.clear();
+    },
+  };
+}
 
 export interface KernelOptions {
   config?: KernelConfigInput;
@@ -13,6 +54,10 @@ export interface KernelOptions {
   /** Scheduler time (ms) that is observation time 0. */
   originMs?: number;
   observer?: CompletionObserver;
+  /** Where the chart actors live; by default each is a root actor of its own. */
+  host?: ChartHost;
+  /** Share these timers (a terminal's) instead of owning some. */
+  timers?: Timers;
 }
 
 /** What the kernel knows right now (the public snapshot its tests read). */
@@ -23,7 +68,7 @@ export interface KernelSnapshot {
 }
 
 /**
- * The timing kernel of one terminal: the readiness machine, one completion machine per turn
+ * The timing kernel of one terminal: the readiness chart, one completion chart per turn
  * anchor, and their timers. Observations and submits must come in time order; before each,
  * every timer due at or before its time fires (statecharts.md §3).
  */
@@ -33,38 +78,55 @@ export class Kernel {
   private readonly subject = new Subject<KernelRecord>();
   /** Every state change and anomaly, in order. */
   readonly records$: Observable<KernelRecord> = this.subject.asObservable();
+  private readonly host: ChartHost;
+  private readonly ownsTimers: boolean;
   private readonly readiness: ReadinessDriver;
-  private completion: CompletionDriver | null = null;
+  private completion: { driver: CompletionDriver; turnId: string } | null = null;
   private turns = 0;
   private lastT = 0;
 
   constructor(private readonly options: KernelOptions = {}) {
     this.config = KernelConfig.parse(options.config ?? {});
-    this.timers = new Timers(options.scheduler ?? asyncScheduler, options.originMs ?? 0);
-    this.readiness = new ReadinessDriver(this.timers, this.config, (r) => this.subject.next(r));
+    this.ownsTimers = !options.timers;
+    this.timers =
+      options.timers ?? new Timers(options.scheduler ?? asyncScheduler, options.originMs ?? 0);
+    this.host = options.host ?? standaloneHost();
+    this.readiness = new ReadinessDriver(
+      this.host.readiness(this.chartInput()),
+      this.host.hub,
+      this.timers,
+      (r) => this.subject.next(r),
+    );
   }
 
-  /** Arms a turn anchor: a new completion actor with this baseline; returns its turn number. */
-  submit(t: number, baseline: string): number {
+  /**
+   * Arms a turn anchor: a new completion actor with this baseline (the previous one stops);
+   * returns its turn number.
+   */
+  submit(t: number, baseline: string, turnId = `turn-${this.turns + 1}`): number {
     this.advance(t);
-    this.completion?.stop();
+    this.stopCompletion();
     this.turns += 1;
-    this.completion = new CompletionDriver(
-      this.turns,
-      baseline,
-      this.timers,
-      this.config,
-      (r) => this.subject.next(r),
-      this.options.observer,
-    );
+    const actor = this.host.completion(turnId, { ...this.chartInput(), baseline });
+    this.completion = {
+      turnId,
+      driver: new CompletionDriver(
+        this.turns,
+        actor,
+        this.host.hub,
+        this.timers,
+        (r) => this.subject.next(r),
+        this.options.observer,
+      ),
+    };
     return this.turns;
   }
 
   /** Classifies one observation: readiness first, then the running turn's completion. */
-  observe(t: number, obs: Observation): void {
+  observe(t: number, obs: SurfaceObservation): void {
     this.advance(t);
     this.readiness.observe(t, obs);
-    this.completion?.observe(t, obs);
+    this.completion?.driver.observe(t, obs);
   }
 
   /** Moves time to `t`, firing due timers. */
@@ -75,20 +137,38 @@ export class Kernel {
   }
 
   snapshot(): KernelSnapshot {
-    const c = this.completion;
+    const c = this.completion?.driver;
     return {
       readiness: this.readiness.state,
       completion: c
-        ? { turn: c.turnNumber, status: c.state, evidence: c.currentEvidence, payload: c.payload }
+        ? { turn: c.turnNumber, status: c.state, evidence: c.evidence, payload: c.payload }
         : null,
       turns: this.turns,
     };
   }
 
   dispose(): void {
-    this.completion?.stop();
+    this.stopCompletion();
     this.readiness.stop();
-    this.timers.dispose();
+    if (!this.options.host) this.host.dispose?.();
+    if (this.ownsTimers) this.timers.dispose();
     this.subject.complete();
+  }
+
+  private stopCompletion(): void {
+    if (!this.completion) return;
+    this.completion.driver.stop();
+    this.host.stopCompletion(this.completion.turnId);
+    this.completion = null;
+  }
+
+  private chartInput() {
+    const c = this.config;
+    return {
+      stalledIsTerminal: c.stalledIsTerminal,
+      stallTimeoutSeconds: c.stallTimeoutSeconds,
+      stallMode: c.stallMode,
+      stabilitySeconds: c.stabilitySeconds,
+    };
   }
 }

@@ -1,27 +1,23 @@
-import { readinessMachine } from '../../machines/readiness.js';
-import type { Observation } from '../schemas/observation.js';
-import type { KernelConfig, KernelRecord } from '../schemas/kernel.js';
-import { classifyReadiness } from './classify.js';
-import { MachineDriver } from './machine-driver.js';
+import type { ActorRefFrom } from 'xstate';
+import type { readinessMachine } from '../../machines/readiness.js';
+import type { SurfaceObservation } from '../../machines/surface.js';
+import type { KernelRecord } from '../schemas/kernel.js';
+import { ChartDriver } from './chart-driver.js';
+import type { InspectionHub } from './chart-runner.js';
 import { TimerOrder, type Timers } from './timers.js';
 
-/** Drives the readiness machine from observations; owns its stall timer. */
-export class ReadinessDriver extends MachineDriver<typeof readinessMachine> {
-  constructor(timers: Timers, config: KernelConfig, emit: (r: KernelRecord) => void) {
-    super(
-      'readiness',
-      readinessMachine,
-      { stalledIsTerminal: config.stalledIsTerminal },
-      timers,
-      config,
-      'readiness.stall',
-      TimerOrder.readinessStall,
-      emit,
-    );
+/** Feeds the readiness chart its observations and its stall timer. */
+export class ReadinessDriver extends ChartDriver<ActorRefFrom<typeof readinessMachine>> {
+  constructor(
+    actor: ActorRefFrom<typeof readinessMachine>,
+    hub: InspectionHub,
+    timers: Timers,
+    emit: (r: KernelRecord) => void,
+  ) {
+    super('readiness', actor, hub, timers, 'readiness.stall', TimerOrder.readinessStall, emit);
   }
 
-  observe(t: number, obs: Observation): void {
-    this.dispatch(t, classifyReadiness(obs, this.state));
-    this.stall.afterObservation(t, this.state);
+  observe(t: number, observation: SurfaceObservation): void {
+    this.dispatch(t, { type: 'observation', observation });
   }
 }

@@ -1,110 +1,96 @@
-import { watchdogMachine } from '../../machines/watchdog.js';
-import { MachineRunner, type Step } from './internal/runner.js';
+import type { ActorRefFrom } from 'xstate';
+import type { watchdogMachine, WatchdogRequest } from '../../machines/watchdog.js';
+import { ChartRunner, type InspectionHub, type Step } from './chart-runner.js';
 import { TimerOrder, type Timers } from './timers.js';
 
-/** The journal record of a cancelled session (contracts.md §4). */
-export interface WatchdogCancelRecord {
-  aggregateType: 'runtime_control';
-  aggregateId: string;
-  eventKind: 'runtime.watchdog.cancel';
-  reason: 'wall_clock_exceeded';
-  sessionStartedAt: string;
-  firedAt: string;
-  elapsedSeconds: number;
-  configuredBudgetSeconds: number;
-}
+export type WatchdogCancelRequest = Extract<WatchdogRequest, { type: 'session.cancel' }>;
 
 export interface WatchdogDriverOptions {
-  sessionId: string;
-  budgetSeconds: number;
+  actor: ActorRefFrom<typeof watchdogMachine>;
+  hub: InspectionHub;
   timers: Timers;
-  /** Converts timer seconds to wall-clock epoch milliseconds (for the ISO times). */
-  toEpochMs: (t: number) => number;
-  /** Called once per fired window, before `cancel`: append the record to the journal here. */
-  record: (r: WatchdogCancelRecord) => void;
-  /** Cancels the session (interrupts the agent). */
-  cancel: () => void;
+  key: string;
+  /** The chart asked to cancel the session (journal the record first, then interrupt). */
+  cancel: (request: WatchdogCancelRequest) => void;
   onStep?: (step: Step, t: number) => void;
 }
 
 /**
- * Bounds one session's wall-clock time (statecharts.md §7). The deadline is computed from the
- * session's persisted start, so a restarted supervisor continues the same window; a window
- * that already fired (replayed from the journal) never fires twice.
+ * Keeps the watchdog chart's deadline on the terminal's timers and hands its cancel requests
+ * to the runtime. A window restored from the journal is replayed into the chart with the
+ * same events, and what the chart asks for while replaying is not done again: a fired
+ * window never fires twice.
  */
 export class WatchdogDriver {
-  private readonly runner: MachineRunner<typeof watchdogMachine>;
-  private windowStart: number | null = null;
-  private readonly key: string;
+  private readonly runner: ChartRunner<ActorRefFrom<typeof watchdogMachine>>;
+  private replaying = false;
+  private now = 0;
+  private readonly subs: Array<{ unsubscribe(): void }> = [];
 
   constructor(private readonly o: WatchdogDriverOptions) {
-    this.runner = new MachineRunner(watchdogMachine, { budgetSeconds: o.budgetSeconds });
-    this.key = `watchdog.${o.sessionId}`;
+    this.runner = new ChartRunner(o.actor, o.hub);
+    this.subs.push(
+      o.actor.on('deadline.start', (ev) =>
+        o.timers.set(o.key, ev.due, TimerOrder.watchdog, (due) =>
+          this.send(due, { type: 'evt_wall_clock_exceeded', at: due }),
+        ),
+      ),
+      o.actor.on('deadline.cancel', () => o.timers.clear(o.key)),
+      o.actor.on('session.cancel', (ev) => {
+        if (!this.replaying) o.cancel(ev);
+      }),
+    );
   }
 
   get state(): string {
     return this.runner.state;
   }
 
+  get budgetSeconds(): number {
+    return this.runner.context.budgetSeconds;
+  }
+
+  /** Start of the current window (observation seconds), or null. */
   get sessionStartedAt(): number | null {
-    return this.windowStart;
+    return this.runner.context.sessionStartedAt;
   }
 
-  /** Starts (or, after a restart, continues) the window that began at `startedAt`. */
-  start(startedAt: number, alreadyFired = false): void {
-    this.windowStart = startedAt;
-    this.send(startedAt, 'evt_session_started');
-    if (alreadyFired && this.state === 'armed') {
-      this.send(startedAt, 'evt_wall_clock_exceeded');
-      return;
+  /** Opens the session's first window at `at`. */
+  start(at: number): void {
+    this.send(at, { type: 'evt_session_started', at });
+  }
+
+  /** Replays a window the journal recorded: its start, and whether it already fired. */
+  restore(t: number, window: { sessionStartedAt: number; fired: boolean }): void {
+    this.replaying = true;
+    try {
+      this.send(t, { type: 'evt_session_started', at: window.sessionStartedAt });
+      if (window.fired) this.send(t, { type: 'evt_wall_clock_exceeded', at: t });
+    } finally {
+      this.replaying = false;
     }
-    this.arm();
   }
 
-  /** An explicit resume: a fresh window from `t`. */
-  resume(t: number): void {
-    if (this.state !== 'fired') return;
-    this.windowStart = t;
-    this.send(t, 'evt_session_resumed');
-    this.arm();
+  /** An explicit resume: a fresh window from `at`. */
+  resume(at: number): void {
+    this.send(at, { type: 'evt_session_resumed', at });
   }
 
   finish(t: number): void {
-    this.o.timers.clear(this.key);
-    this.send(t, 'evt_session_finished');
+    this.send(t, { type: 'evt_session_finished' });
   }
 
   stop(): void {
-    this.o.timers.clear(this.key);
-    this.runner.stop();
+    this.o.timers.clear(this.o.key);
+    for (const s of this.subs) s.unsubscribe();
+    this.runner.dispose();
   }
 
-  private arm(): void {
-    if (this.state !== 'armed' || this.windowStart === null) return;
-    const start = this.windowStart;
-    // Fires when elapsed exceeds the budget; the timer's deadline is the first such moment.
-    this.o.timers.set(this.key, start + this.o.budgetSeconds, TimerOrder.watchdog, (due) =>
-      this.fire(start, due),
-    );
-  }
-
-  private fire(start: number, due: number): void {
-    if (this.state !== 'armed') return;
-    this.o.record({
-      aggregateType: 'runtime_control',
-      aggregateId: this.o.sessionId,
-      eventKind: 'runtime.watchdog.cancel',
-      reason: 'wall_clock_exceeded',
-      sessionStartedAt: new Date(this.o.toEpochMs(start)).toISOString(),
-      firedAt: new Date(this.o.toEpochMs(due)).toISOString(),
-      elapsedSeconds: Math.round(due - start),
-      configuredBudgetSeconds: this.o.budgetSeconds,
-    });
-    this.send(due, 'evt_wall_clock_exceeded');
-    this.o.cancel();
-  }
-
-  private send(t: number, type: Parameters<typeof this.runner.send>[0]['type']): void {
-    for (const step of this.runner.send({ type })) this.o.onStep?.(step, t);
+  private send(
+    t: number,
+    event: Parameters<ActorRefFrom<typeof watchdogMachine>['send']>[0],
+  ): void {
+    this.now = t;
+    for (const step of this.runner.send(event)) this.o.onStep?.(step, this.now);
   }
 }

@@ -50,6 +50,8 @@ export interface TransitionRecord {
   from: string;
   to: string;
   event: string;
+  /** The chart's guard that classified the observation (not part of the scenario output). */
+  rule?: string;
   unknownElapsedSeconds?: number;
   elapsedStalledSeconds?: number;
   candidateElapsedSeconds?: number;

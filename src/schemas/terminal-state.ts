@@ -8,6 +8,8 @@ export const TurnSourceSchema = z.enum(['explicit_input', 'surface_inference']);
 /** The public state of one terminal (contracts.md §3): library, HTTP, replay and SSE. */
 export const TerminalState = z.object({
   terminalId: z.string(),
+  /** The pane as attached (`session:window.pane` or `%N`); null in a replay. */
+  target: z.string().nullable(),
   tool: z.string(),
   toolVersion: z.string().nullable(),
   /** Observation time (seconds) this state is as of. */

@@ -1,63 +1,106 @@
-import { createActor, type Actor } from 'xstate';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import {
-  BehaviorSubject,
+  EmptyError,
   asyncScheduler,
+  defer,
+  startWith,
+  distinctUntilChanged,
+  filter,
+  firstValueFrom,
+  from,
+  map,
+  timeout as rxTimeout,
   type Observable,
   type SchedulerLike,
-  type Subscription,
 } from 'rxjs';
-import { z } from 'zod';
-import { supervisorMachine, type SupervisorEvent } from '../../machines/supervisor.js';
+import {
+  createActor,
+  fromPromise,
+  type Actor,
+  type AnyActorRef,
+  type InspectionEvent,
+} from 'xstate';
+import { supervisorMachine } from '../../machines/supervisor.js';
+import type { TerminalContext, TerminalInput } from '../../machines/terminal.js';
 import { isPanewardError, PanewardError } from '../errors.js';
 import { describeZodError } from '../internal/zod-errors.js';
+import { Journal } from '../journal/journal.js';
+import { InspectionHub } from '../kernel/chart-runner.js';
 import { detectPaneTool, discoverPanes } from '../observe/discover.js';
 import { createExecaTransport } from '../observe/execa-transport.js';
 import { createPollingSource, type FrameSource } from '../observe/frame-source.js';
 import type { TmuxTransport } from '../observe/transport.js';
 import { getProfile, knownTools, type ProfileFactory } from '../profiles/index.js';
 import { KernelConfig } from '../schemas/kernel.js';
+import type { JournalRecord } from '../schemas/record.js';
 import { Target } from '../schemas/target.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
-import type { WatchdogCancelRecord } from '../kernel/watchdog-driver.js';
-import type { HistoryRecord } from '../tracker/pipeline.js';
-import { TerminalRuntime, type TurnResult } from './terminal.js';
+import { initialState, sameState } from '../tracker/pipeline.js';
+import { commandError, provideTerminal, type CommandName } from './terminal-runtime.js';
+import { z } from 'zod';
 
-export const SupervisorOptions = z.object({
+export const SupervisorOptions = z.strictObject({
   /** tmux socket name (`-L`). */
   socketName: z.string().min(1).optional(),
   /** tmux socket path (`-S`). */
   socketPath: z.string().min(1).optional(),
-  /** Timer and policy settings (statecharts.md §3) plus the session wall-clock budget. */
+  /**
+   * Where the journal lives. Default `$XDG_STATE_HOME/paneward` (else `~/.local/state/paneward`);
+   * `null` keeps records in memory only (nothing survives the process).
+   */
+  dataDir: z.string().min(1).nullable().optional(),
+  /** Timer and policy settings (statecharts.md §3) plus the default session wall-clock budget. */
   config: KernelConfig.partial()
-    .extend({ sessionWallClockSeconds: z.number().nonnegative().optional() })
+    .extend({
+      /** Budget given to every terminal attached without its own; 0 or absent: no watchdog. */
+      sessionWallClockSeconds: z.number().nonnegative().optional(),
+    })
+    .strict()
     .optional(),
-  /** Restart backoff: first delay and cap, in seconds. */
+  /** Restart backoff of a terminal's runtime: first delay and cap, in seconds. */
   restartBackoff: z
-    .object({ initialSeconds: z.number().positive(), maxSeconds: z.number().positive() })
+    .strictObject({ initialSeconds: z.number().positive(), maxSeconds: z.number().positive() })
     .default({ initialSeconds: 0.5, maxSeconds: 30 }),
 });
 export type SupervisorOptionsInput = z.input<typeof SupervisorOptions> & {
   /** Use this transport instead of one built from the socket options. */
   transport?: TmuxTransport;
+  /** The one clock: wakes every timer and stamps every record (epoch ms). */
   scheduler?: SchedulerLike;
-  /** Told about every watchdog cancellation (append it to a journal). */
-  onWatchdogRecord?: (r: WatchdogCancelRecord) => void;
   /** Extra tool profiles by id (an agent CLI paneward does not ship a profile for). */
   profiles?: Readonly<Record<string, ProfileFactory>>;
+  /**
+   * Sees every event of the actor system (supervisor → terminals → charts), as XState's
+   * `inspect` option: pass `createBrowserInspector().inspect` or any observer.
+   */
+  inspect?: (event: InspectionEvent) => void;
 };
 
-export const AttachRequest = z.object({
+export const AttachRequest = z.strictObject({
   target: Target,
+  /** Profile id; detected from the pane's processes when absent. */
   tool: z.string().min(1).optional(),
   toolVersion: z.string().min(1).optional(),
   id: z
     .string()
     .regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, dot, dash or underscore, at most 64')
     .optional(),
+  /** Session wall-clock budget for this terminal (statecharts.md §7); 0: no watchdog. */
+  sessionWallClockSeconds: z.number().nonnegative().optional(),
 });
 export type AttachRequest = z.input<typeof AttachRequest>;
 
-/** A restart of a failed terminal actor, as recorded. */
+/** What `waitForTurn` resolves with. */
+export interface TurnResult {
+  turnId: string;
+  /** How the turn's completion actor ended (`completed` or `failed`). */
+  result: 'completed' | 'failed';
+  completion: NonNullable<TerminalState['completion']>;
+  lastTurn: TerminalState['lastTurn'];
+}
+
+/** A restart of a terminal's runtime, as recorded. */
 export interface RestartRecord {
   terminalId: string;
   attempt: number;
@@ -66,104 +109,153 @@ export interface RestartRecord {
   at: string;
 }
 
-interface Entry {
-  request: z.infer<typeof AttachRequest> & { id: string; tool: string };
-  runtime: TerminalRuntime;
-  bridge: Subscription;
-  sessionStartedAtMs: number;
-  state$: BehaviorSubject<TerminalState>;
-  restartTimer: Subscription | null;
+/** The default data directory. */
+export function defaultDataDir(): string {
+  const base = process.env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
+  return join(base, 'paneward');
+}
+
+const WaitOptions = z.strictObject({
+  timeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .max(2 ** 31 - 1)
+    .optional(),
+  signal: z.instanceof(AbortSignal).optional(),
+});
+const SubmitOptions = z.strictObject({
+  force: z.boolean().optional(),
+  signal: z.instanceof(AbortSignal).optional(),
+});
+
+function invalid(what: string, error: z.ZodError): PanewardError {
+  return new PanewardError('invalid_input', `${what}: ${describeZodError(error)}`, {
+    details: error.issues,
+  });
 }
 
 /**
- * The supervisor: one terminal actor per attached pane. Attach and detach at run time, read
- * and subscribe to each terminal's public state, submit prompts and wait for those turns.
- * A terminal whose actor fails is restarted with capped exponential backoff (recorded); it
- * never stops the supervisor or its siblings.
+ * The supervisor: an XState actor system whose root (the supervisor actor) spawns one terminal
+ * actor per attached pane, each owning its statechart actors. Attach and detach at run time,
+ * read and subscribe to each terminal's public state, submit prompts and wait for those turns.
+ * Everything that happens is a record in one durable stream (the journal); a supervisor
+ * started on the same data directory re-attaches what was attached and continues from it.
  */
 export class Supervisor {
   private readonly options: z.infer<typeof SupervisorOptions>;
+  private readonly config: KernelConfig;
   private readonly transport: TmuxTransport;
   private readonly ownsTransport: boolean;
-  private readonly source: FrameSource;
   private readonly scheduler: SchedulerLike;
-  private readonly entries = new Map<string, Entry>();
-  private readonly list$ = new BehaviorSubject<string[]>([]);
-  private readonly restarts: RestartRecord[] = [];
-  private readonly actor: Actor<typeof supervisorMachine>;
-  /** Effects the machine's actions asked for; run once its transition has been taken. */
-  private readonly effects: (() => void)[] = [];
-  private nextId = 1;
+  private readonly source: FrameSource;
   private readonly customProfiles: Readonly<Record<string, ProfileFactory>>;
-  private readonly onWatchdogRecord: ((r: WatchdogCancelRecord) => void) | undefined;
+  private readonly actor: Actor<typeof supervisorMachine>;
+  private readonly restarts: RestartRecord[] = [];
+  /** The record stream: durable when the supervisor has a data directory. */
+  readonly journal: Journal;
+  private stopping: Promise<void> | null = null;
 
   constructor(input: SupervisorOptionsInput = {}) {
-    const parsed = SupervisorOptions.safeParse(input);
-    if (!parsed.success) {
-      throw new PanewardError(
-        'invalid_input',
-        `supervisor options: ${describeZodError(parsed.error)}`,
-        {
-          details: parsed.error.issues,
-        },
-      );
-    }
+    const { transport, scheduler, profiles, inspect, ...rest } = input;
+    const parsed = SupervisorOptions.safeParse(rest);
+    if (!parsed.success) throw invalid('supervisor options', parsed.error);
     this.options = parsed.data;
-    this.customProfiles = input.profiles ?? {};
-    this.onWatchdogRecord = input.onWatchdogRecord;
-    this.scheduler = input.scheduler ?? asyncScheduler;
-    this.ownsTransport = !input.transport;
+    this.config = KernelConfig.parse(
+      Object.fromEntries(
+        Object.entries(parsed.data.config ?? {}).filter(([k]) => k !== 'sessionWallClockSeconds'),
+      ),
+    );
+    this.customProfiles = profiles ?? {};
+    this.scheduler = scheduler ?? asyncScheduler;
+    this.journal = new Journal({
+      dataDir: parsed.data.dataDir === undefined ? defaultDataDir() : parsed.data.dataDir,
+      scheduler: this.scheduler,
+    });
+    this.ownsTransport = !transport;
     this.transport =
-      input.transport ??
+      transport ??
       createExecaTransport({
         socketName: parsed.data.socketName,
         socketPath: parsed.data.socketPath,
       });
     this.source = createPollingSource({
       transport: this.transport,
-      intervalMs: KernelConfig.parse(parsed.data.config ?? {}).pollIntervalSeconds * 1000,
+      intervalMs: this.config.pollIntervalSeconds * 1000,
       scheduler: this.scheduler,
     });
+    const hub = new InspectionHub(inspect);
+    const terminal = provideTerminal({
+      source: this.source,
+      journal: this.journal,
+      hub,
+      scheduler: this.scheduler,
+      config: this.config,
+      profileFor: (tool, version) => this.profileFor(tool, version),
+      detectTool: (target) => this.detectTool(target),
+    });
+    const journal = this.journal;
     this.actor = createActor(
       supervisorMachine.provide({
-        actions: {
-          // Deferred: inside an action the snapshot is still the old one (a restart would
-          // record the previous error), and actors created there make xstate warn.
-          spawn_terminal: (_, p) => this.effects.push(() => this.spawn(p.terminalId)),
-          stop_terminal: (_, p) => this.effects.push(() => this.kill(p.terminalId)),
-          schedule_restart: (_, p) =>
-            this.effects.push(() => this.scheduleRestart(p.terminalId, p.attempt)),
-          stop_all: () =>
-            this.effects.push(() => {
-              for (const id of [...this.entries.keys()]) this.kill(id);
-            }),
-        },
+        actors: { terminal, flush: fromPromise(() => journal.flush()) },
       }),
+      {
+        id: 'supervisor',
+        systemId: 'supervisor',
+        inspect: hub.inspect,
+        clock: {
+          setTimeout: (fn, ms) => this.scheduler.schedule(fn, ms),
+          clearTimeout: (sub: { unsubscribe(): void }) => sub.unsubscribe(),
+        },
+      },
     );
     this.actor.start();
+    void this.record({ kind: 'supervisor.started', terminalId: null, pid: process.pid });
+    // Re-adoption: every terminal attached and not detached continues where it was.
+    for (const [id, facts] of this.journal.index.attached()) {
+      this.spawn(
+        id,
+        {
+          target: facts.request.target,
+          tool: facts.request.tool,
+          ...(facts.request.toolVersion ? { toolVersion: facts.request.toolVersion } : {}),
+          watchdogBudgetSeconds: facts.request.watchdogBudgetSeconds,
+        },
+        true,
+      );
+    }
   }
 
-  /** Attaches a pane; returns its terminal id. */
+  /** Attaches a pane; returns its terminal id. The tool is detected when not given. */
   attach(request: AttachRequest): string {
     this.assertRunning();
     const parsed = AttachRequest.safeParse(request);
-    if (!parsed.success) {
-      throw new PanewardError('invalid_input', `attach: ${describeZodError(parsed.error)}`, {
-        details: parsed.error.issues,
-      });
+    if (!parsed.success) throw invalid('attach', parsed.error);
+    const r = parsed.data;
+    if (r.tool !== undefined && !this.isKnownTool(r.tool)) {
+      throw new PanewardError(
+        'invalid_input',
+        `attach: field \`tool\`: unknown tool ${JSON.stringify(r.tool)} (known: ${this.toolIds().join(', ')})`,
+      );
     }
-    const id = parsed.data.id ?? `t${this.nextId++}`;
-    if (this.entries.has(id)) {
+    const id = r.id ?? this.nextId();
+    if (this.terminalRef(id)) {
       throw new PanewardError(
         'invalid_input',
         `attach: field \`id\`: terminal ${id} is already attached`,
       );
     }
-    const tool = parsed.data.tool ?? 'unsupported';
-    this.pending = { ...parsed.data, id, tool };
-    this.send({ type: 'evt_attach', terminalId: id });
-    this.pending = null;
-    this.list$.next([...this.entries.keys()]);
+    this.spawn(
+      id,
+      {
+        target: r.target,
+        tool: r.tool ?? 'auto',
+        ...(r.toolVersion ? { toolVersion: r.toolVersion } : {}),
+        watchdogBudgetSeconds:
+          r.sessionWallClockSeconds ?? this.options.config?.sessionWallClockSeconds ?? 0,
+      },
+      false,
+    );
     return id;
   }
 
@@ -184,48 +276,69 @@ export class Supervisor {
   /** Finds panes that run a known agent CLI and attaches each one not attached yet. */
   async discover(): Promise<string[]> {
     const panes = await discoverPanes(this.transport, this.discoverable());
-    const attachedTargets = new Set([...this.entries.values()].map((e) => e.request.target));
+    const attached = new Set(this.ids().map((id) => this.requestOf(id).target));
     const ids: string[] = [];
     for (const pane of panes) {
-      if (attachedTargets.has(pane.paneId) || attachedTargets.has(pane.target)) continue;
+      if (attached.has(pane.paneId) || attached.has(pane.target)) continue;
       ids.push(this.attach({ target: pane.paneId, tool: pane.tool }));
     }
     return ids;
   }
 
+  /** Stops supervising a terminal (recorded: a restarted supervisor will not re-attach it). */
   detach(id: string): void {
-    this.entry(id);
-    this.send({ type: 'evt_detach', terminalId: id });
-    this.list$.next([...this.entries.keys()]);
+    this.terminal(id);
+    void this.record({ kind: 'terminal.detached', terminalId: id });
+    this.actor.send({ type: 'evt_detach', terminalId: id });
   }
 
+  /** Ids of attached terminals. */
   ids(): string[] {
-    return [...this.entries.keys()];
+    return Object.keys(this.actor.getSnapshot().children).filter((id) => this.terminalRef(id));
   }
 
   /** Ids of attached terminals, as they change. */
   get terminals$(): Observable<string[]> {
-    return this.list$.asObservable();
+    return defer(() => from(this.actor).pipe(startWith(null))).pipe(
+      map(() => this.ids()),
+      distinctUntilChanged((a, b) => a.join('\0') === b.join('\0')),
+    );
   }
 
   get(id: string): TerminalState {
-    return this.entry(id).state$.getValue();
+    return this.contextOf(id).state as TerminalState;
   }
 
-  /** The terminal's public state, now and on every change (survives restarts). */
+  /** The terminal's public state, now and on every change (survives runtime restarts). */
   state$(id: string): Observable<TerminalState> {
-    return this.entry(id).state$.asObservable();
+    const ref = this.terminal(id);
+    // An actor tells its subscribers about changes only: start with where it is now.
+    return defer(() => from(ref).pipe(startWith(ref.getSnapshot()))).pipe(
+      map((s) => (s as { context: TerminalContext }).context.state as TerminalState),
+      distinctUntilChanged(sameState),
+    );
   }
 
-  history(id: string, limit?: number): HistoryRecord[] {
-    return this.entry(id).runtime.history(limit);
+  /** The terminal's latest records (durable), oldest first. */
+  history(id: string, limit?: number): JournalRecord[] {
+    this.terminal(id);
+    return this.journal.recent(id, limit);
+  }
+
+  /** Acknowledged records after `afterSeq`, then each new one as it is made durable. */
+  records$(afterSeq = 0, terminalId?: string): Observable<JournalRecord> {
+    return this.journal.follow(afterSeq, terminalId);
   }
 
   restartLog(): RestartRecord[] {
     return this.restarts.slice();
   }
 
-  /** Types a prompt literally and submits it; refused unless readiness is `ready` (or `force`). */
+  /**
+   * Types a prompt literally and submits it; refused (`not_ready`) unless readiness is `ready`,
+   * no turn submitted through paneward is still running, and the watchdog has not blocked the
+   * session (`force: true` overrides). Every input is checked before anything is typed.
+   */
   async submit(
     id: string,
     text: string,
@@ -237,16 +350,61 @@ export class Supervisor {
         'submit: field `text`: a non-empty string is required',
       );
     }
-    return this.entry(id).runtime.submit(text, opts);
+    const o = SubmitOptions.safeParse(opts);
+    if (!o.success) throw invalid('submit', o.error);
+    this.terminal(id);
+    if (o.data.signal?.aborted) throw new PanewardError('aborted', 'aborted');
+    return (await this.command(id, 'submit', { text, force: o.data.force ?? false })) as string;
   }
 
-  /** Waits for that turn's completion actor to end. */
-  waitForTurn(
+  /** Waits for that turn's completion actor to end, then for the turn's own outcome. */
+  async waitForTurn(
     id: string,
     turnId: string,
     opts: { timeoutMs?: number; signal?: AbortSignal } = {},
   ): Promise<TurnResult> {
-    return this.entry(id).runtime.waitForTurn(turnId, opts);
+    const o = WaitOptions.safeParse(opts);
+    if (!o.success) throw invalid('waitForTurn', o.error);
+    const states = this.state$(id);
+    const ended = (s: TerminalState) =>
+      s.completion?.turnId === turnId &&
+      (s.completion.status === 'completed' || s.completion.status === 'failed');
+    const wait = firstValueFrom(
+      states.pipe(
+        filter(ended),
+        rxTimeout({
+          first: o.data.timeoutMs ?? 600_000,
+          scheduler: this.scheduler,
+          with: () => {
+            throw new PanewardError('timeout', `turn ${turnId} did not finish in time`);
+          },
+        }),
+      ),
+    );
+    const endedState = await abortable(stoppedIfEmpty(wait, id, turnId), o.data.signal);
+    // The turn's own outcome settles at most one settle window (plus two polls) after completion.
+    const graceMs = (this.config.settleSeconds + 2 * this.config.pollIntervalSeconds) * 1000;
+    const settled = await abortable(
+      firstValueFrom(
+        states.pipe(
+          filter((s) => s.lastTurn.turnId === turnId || s.turn.current?.id !== turnId),
+          rxTimeout({
+            first: graceMs,
+            scheduler: this.scheduler,
+            with: () => from([this.get(id)]),
+          }),
+        ),
+        { defaultValue: endedState },
+      ),
+      o.data.signal,
+    );
+    const completion = (settled.completion?.turnId === turnId ? settled : endedState).completion!;
+    return {
+      turnId,
+      result: completion.status === 'failed' ? 'failed' : 'completed',
+      completion,
+      lastTurn: settled.lastTurn,
+    };
   }
 
   /** Submits `prompt` and waits for that turn to finish. */
@@ -255,105 +413,136 @@ export class Supervisor {
     prompt: string,
     opts: { timeoutMs?: number; signal?: AbortSignal; force?: boolean } = {},
   ): Promise<TurnResult> {
-    const turnId = await this.submit(id, prompt, opts);
-    return this.waitForTurn(id, turnId, opts);
+    const { force, ...wait } = opts;
+    const w = WaitOptions.safeParse(wait);
+    if (!w.success) throw invalid('runTurn', w.error);
+    const turnId = await this.submit(id, prompt, { force, signal: opts.signal });
+    return this.waitForTurn(id, turnId, wait);
   }
 
-  interrupt(id: string): Promise<void> {
-    return this.entry(id).runtime.interrupt();
+  /** Sends the profile's interrupt keys. */
+  async interrupt(id: string): Promise<void> {
+    await this.command(id, 'interrupt', {});
   }
 
   /** Resumes a session the watchdog blocked: a fresh wall-clock window. */
-  resume(id: string): void {
-    this.entry(id).runtime.resume();
+  async resume(id: string): Promise<void> {
+    await this.command(id, 'resume', {});
   }
 
-  /** Stops every terminal and the supervisor. */
-  async stop(): Promise<void> {
-    if (this.actor.getSnapshot().status !== 'active') return;
-    this.send({ type: 'evt_stop' });
-    this.list$.next([]);
-    this.list$.complete();
-    this.actor.stop();
-    await this.source.close();
-    if (this.ownsTransport) await this.transport.close();
+  /** Stops every terminal and the supervisor; everything recorded is durable when it resolves. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      this.actor.send({ type: 'evt_stop' });
+      await firstValueFrom(from(this.actor).pipe(filter((s) => s.status === 'done')), {
+        defaultValue: null,
+      });
+      await this.journal.close();
+      await this.source.close();
+      if (this.ownsTransport) await this.transport.close();
+    })();
+    return this.stopping;
   }
 
-  private pending: Entry['request'] | null = null;
-
-  private spawn(id: string): void {
-    const previous = this.entries.get(id);
-    const request = previous?.request ?? this.pending;
-    if (!request) return;
-    previous?.bridge.unsubscribe();
-    previous?.runtime.dispose();
-    const sessionStartedAtMs = previous?.sessionStartedAtMs ?? Date.now();
-    const runtime = new TerminalRuntime({
+  private spawn(id: string, request: TerminalInput['request'], readopted: boolean): void {
+    const { initialSeconds, maxSeconds } = this.options.restartBackoff;
+    void this.record({
+      kind: 'terminal.attached',
       terminalId: id,
       target: request.target,
-      profile:
-        this.customProfiles[request.tool]?.(request.toolVersion) ??
-        getProfile(request.tool, request.toolVersion),
-      toolVersion: request.toolVersion,
-      source: this.source,
-      config: this.options.config,
-      scheduler: this.scheduler,
-      sessionStartedAtMs,
-      onWatchdogRecord: (r) => this.onWatchdogRecord?.(r),
+      tool: request.tool,
+      toolVersion: request.toolVersion ?? null,
+      watchdogBudgetSeconds: request.watchdogBudgetSeconds ?? 0,
+      readopted,
     });
-    const state$ = previous?.state$ ?? new BehaviorSubject(runtime.state);
-    const bridge = runtime.state$.subscribe((s) => state$.next(s));
-    const entry: Entry = {
+    const input: TerminalInput = {
+      terminalId: id,
       request,
-      runtime,
-      bridge,
-      sessionStartedAtMs,
-      state$,
-      restartTimer: null,
-    };
-    this.entries.set(id, entry);
-    runtime.start((err) => {
-      this.send({
-        type: 'evt_terminal_failed',
+      config: this.config,
+      backoff: { initialSeconds, maxSeconds },
+      openTurn: null,
+      state: initialState({
         terminalId: id,
-        error: err instanceof Error ? err.message : String(err),
+        target: request.target,
+        tool: request.tool,
+        toolVersion: request.toolVersion ?? null,
+        budgetSeconds: request.watchdogBudgetSeconds ?? 0,
+      }),
+    };
+    this.actor.send({ type: 'evt_attach', terminal: input });
+    this.watchRestarts(id);
+  }
+
+  /** Records each restart of a terminal's runtime, with the delay its backoff chose. */
+  private watchRestarts(id: string): void {
+    const ref = this.terminalRef(id);
+    if (!ref) return;
+    let last = '';
+    ref.subscribe({
+      next: (s: { value: unknown; context: TerminalContext }) => {
+        const value = String(s.value);
+        if (value === 'restarting' && last !== 'restarting') {
+          const c = s.context;
+          const delaySeconds = Math.min(
+            c.backoff.maxSeconds,
+            c.backoff.initialSeconds * 2 ** c.restarts,
+          );
+          const rec: RestartRecord = {
+            terminalId: id,
+            attempt: c.restarts + 1,
+            delaySeconds,
+            error: c.lastError ?? 'unknown',
+            at: new Date(this.scheduler.now()).toISOString(),
+          };
+          this.restarts.push(rec);
+          void this.record({
+            kind: 'terminal.restarted',
+            terminalId: id,
+            attempt: rec.attempt,
+            delaySeconds,
+            error: rec.error,
+          });
+        }
+        last = value;
+      },
+      error: () => {},
+    });
+  }
+
+  private async command(id: string, name: CommandName, args: unknown): Promise<unknown> {
+    const ref = this.terminal(id);
+    return new Promise((resolve, reject) => {
+      ref.send({
+        type: 'cmd',
+        name,
+        args,
+        reply: (error: unknown, value?: unknown) =>
+          error ? reject(commandError(error)) : resolve(value),
       });
     });
   }
 
-  private kill(id: string): void {
-    const e = this.entries.get(id);
-    if (!e) return;
-    e.restartTimer?.unsubscribe();
-    e.bridge.unsubscribe();
-    e.runtime.dispose();
-    e.state$.complete();
-    this.entries.delete(id);
+  private record(draft: Parameters<Journal['append']>[0]): Promise<JournalRecord | null> {
+    return this.journal.append(draft).catch(() => null);
   }
 
-  private scheduleRestart(id: string, attempt: number): void {
-    const e = this.entries.get(id);
-    if (!e) return;
-    e.runtime.stop();
-    const { initialSeconds, maxSeconds } = this.options.restartBackoff;
-    const delaySeconds = Math.min(maxSeconds, initialSeconds * 2 ** (attempt - 1));
-    const ctx = this.actor.getSnapshot().context.terminals[id];
-    this.restarts.push({
-      terminalId: id,
-      attempt,
-      delaySeconds,
-      error: ctx?.lastError ?? 'unknown',
-      at: new Date().toISOString(),
-    });
-    e.restartTimer = this.scheduler.schedule(() => {
-      this.send({ type: 'evt_restart_due', terminalId: id });
-    }, delaySeconds * 1000);
+  private nextId(): string {
+    const used = new Set([...this.ids(), ...this.journal.index.attached().map(([id]) => id)]);
+    let n = 1;
+    while (used.has(`t${n}`)) n += 1;
+    return `t${n}`;
   }
 
-  /** Sends an event to the supervisor machine, then runs the effects its transition asked for. */
-  private send(event: SupervisorEvent): void {
-    this.actor.send(event);
-    for (let effect = this.effects.shift(); effect; effect = this.effects.shift()) effect();
+  private profileFor(tool: string, version?: string) {
+    return this.customProfiles[tool]?.(version) ?? getProfile(tool, version);
+  }
+
+  private toolIds(): string[] {
+    return [...Object.keys(this.customProfiles), ...knownTools().map((t) => t.id), 'unsupported'];
+  }
+
+  private isKnownTool(tool: string): boolean {
+    return this.toolIds().includes(tool);
   }
 
   private discoverable(): Array<{ id: string; processNames: readonly string[] }> {
@@ -364,14 +553,29 @@ export class Supervisor {
     return [...custom, ...knownTools()];
   }
 
-  private entry(id: string): Entry {
-    const e = this.entries.get(id);
-    if (!e) throw new PanewardError('unknown_terminal', `no terminal with id ${id}`);
-    return e;
+  private terminalRef(id: string): AnyActorRef | undefined {
+    const ref = (this.actor.getSnapshot().children as Record<string, AnyActorRef | undefined>)[id];
+    const snap = ref?.getSnapshot() as
+      { status?: string; context?: { terminalId?: unknown } } | undefined;
+    return snap?.status === 'active' && snap.context?.terminalId === id ? ref : undefined;
+  }
+
+  private terminal(id: string): AnyActorRef {
+    const ref = this.terminalRef(id);
+    if (!ref) throw new PanewardError('unknown_terminal', `no terminal with id ${id}`);
+    return ref;
+  }
+
+  private contextOf(id: string): TerminalContext {
+    return (this.terminal(id).getSnapshot() as { context: TerminalContext }).context;
+  }
+
+  private requestOf(id: string): TerminalInput['request'] {
+    return this.contextOf(id).request;
   }
 
   private assertRunning(): void {
-    if (this.actor.getSnapshot().status !== 'active') {
+    if (this.stopping || this.actor.getSnapshot().status !== 'active') {
       throw new PanewardError('stopped', 'the supervisor has been stopped');
     }
   }
@@ -382,4 +586,39 @@ export function createSupervisor(options: SupervisorOptionsInput = {}): Supervis
   return new Supervisor(options);
 }
 
-export type { TurnResult };
+/** The state stream ended (terminal detached or supervisor stopped) before the turn did. */
+async function stoppedIfEmpty<T>(p: Promise<T>, terminalId: string, turnId: string): Promise<T> {
+  try {
+    return await p;
+  } catch (err) {
+    if (err instanceof EmptyError) {
+      throw new PanewardError(
+        'stopped',
+        `terminal ${terminalId} stopped before turn ${turnId} finished`,
+        {
+          cause: err,
+        },
+      );
+    }
+    throw err;
+  }
+}
+
+function abortable<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return p;
+  if (signal.aborted) return Promise.reject(new PanewardError('aborted', 'aborted'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new PanewardError('aborted', 'aborted', { cause: signal.reason }));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}

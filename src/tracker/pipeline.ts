@@ -1,44 +1,122 @@
+import { createHash } from 'node:crypto';
 import { BehaviorSubject, asyncScheduler, type Observable, type SchedulerLike } from 'rxjs';
-import { Kernel, type KernelOptions } from '../kernel/kernel.js';
-import { normalizeProjection } from '../kernel/normalize.js';
-import { WatchdogDriver, type WatchdogCancelRecord } from '../kernel/watchdog-driver.js';
+import { createActor, type ActorRefFrom } from 'xstate';
+import { completionMachine, type CompletionInput } from '../../machines/completion.js';
+import { diagnosticsMachine } from '../../machines/diagnostics.js';
+import { lastTurnMachine } from '../../machines/lastTurn.js';
+import { readinessMachine } from '../../machines/readiness.js';
+import { normalizeProjection, type SurfaceObservation } from '../../machines/surface.js';
+import { turnPhaseMachine, type TurnPhaseInput } from '../../machines/turnPhase.js';
+import { watchdogMachine } from '../../machines/watchdog.js';
+import { ChartRunner, InspectionHub } from '../kernel/chart-runner.js';
+import type { CompletionObserver } from '../kernel/completion-driver.js';
+import { Kernel, type ChartHost } from '../kernel/kernel.js';
+import { Timers } from '../kernel/timers.js';
+import { WatchdogDriver, type WatchdogCancelRequest } from '../kernel/watchdog-driver.js';
+import { Journal } from '../journal/journal.js';
 import type { ToolProfile, Screen } from '../profiles/types.js';
-import type { KernelConfigInput, KernelRecord } from '../schemas/kernel.js';
-import type { Observation } from '../schemas/observation.js';
+import { KernelConfig, type KernelConfigInput } from '../schemas/kernel.js';
 import type {
   ParseOutcome,
   ProbeOutcome,
   ProcessOutcome,
   TransportOutcome,
 } from '../schemas/probe.js';
+import type {
+  ChartTransition,
+  JournalRecord,
+  RecordDraft,
+  RecordEvidence,
+  RestoreFacts,
+} from '../schemas/record.js';
 import { NO_SIGNALS, type ProfileResult } from '../schemas/signals.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
-import { DiagnosticsTracker } from './diagnostics.js';
-import { TurnTracker, type TurnRecord } from './turn-tracker.js';
+import { TurnDriver, type TurnLifecycle } from './turn-driver.js';
 
-/** One entry of a terminal's transition history. */
-export type HistoryRecord =
-  | (KernelRecord & { evidence?: { detector: string; rule: string } })
-  | TurnRecord
-  | { t: number; machine: 'diagnostics' | 'watchdog'; from: string; to: string; event: string };
+/** The statechart actors of one terminal. */
+export interface TerminalCharts {
+  diagnostics: ActorRefFrom<typeof diagnosticsMachine>;
+  readiness: ActorRefFrom<typeof readinessMachine>;
+  turnPhase: ActorRefFrom<typeof turnPhaseMachine>;
+  lastTurn: ActorRefFrom<typeof lastTurnMachine>;
+  watchdog: ActorRefFrom<typeof watchdogMachine>;
+}
+
+/** Where a terminal's charts live: children of its terminal actor, or roots of their own. */
+export interface ChartSite {
+  readonly hub: InspectionHub;
+  readonly charts: TerminalCharts;
+  /** A new completion actor for an explicit turn. */
+  completion(turnId: string, input: CompletionInput): ActorRefFrom<typeof completionMachine>;
+  stopCompletion(turnId: string): void;
+  /** Stops the charts this site created itself. */
+  dispose?(): void;
+}
+
+/** Charts as root actors of their own (replay of one terminal, tests). */
+export function standaloneSite(options: {
+  config: KernelConfig;
+  watchdogBudgetSeconds?: number;
+  openTurn?: TurnPhaseInput['openTurn'];
+  hub?: InspectionHub;
+}): ChartSite {
+  const hub = options.hub ?? new InspectionHub();
+  const c = options.config;
+  const charts: TerminalCharts = {
+    diagnostics: createActor(diagnosticsMachine, { inspect: hub.inspect }).start(),
+    readiness: createActor(readinessMachine, { input: c, inspect: hub.inspect }).start(),
+    turnPhase: createActor(turnPhaseMachine, {
+      input: { settleSeconds: c.settleSeconds, openTurn: options.openTurn ?? null },
+      inspect: hub.inspect,
+    }).start(),
+    lastTurn: createActor(lastTurnMachine, { inspect: hub.inspect }).start(),
+    watchdog: createActor(watchdogMachine, {
+      input: { budgetSeconds: options.watchdogBudgetSeconds ?? 0 },
+      inspect: hub.inspect,
+    }).start(),
+  };
+  const completions = new Map<string, { stop(): void }>();
+  return {
+    hub,
+    charts,
+    completion: (turnId, input) => {
+      const actor = createActor(completionMachine, { input, inspect: hub.inspect }).start();
+      completions.set(turnId, actor);
+      return actor;
+    },
+    stopCompletion: (turnId) => {
+      completions.get(turnId)?.stop();
+      completions.delete(turnId);
+    },
+    dispose: () => {
+      for (const a of [...Object.values(charts), ...completions.values()]) a.stop();
+      completions.clear();
+    },
+  };
+}
 
 export interface PipelineOptions {
   terminalId: string;
   profile: ToolProfile;
   toolVersion?: string;
-  config?: KernelConfigInput & { sessionWallClockSeconds?: number };
+  /** The pane, as attached (shown in the public state). */
+  target?: string;
+  config?: KernelConfigInput;
+  /** The clock: wakes the timers and tells the time (epoch ms live; virtual in replay). */
   scheduler?: SchedulerLike;
-  /** Scheduler time (ms) that is observation time 0. */
+  /** Scheduler time (ms) that is observation time 0 (0 live: observation time is epoch seconds). */
   originMs?: number;
-  observer?: KernelOptions['observer'];
-  /** Wall-clock epoch ms of observation time 0 (for the watchdog's ISO times). */
-  epochMsAtZero?: number;
-  /** The watchdog fired: append its record to the journal. */
-  onWatchdogRecord?: (r: WatchdogCancelRecord) => void;
-  /** The watchdog fired: interrupt the agent. */
-  onWatchdogCancel?: () => void;
-  /** How many history records to keep (oldest dropped first). */
-  historyLimit?: number;
+  /** Where the charts live; by default each is a root actor of its own. */
+  site?: ChartSite;
+  /** The record stream; by default an in-memory one of its own. */
+  journal?: Journal;
+  /** What the journal remembers of this terminal (a restart continues from it). */
+  restore?: RestoreFacts | null;
+  observer?: CompletionObserver;
+  /** Session wall-clock budget (standalone site only; a terminal actor gives it to its chart). */
+  watchdogBudgetSeconds?: number;
+  /** The watchdog cancelled the session: interrupt the agent (only called while a turn runs). */
+  interrupt?: () => Promise<void>;
 }
 
 /** A poll's probe facts; `parse` is decided here. */
@@ -49,58 +127,109 @@ export interface ProbeFacts {
 }
 
 /**
- * The per-terminal pipeline: probe + screen → profile → diagnostics, kernel (readiness and
- * completion) and turn tracker → the public terminal state. The same code runs live and in
- * replay; only the scheduler differs.
+ * The per-terminal pipeline: probe + screen → profile → the charts (diagnostics, readiness,
+ * completion, turn phase, last turn, watchdog) → the public terminal state and the record
+ * stream. The same code runs live (charts as children of the terminal actor) and in replay
+ * (on virtual time); it keeps time and evidence, the charts decide.
  */
 export class TerminalPipeline {
   readonly kernel: Kernel;
-  private readonly diagnostics = new DiagnosticsTracker();
-  private readonly turns: TurnTracker;
+  readonly journal: Journal;
+  readonly timers: Timers;
+  private readonly site: ChartSite;
+  private readonly ownsSite: boolean;
+  private readonly ownsJournal: boolean;
+  private readonly diagnostics: ChartRunner<ActorRefFrom<typeof diagnosticsMachine>>;
+  private readonly turns: TurnDriver;
   private readonly watchdog: WatchdogDriver;
   private readonly subject: BehaviorSubject<TerminalState>;
-  private readonly history: HistoryRecord[] = [];
-  private readonly historyLimit: number;
   private parsed: ProfileResult | null = null;
   private parse: ParseOutcome | null = null;
   private probeError: { kind: string; message: string } | null = null;
-  /** The profile's evidence for the frame being classified, attached to kernel records. */
-  private evidence: { detector: string; rule: string } | undefined;
+  private probeOutcome: ProbeOutcome | null = null;
   private surfaceKey = '';
-  private surfaceSince = 0;
+  private surfaceSince: number | null = null;
   private now = 0;
   private completionTurnId: string | null = null;
-  private sessionStatus: TerminalState['session'] = { status: 'running', stopReasonCode: null };
-  private budgetSeconds: number;
+  /** Transitions since the last published state, and what they were decided on. */
+  private transitions: ChartTransition[] = [];
+  private evidence: RecordEvidence | null = null;
+  private disposed = false;
 
   constructor(private readonly o: PipelineOptions) {
     const scheduler = o.scheduler ?? asyncScheduler;
-    this.kernel = new Kernel({
-      config: o.config,
-      scheduler,
-      originMs: o.originMs ?? 0,
-      observer: o.observer,
+    const config = KernelConfig.parse(o.config ?? {});
+    this.journal = o.journal ?? new Journal({ dataDir: null, scheduler });
+    this.ownsJournal = !o.journal;
+    this.site =
+      o.site ??
+      standaloneSite({
+        config,
+        watchdogBudgetSeconds: o.watchdogBudgetSeconds ?? o.restore?.request.watchdogBudgetSeconds,
+        openTurn: o.restore?.openTurn ?? null,
+      });
+    this.ownsSite = !o.site;
+    this.timers = new Timers(scheduler, o.originMs ?? 0);
+    const site = this.site;
+    const host: ChartHost = {
+      hub: site.hub,
+      readiness: () => site.charts.readiness,
+      completion: (turnId, input) => site.completion(turnId, input),
+      stopCompletion: (turnId) => site.stopCompletion(turnId),
+    };
+    this.kernel = new Kernel({ config, host, timers: this.timers, observer: o.observer });
+    this.kernel.records$.subscribe((r) => {
+      if ('anomaly' in r) {
+        this.record({
+          kind: 'anomaly',
+          terminalId: o.terminalId,
+          anomaly: r.anomaly,
+          phase: r.phase,
+          t: r.t,
+          ...('elapsedUnknownSeconds' in r
+            ? { elapsedUnknownSeconds: r.elapsedUnknownSeconds }
+            : {}),
+          ...('elapsedStalledSeconds' in r
+            ? { elapsedStalledSeconds: r.elapsedStalledSeconds }
+            : {}),
+          ...('recoveredTo' in r ? { recoveredTo: r.recoveredTo } : {}),
+          parserFamily: o.profile.id,
+        });
+        return;
+      }
+      const { t: _t, turn, ...rest } = r;
+      this.transitions.push({
+        ...rest,
+        ...(turn !== undefined && this.completionTurnId ? { turnId: this.completionTurnId } : {}),
+      });
     });
-    this.historyLimit = o.historyLimit ?? 2000;
-    this.kernel.records$.subscribe((r) => this.push(r));
-    this.turns = new TurnTracker(this.kernel.timers, this.kernel.config.settleSeconds, (r) =>
-      this.push(r),
+    this.diagnostics = new ChartRunner(site.charts.diagnostics, site.hub, (step) =>
+      this.transitions.push({ machine: 'diagnostics', ...step }),
     );
-    this.budgetSeconds = o.config?.sessionWallClockSeconds ?? 14400;
-    this.watchdog = new WatchdogDriver({
-      sessionId: o.terminalId,
-      budgetSeconds: this.budgetSeconds,
-      timers: this.kernel.timers,
-      toEpochMs: (t) => (o.epochMsAtZero ?? 0) + t * 1000,
-      record: (r) => o.onWatchdogRecord?.(r),
-      cancel: () => {
-        this.sessionStatus = { status: 'blocked', stopReasonCode: 'watchdog_wall_clock_exceeded' };
-        o.onWatchdogCancel?.();
-      },
-      onStep: (step, t) => this.push({ t, machine: 'watchdog', ...step }),
+    this.turns = new TurnDriver({
+      turnPhase: site.charts.turnPhase,
+      lastTurn: site.charts.lastTurn,
+      hub: site.hub,
+      timers: this.timers,
+      nextTurnId: () => `turn-${this.journal.index.nextTurn}`,
+      onTransition: (_t, tr) => this.transitions.push(tr),
+      onTurn: (ev) => this.onTurn(ev),
     });
+    this.watchdog = new WatchdogDriver({
+      actor: site.charts.watchdog,
+      hub: site.hub,
+      timers: this.timers,
+      key: `watchdog.${o.terminalId}`,
+      cancel: (req) => this.cancelSession(req),
+      onStep: (step) => this.transitions.push({ machine: 'watchdog', ...step }),
+    });
+    const last = o.restore?.lastTurn;
+    if (last) this.turns.restoreLastTurn(last);
     this.subject = new BehaviorSubject(this.compose());
-    this.kernel.timers.onFired((due) => this.publish(due));
+    this.timers.onFired((due) => {
+      this.evidence = null;
+      this.publish(due);
+    });
   }
 
   /** Every change of the public state (the current one first). */
@@ -117,43 +246,46 @@ export class TerminalPipeline {
     return this.parsed?.surface.projectionText ?? '';
   }
 
-  /** Transition history, oldest first (bounded). */
-  getHistory(limit?: number): HistoryRecord[] {
-    return limit === undefined ? this.history.slice() : this.history.slice(-limit);
-  }
-
-  /** Starts the session watchdog window (persisted start after a restart). */
-  startSession(startedAt: number, alreadyFired = false): void {
-    this.watchdog.start(startedAt, alreadyFired);
-    if (alreadyFired) {
-      this.sessionStatus = { status: 'blocked', stopReasonCode: 'watchdog_wall_clock_exceeded' };
+  /**
+   * Starts the session: continues the watchdog window the journal recorded (a fired one stays
+   * fired), or opens one at `t` when the terminal has a budget.
+   */
+  startSession(t: number): void {
+    this.advance(t);
+    const window = this.o.restore?.watchdog;
+    if (window) this.watchdog.restore(t, window);
+    else {
+      this.watchdog.start(t);
+      this.recordWindow('started');
     }
-    this.publish(startedAt);
+    this.publish(t);
   }
 
   /** An explicit resume after the watchdog fired: a fresh window from `t`. */
   resumeSession(t: number): void {
-    this.kernel.advance(t);
+    this.advance(t);
+    const before = this.watchdog.state;
     this.watchdog.resume(t);
-    this.sessionStatus = { status: 'running', stopReasonCode: null };
+    if (before === 'fired') this.recordWindow('resumed');
+    this.evidence = this.commandEvidence('resume');
     this.publish(t);
   }
 
   finishSession(t: number): void {
+    this.advance(t);
     this.watchdog.finish(t);
-    this.sessionStatus = { status: 'finished', stopReasonCode: null };
     this.publish(t);
   }
 
   /** Moves time to `t`, firing due timers. */
   advance(t: number): void {
     this.kernel.advance(t);
-    this.now = t;
+    this.now = Math.max(this.now, t);
   }
 
   /** One poll with a capture. */
   frame(t: number, screen: Screen, probe: ProbeFacts): void {
-    this.kernel.advance(t);
+    this.advance(t);
     let result: ProfileResult | null = null;
     let parse: ParseOutcome;
     let error = probe.error ?? null;
@@ -171,14 +303,28 @@ export class TerminalPipeline {
         error = { kind: 'parse_error', message: err instanceof Error ? err.message : String(err) };
       }
     }
+    this.evidence = {
+      profile: this.o.profile.id,
+      profileVersion: this.o.toolVersion ?? null,
+      detector: result?.evidence.detector ?? this.o.profile.id,
+      rule: result?.evidence.rule ?? parse,
+      screenHash: createHash('sha256').update(screen.text).digest('hex').slice(0, 16),
+    };
     this.step(t, { transport: probe.transport, process: probe.process, parse, error }, result);
   }
 
   /** One poll that produced no capture. */
   probe(t: number, probe: ProbeFacts & { parse?: ParseOutcome }): void {
-    this.kernel.advance(t);
+    this.advance(t);
     const parse =
       probe.parse ?? (probe.transport === 'tmux_up' ? 'probe_error' : 'transport_unavailable');
+    this.evidence = {
+      profile: this.o.profile.id,
+      profileVersion: this.o.toolVersion ?? null,
+      detector: 'probe',
+      rule: `${probe.transport}/${probe.process}`,
+      screenHash: null,
+    };
     this.step(
       t,
       { transport: probe.transport, process: probe.process, parse, error: probe.error ?? null },
@@ -186,22 +332,42 @@ export class TerminalPipeline {
     );
   }
 
-  /** A prompt was submitted: arms a turn anchor (explicit input); returns the turn id. */
+  /**
+   * A prompt was submitted: arms an explicit-input turn (its completion actor compares with the
+   * screen as it is now) and records it; returns the turn id, unique across restarts.
+   */
   submit(t: number): string {
-    const turn = this.kernel.submit(t, this.projectionText);
-    const id = `turn-${turn}`;
-    this.completionTurnId = id;
-    this.turns.armExplicit(t, id);
+    this.advance(t);
+    const turnId = `turn-${this.journal.index.nextTurn}`;
+    this.kernel.submit(t, this.projectionText, turnId);
+    this.completionTurnId = turnId;
+    this.evidence = this.commandEvidence('submit');
+    this.turns.armExplicit(t, turnId);
     this.publish(t);
-    return id;
+    return turnId;
   }
 
   dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
     this.turns.stop();
     this.watchdog.stop();
-    this.diagnostics.stop();
+    this.diagnostics.dispose();
     this.kernel.dispose();
+    this.timers.dispose();
+    if (this.ownsSite) this.site.dispose?.();
     this.subject.complete();
+    if (this.ownsJournal) void this.journal.close();
+  }
+
+  private commandEvidence(name: string): RecordEvidence {
+    return {
+      profile: this.o.profile.id,
+      profileVersion: this.o.toolVersion ?? null,
+      detector: `command:${name}`,
+      rule: name,
+      screenHash: null,
+    };
   }
 
   private safeParse(screen: Screen): ProfileResult | null {
@@ -213,18 +379,14 @@ export class TerminalPipeline {
   }
 
   private step(t: number, outcome: ProbeOutcome, result: ProfileResult | null): void {
-    this.now = t;
     this.parse = outcome.parse;
     this.probeError = outcome.error;
-    for (const s of this.diagnostics.probe(outcome)) {
-      this.push({ t, machine: 'diagnostics', ...s });
-    }
+    this.probeOutcome = outcome;
+    this.diagnostics.send({ type: 'probe', probe: outcome });
     const available = this.diagnostics.state === 'available';
     if (result) this.parsed = result;
     const obs = this.observation(available, result);
-    this.evidence = result?.evidence;
     this.kernel.observe(t, obs);
-    this.evidence = undefined;
     this.turns.frame(t, {
       available: available && result !== null,
       signals: result?.signals ?? NO_SIGNALS,
@@ -236,7 +398,7 @@ export class TerminalPipeline {
       obs.inputMode,
       normalizeProjection(obs.projectionText),
     ]);
-    if (key !== this.surfaceKey) {
+    if (key !== this.surfaceKey || this.surfaceSince === null) {
       this.surfaceKey = key;
       this.surfaceSince = t;
     }
@@ -244,7 +406,7 @@ export class TerminalPipeline {
   }
 
   /** What the kernel sees: the profile's surface when diagnostics are available, else why not. */
-  private observation(available: boolean, result: ProfileResult | null): Observation {
+  private observation(available: boolean, result: ProfileResult | null): SurfaceObservation {
     const projectionText = this.parsed?.surface.projectionText ?? '';
     const blank = {
       businessState: 'unknown',
@@ -266,41 +428,116 @@ export class TerminalPipeline {
     }
   }
 
-  private push(r: HistoryRecord): void {
-    let rec = r;
-    if ('anomaly' in r) rec = { ...r, parserFamily: this.o.profile.id };
-    else if (this.evidence && (r.machine === 'readiness' || r.machine === 'completion')) {
-      rec = { ...r, evidence: this.evidence };
+  private onTurn(ev: TurnLifecycle): void {
+    const terminalId = this.o.terminalId;
+    if (ev.kind === 'turn.started') {
+      this.record({
+        kind: 'turn.started',
+        terminalId,
+        turnId: ev.turn.id,
+        source: ev.turn.source,
+        startedAt: ev.turn.startedAt,
+      });
+    } else if (ev.kind === 'turn.reopened') {
+      this.record({
+        kind: 'turn.reopened',
+        terminalId,
+        turnId: ev.turn.id,
+        source: ev.turn.source,
+        startedAt: ev.turn.startedAt,
+        t: ev.t,
+      });
+    } else {
+      this.record({
+        kind: 'turn.ended',
+        terminalId,
+        turnId: ev.turnId,
+        source: ev.source,
+        outcome: ev.outcome,
+        t: ev.t,
+      });
     }
-    this.history.push(rec);
-    if (this.history.length > this.historyLimit)
-      this.history.splice(0, this.history.length - this.historyLimit);
+  }
+
+  /** The chart asked to cancel the session: journal the record, then interrupt a running turn. */
+  private cancelSession(req: WatchdogCancelRequest): void {
+    const iso = (s: number) => new Date(s * 1000 + (this.o.originMs ?? 0)).toISOString();
+    const turnRunning = this.turns.current !== null;
+    const durable = this.record({
+      kind: 'watchdog.cancel',
+      terminalId: this.o.terminalId,
+      aggregateType: 'runtime_control',
+      aggregateId: this.o.terminalId,
+      eventKind: 'runtime.watchdog.cancel',
+      reason: 'wall_clock_exceeded',
+      sessionStartedAt: iso(req.sessionStartedAt),
+      firedAt: iso(req.firedAt),
+      elapsedSeconds: Math.round(req.firedAt - req.sessionStartedAt),
+      configuredBudgetSeconds: Math.round(req.budgetSeconds),
+    });
+    const interrupt = this.o.interrupt;
+    if (turnRunning && interrupt) {
+      // Only once the record is durable: a crash in between never cancels twice.
+      void durable.then((r) => (r ? interrupt() : undefined)).catch(() => {});
+    }
+  }
+
+  private recordWindow(reason: 'started' | 'resumed'): void {
+    const startedAt = this.watchdog.sessionStartedAt;
+    if (this.watchdog.state !== 'armed' || startedAt === null) return;
+    this.record({
+      kind: 'watchdog.window',
+      terminalId: this.o.terminalId,
+      reason,
+      sessionStartedAt: startedAt,
+      budgetSeconds: this.watchdog.budgetSeconds,
+    });
+  }
+
+  /** Appends a record; resolves once it is durable (null when the journal failed). */
+  private record(draft: RecordDraft): Promise<JournalRecord | null> {
+    return this.journal.append(draft).catch(() => null);
   }
 
   private publish(t: number): void {
+    if (this.disposed) return;
     this.now = Math.max(this.now, t);
     const next = this.compose();
     const prev = this.subject.getValue();
-    if (!sameState(prev, next)) this.subject.next(next);
+    const changed = changedFields(prev, next);
+    const transitions = this.transitions;
+    this.transitions = [];
+    if (Object.keys(changed).length === 0 && transitions.length === 0) return;
+    this.record({
+      kind: 'state',
+      terminalId: this.o.terminalId,
+      t: this.now,
+      changed,
+      transitions,
+      evidence: this.evidence,
+    });
+    if (Object.keys(changed).length > 0) this.subject.next(next);
   }
 
   private compose(): TerminalState {
-    const d = this.diagnostics;
+    const diag = this.diagnostics.state as TerminalState['diagnostics']['availability'];
     const k = this.kernel.snapshot();
     const turn = this.turns.snapshot();
-    const available = d.state === 'available';
+    const available = diag === 'available';
     const surface = this.parsed && available ? this.parsed : null;
     const sig = surface?.signals ?? NO_SIGNALS;
-    const stableFor = Math.max(0, this.now - this.surfaceSince);
+    const stableFor = this.surfaceSince === null ? 0 : Math.max(0, this.now - this.surfaceSince);
+    const watchdog = this.watchdog.state as TerminalState['watchdog']['state'];
     return {
       terminalId: this.o.terminalId,
+      target: this.o.target ?? null,
       tool: this.o.profile.id,
       toolVersion: this.o.toolVersion ?? null,
       t: this.now,
       diagnostics: {
-        availability: d.state,
-        transport: d.outcome?.transport ?? null,
-        process: d.outcome?.process ?? null,
+        availability: diag,
+        transport: this.probeOutcome?.transport ?? null,
+        process: this.probeOutcome?.process ?? null,
         parse: this.parse,
         error: this.probeError,
       },
@@ -330,25 +567,94 @@ export class TerminalPipeline {
           : null,
       chatContext: { state: available ? sig.chatContext : 'unknown' },
       stability: {
-        stable: stableFor >= this.kernel.config.stabilitySeconds,
+        stable: this.surfaceSince !== null && stableFor >= this.kernel.config.stabilitySeconds,
         stableForSeconds: stableFor,
       },
       watchdog: {
-        state: this.watchdog.state as TerminalState['watchdog']['state'],
+        state: watchdog,
         sessionStartedAt: this.watchdog.sessionStartedAt,
-        budgetSeconds: this.budgetSeconds,
+        budgetSeconds: this.watchdog.budgetSeconds,
       },
-      session: this.sessionStatus,
+      session:
+        watchdog === 'fired'
+          ? { status: 'blocked', stopReasonCode: 'watchdog_wall_clock_exceeded' }
+          : watchdog === 'finished'
+            ? { status: 'finished', stopReasonCode: null }
+            : { status: 'running', stopReasonCode: null },
     };
   }
 }
 
+/** The public state of a terminal whose runtime has not published yet. */
+export function initialState(o: {
+  terminalId: string;
+  target: string | null;
+  tool: string;
+  toolVersion: string | null;
+  budgetSeconds: number;
+}): TerminalState {
+  return {
+    terminalId: o.terminalId,
+    target: o.target,
+    tool: o.tool,
+    toolVersion: o.toolVersion,
+    t: 0,
+    diagnostics: {
+      availability: 'unknown',
+      transport: null,
+      process: null,
+      parse: null,
+      error: null,
+    },
+    surface: {
+      availability: 'unknown',
+      businessState: 'unknown',
+      inputMode: 'unknown',
+      uiContext: 'unknown',
+      acceptingInput: 'unknown',
+      editingInput: 'unknown',
+      readyPosture: 'unknown',
+      blockedPrompt: null,
+      activeReasons: [],
+    },
+    turn: { phase: 'unknown', current: null },
+    lastTurn: { result: 'none', source: 'none', turnId: null, at: null },
+    readiness: { status: 'waiting' },
+    completion: null,
+    chatContext: { state: 'unknown' },
+    stability: { stable: false, stableForSeconds: 0 },
+    watchdog: { state: 'disabled', sessionStartedAt: null, budgetSeconds: o.budgetSeconds },
+    session: { status: 'running', stopReasonCode: null },
+  };
+}
+
+/** Fields that never count as a change: they move with the clock alone. */
+const CLOCK_FIELDS = new Set(['t', 'stability.stableForSeconds']);
+
+/** The public-state leaves that differ, as dotted paths with their new values. */
+export function changedFields(a: TerminalState, b: TerminalState): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const plain = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
+  const walk = (x: unknown, y: unknown, path: string) => {
+    if (CLOCK_FIELDS.has(path)) return;
+    if (plain(x) && plain(y)) {
+      const keys = new Set([...Object.keys(x as object), ...Object.keys(y as object)]);
+      for (const k of keys) {
+        walk(
+          (x as Record<string, unknown>)[k],
+          (y as Record<string, unknown>)[k],
+          path ? `${path}.${k}` : k,
+        );
+      }
+      return;
+    }
+    if (JSON.stringify(x) !== JSON.stringify(y)) out[path] = y === undefined ? null : y;
+  };
+  walk(a, b, '');
+  return out;
+}
+
 /** Equal but for the clock-derived fields (`t`, `stability.stableForSeconds`). */
 export function sameState(a: TerminalState, b: TerminalState): boolean {
-  const strip = (s: TerminalState) => ({
-    ...s,
-    t: 0,
-    stability: { stable: s.stability.stable, stableForSeconds: 0 },
-  });
-  return JSON.stringify(strip(a)) === JSON.stringify(strip(b));
+  return Object.keys(changedFields(a, b)).length === 0;
 }

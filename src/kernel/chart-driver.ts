@@ -1,0 +1,108 @@
+import type { AnyActorRef } from 'xstate';
+import type { KernelMachine, KernelRecord, TransitionRecord } from '../schemas/kernel.js';
+import { ChartRunner, type InspectionHub, type Step } from './chart-runner.js';
+import type { Timers } from './timers.js';
+
+/**
+ * What the readiness and completion drivers share: the chart actor, the stall timer the chart
+ * starts and cancels, the driver's notion of "now" (the time of the observation or timer being
+ * handled), and turning the chart's steps into records with their real elapsed values and
+ * anomalies. The rules are the chart's; the driver only keeps time.
+ */
+export abstract class ChartDriver<TActor extends AnyActorRef> {
+  protected readonly runner: ChartRunner<TActor>;
+  /** Time of the observation or timer being handled. */
+  protected now = 0;
+  /** When the chart entered `unknown` (start of the unknown run) and `stalled`. */
+  private unknownSince: number | null = null;
+  private stalledSince: number | null = null;
+  private readonly offs: Array<{ unsubscribe(): void }> = [];
+
+  constructor(
+    protected readonly phase: KernelMachine,
+    actor: TActor,
+    hub: InspectionHub,
+    protected readonly timers: Timers,
+    private readonly stallKey: string,
+    private readonly stallOrder: number,
+    protected readonly emit: (record: KernelRecord) => void,
+    protected readonly turn?: number,
+  ) {
+    this.runner = new ChartRunner(actor, hub);
+    this.listen('stall_timer.start', (ev: { seconds: number }) => {
+      this.timers.set(this.stallKey, this.now + ev.seconds, this.stallOrder, (due) =>
+        this.dispatch(due, { type: 'evt_unknown_timeout' }),
+      );
+    });
+    this.listen('stall_timer.cancel', () => this.timers.clear(this.stallKey));
+  }
+
+  get state(): string {
+    return this.runner.state;
+  }
+
+  /** Subscribes to an event the chart emits (a timer request). */
+  protected listen<E>(type: string, handler: (ev: E) => void): void {
+    this.offs.push(this.runner.actor.on(type as never, handler as never));
+  }
+
+  /** Sends one event at time `t` and records what it changed. */
+  protected dispatch(
+    t: number,
+    event: { type: string; [k: string]: unknown },
+    extra?: Partial<TransitionRecord>,
+  ): Step[] {
+    if (this.runner.done) return [];
+    this.now = t;
+    const steps = this.runner.send(event);
+    for (const step of steps) this.record(t, step, step.event === event.type ? extra : undefined);
+    return steps;
+  }
+
+  private record(t: number, step: Step, extra?: Partial<TransitionRecord>): void {
+    const rec: TransitionRecord = {
+      t,
+      machine: this.phase,
+      ...(this.turn === undefined ? {} : { turn: this.turn }),
+      from: step.from,
+      to: step.to,
+      event: step.event,
+      ...(step.rule === undefined ? {} : { rule: step.rule }),
+    };
+    if (step.to === 'stalled' && this.unknownSince !== null) {
+      rec.unknownElapsedSeconds = t - this.unknownSince;
+    }
+    const stalledFor =
+      step.from === 'stalled' && this.stalledSince !== null ? t - this.stalledSince : null;
+    if (stalledFor !== null) rec.elapsedStalledSeconds = stalledFor;
+    if (extra) Object.assign(rec, extra);
+    this.emit(rec);
+    if (step.to === 'stalled' && this.unknownSince !== null) {
+      this.emit({
+        t,
+        anomaly: 'stalled_entered',
+        phase: this.phase,
+        elapsedUnknownSeconds: t - this.unknownSince,
+      });
+    }
+    if (stalledFor !== null && step.event !== 'stalled_is_terminal') {
+      this.emit({
+        t,
+        anomaly: 'stalled_recovered',
+        phase: this.phase,
+        elapsedStalledSeconds: stalledFor,
+        recoveredTo: step.to,
+      });
+    }
+    if (step.to === 'unknown') this.unknownSince = t;
+    if (step.to === 'stalled') this.stalledSince = t;
+    if (step.from === 'stalled') this.stalledSince = null;
+    if (step.to !== 'unknown' && step.to !== 'stalled') this.unknownSince = null;
+  }
+
+  stop(): void {
+    this.timers.clear(this.stallKey);
+    for (const off of this.offs) off.unsubscribe();
+    this.runner.dispose();
+  }
+}

@@ -1,0 +1,125 @@
+import type { AnyActorRef, EventObject, InspectionEvent } from 'xstate';
+
+/** One transition of one chart, with the name of what caused it. */
+export interface Step {
+  from: string;
+  to: string;
+  /** The event type, or for an eventless transition the name of its guard. */
+  event: string;
+  /**
+   * The guard by which the chart classified the event that was sent (`default` for its
+   * unguarded last branch), when the step followed from one; e.g. `submit_ready`.
+   */
+  rule?: string;
+}
+
+type MicrostepEvent = Extract<InspectionEvent, { type: '@xstate.microstep' }>;
+
+/**
+ * Routes XState's inspection events to the chart runners of one actor system, so each runner
+ * sees its own actor's microsteps (an eventless follow-up such as
+ * `stalled --[stalled_is_terminal]--> failed` is its own step), and passes every event on to
+ * an outside observer (the Stately inspector, a test) unchanged.
+ */
+export class InspectionHub {
+  private readonly listeners = new Map<unknown, (ev: MicrostepEvent) => void>();
+
+  constructor(private readonly observer?: (ev: InspectionEvent) => void) {}
+
+  /** Give this to `createActor(..., { inspect })` of the system's root. */
+  readonly inspect = (ev: InspectionEvent): void => {
+    if (ev.type === '@xstate.microstep') this.listeners.get(ev.actorRef)?.(ev);
+    this.observer?.(ev);
+  };
+
+  watch(actor: AnyActorRef, listener: (ev: MicrostepEvent) => void): () => void {
+    this.listeners.set(actor, listener);
+    return () => {
+      if (this.listeners.get(actor) === listener) this.listeners.delete(actor);
+    };
+  }
+}
+
+function guardName(guard: unknown): string | undefined {
+  if (typeof guard === 'string') return guard;
+  if (guard && typeof guard === 'object' && 'type' in guard) return String(guard.type);
+  return undefined;
+}
+
+const valueOf = (snapshot: unknown): string =>
+  String((snapshot as { value?: unknown }).value ?? '');
+
+/**
+ * Drives one chart actor (a child in the terminal's actor tree, or a root in a standalone
+ * kernel) and reports the state changes each event causes, in order.
+ */
+export class ChartRunner<TActor extends AnyActorRef> {
+  private current: string;
+  private collected: Step[] | null = null;
+  /** Type of the event being sent, and the guard its transition was taken by. */
+  private sending: string | null = null;
+  private rule: string | undefined;
+  private readonly unwatch: () => void;
+
+  constructor(
+    readonly actor: TActor,
+    hub: InspectionHub,
+    /** Told about every state change, also those no `send` of this runner caused. */
+    private readonly onStep?: (step: Step) => void,
+  ) {
+    this.current = valueOf(actor.getSnapshot());
+    this.unwatch = hub.watch(actor, (ev) => {
+      for (const t of ev._transitions) {
+        if (this.sending !== null && t.eventType === this.sending) {
+          this.rule = guardName(t.guard) ?? 'default';
+        }
+      }
+      const to = valueOf(ev.snapshot);
+      if (to === this.current) return;
+      const tr = ev._transitions[0];
+      const step: Step = {
+        from: this.current,
+        to,
+        event: tr?.eventType || guardName(tr?.guard) || ev.event.type,
+        ...(this.rule === undefined ? {} : { rule: this.rule }),
+      };
+      this.current = to;
+      this.collected?.push(step);
+      this.onStep?.(step);
+    });
+  }
+
+  get state(): string {
+    return valueOf(this.actor.getSnapshot());
+  }
+
+  get done(): boolean {
+    return (this.actor.getSnapshot() as { status: string }).status === 'done';
+  }
+
+  get context(): TActor extends { getSnapshot(): { context: infer C } } ? C : unknown {
+    return (this.actor.getSnapshot() as { context: unknown }).context as never;
+  }
+
+  /** Sends one event and returns the state changes it caused. */
+  send<E extends { type: string }>(event: E): Step[] {
+    const outer = { collected: this.collected, sending: this.sending, rule: this.rule };
+    const steps: Step[] = [];
+    this.collected = steps;
+    this.sending = event.type;
+    this.rule = undefined;
+    try {
+      this.actor.send(event as EventObject);
+    } finally {
+      this.collected = outer.collected;
+      this.sending = outer.sending;
+      this.rule = outer.rule;
+      outer.collected?.push(...steps);
+    }
+    return steps;
+  }
+
+  dispose(): void {
+    this.unwatch();
+  }
+}

@@ -1,0 +1,181 @@
+import { z } from 'zod';
+
+/** Format version of every record; bumped when a record's meaning changes. */
+export const RECORD_FORMAT = 1;
+
+export const ChartName = z.enum([
+  'readiness',
+  'completion',
+  'turnPhase',
+  'lastTurn',
+  'diagnostics',
+  'watchdog',
+]);
+export type ChartName = z.infer<typeof ChartName>;
+
+/** One state change of one chart, with the rule that caused it where one did. */
+export const ChartTransition = z.object({
+  machine: ChartName,
+  from: z.string(),
+  to: z.string(),
+  event: z.string(),
+  turnId: z.string().optional(),
+  rule: z.string().optional(),
+  unknownElapsedSeconds: z.number().optional(),
+  elapsedStalledSeconds: z.number().optional(),
+  candidateElapsedSeconds: z.number().optional(),
+});
+export type ChartTransition = z.infer<typeof ChartTransition>;
+
+/** What a change was decided on: the profile and its rule for a frame, or the timer that fired. */
+export const RecordEvidence = z.object({
+  profile: z.string(),
+  profileVersion: z.string().nullable(),
+  /** The profile's detector, or `timer:<name>` / `command:<name>` when no frame was involved. */
+  detector: z.string(),
+  rule: z.string(),
+  /** sha256 of the screen text (first 16 hex digits); null when no frame was involved. */
+  screenHash: z.string().nullable(),
+});
+export type RecordEvidence = z.infer<typeof RecordEvidence>;
+
+const TurnSource = z.enum(['explicit_input', 'surface_inference']);
+const Seconds = z.number();
+
+const Base = {
+  v: z.literal(RECORD_FORMAT),
+  /** Supervisor-wide, strictly increasing, never reused (continues across restarts). */
+  seq: z.number().int().positive(),
+  at: z.iso.datetime({ offset: true }),
+  terminalId: z.string().nullable(),
+};
+
+export const TerminalRequestFields = z.object({
+  target: z.string(),
+  tool: z.string(),
+  toolVersion: z.string().nullable(),
+  watchdogBudgetSeconds: z.number().nonnegative(),
+});
+export type TerminalRequestFields = z.infer<typeof TerminalRequestFields>;
+
+/** Everything a restarted supervisor needs to carry on with one terminal. */
+export const RestoreFacts = z.object({
+  request: TerminalRequestFields,
+  lastTurn: z
+    .object({
+      result: z.enum(['success', 'interrupted', 'known_failure']),
+      source: TurnSource,
+      turnId: z.string(),
+      at: Seconds,
+    })
+    .nullable(),
+  openTurn: z
+    .object({
+      turn: z.object({ id: z.string(), source: TurnSource, startedAt: Seconds }),
+      hadEvidence: z.boolean(),
+    })
+    .nullable(),
+  watchdog: z.object({ sessionStartedAt: Seconds, fired: z.boolean() }).nullable(),
+});
+export type RestoreFacts = z.infer<typeof RestoreFacts>;
+
+/** The watchdog's cancel record (contracts.md §4). */
+export const WatchdogCancel = z.object({
+  aggregateType: z.literal('runtime_control'),
+  aggregateId: z.string(),
+  eventKind: z.literal('runtime.watchdog.cancel'),
+  reason: z.literal('wall_clock_exceeded'),
+  sessionStartedAt: z.string(),
+  firedAt: z.string(),
+  elapsedSeconds: z.number().int(),
+  configuredBudgetSeconds: z.number().int(),
+});
+export type WatchdogCancel = z.infer<typeof WatchdogCancel>;
+
+/**
+ * One record of the record stream (contracts.md §4): every public-state change with the chart
+ * transitions that caused it and their evidence, turn lifecycle, anomalies, watchdog events,
+ * and the supervisor's own lifecycle. Discriminated by `kind`.
+ */
+export const JournalRecord = z.discriminatedUnion('kind', [
+  z.object({ ...Base, kind: z.literal('supervisor.started'), pid: z.number().int() }),
+  z.object({
+    ...Base,
+    kind: z.literal('terminal.attached'),
+    ...TerminalRequestFields.shape,
+    readopted: z.boolean(),
+  }),
+  z.object({ ...Base, kind: z.literal('terminal.detached') }),
+  z.object({
+    ...Base,
+    kind: z.literal('terminal.restarted'),
+    attempt: z.number().int().positive(),
+    delaySeconds: z.number().nonnegative(),
+    error: z.string(),
+  }),
+  z.object({
+    ...Base,
+    kind: z.literal('state'),
+    /** Observation time of the change (seconds). */
+    t: Seconds,
+    /** The public-state fields that changed, as dotted paths, with their new values. */
+    changed: z.record(z.string(), z.unknown()),
+    transitions: z.array(ChartTransition),
+    evidence: RecordEvidence.nullable(),
+  }),
+  z.object({
+    ...Base,
+    kind: z.literal('turn.started'),
+    turnId: z.string(),
+    source: TurnSource,
+    startedAt: Seconds,
+  }),
+  z.object({
+    ...Base,
+    kind: z.literal('turn.ended'),
+    turnId: z.string(),
+    source: TurnSource,
+    /** `none`: another turn took its place before it showed an outcome. */
+    outcome: z.enum(['success', 'interrupted', 'known_failure', 'none']),
+    t: Seconds,
+  }),
+  z.object({
+    ...Base,
+    kind: z.literal('turn.reopened'),
+    turnId: z.string(),
+    source: TurnSource,
+    startedAt: Seconds,
+    t: Seconds,
+  }),
+  z.object({
+    ...Base,
+    kind: z.literal('anomaly'),
+    anomaly: z.enum(['stalled_entered', 'stalled_recovered']),
+    phase: z.enum(['readiness', 'completion']),
+    t: Seconds,
+    elapsedUnknownSeconds: z.number().optional(),
+    elapsedStalledSeconds: z.number().optional(),
+    recoveredTo: z.string().optional(),
+    parserFamily: z.string(),
+  }),
+  z.object({
+    ...Base,
+    kind: z.literal('watchdog.window'),
+    reason: z.enum(['started', 'resumed']),
+    sessionStartedAt: Seconds,
+    budgetSeconds: z.number().nonnegative(),
+  }),
+  z.object({ ...Base, kind: z.literal('watchdog.cancel'), ...WatchdogCancel.shape }),
+  z.object({
+    ...Base,
+    kind: z.literal('checkpoint'),
+    nextTurn: z.number().int().positive(),
+    terminals: z.record(z.string(), RestoreFacts),
+  }),
+]);
+export type JournalRecord = z.infer<typeof JournalRecord>;
+export type RecordKind = JournalRecord['kind'];
+
+type Distribute<T> = T extends unknown ? Omit<T, 'v' | 'seq' | 'at'> : never;
+/** A record before the stream gives it its format version, `seq` and `at`. */
+export type RecordDraft = Distribute<JournalRecord>;
