@@ -1,11 +1,11 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Graphviz } from '@hpcc-js/wasm-graphviz';
-import { catalog, type CatalogEntry } from '../../src/viz/catalog.js';
-import { toDot } from '../../src/viz/dot.js';
-import { classifyEdges, readMachine } from '../../src/viz/edges.js';
-import { toMermaid } from '../../src/viz/mermaid.js';
-import type { Diagram } from '../../src/viz/model.js';
+import { catalog, type CatalogEntry } from './viz/catalog.js';
+import { toDot } from './viz/dot.js';
+import { classifyEdges, readMachine } from './viz/edges.js';
+import { toMermaid } from './viz/mermaid.js';
+import type { Diagram } from './viz/model.js';
 
 export { catalog };
 
@@ -15,16 +15,37 @@ export const visualizationsDir = fileURLToPath(new URL('../../visualizations/', 
 let graphviz: Promise<Graphviz> | undefined;
 
 function diagramOf(entry: CatalogEntry): Diagram {
-  const graph = readMachine(entry.machine);
+  const graph = readMachine(entry.machine, entry.inputs);
   return {
     graph,
-    edges: classifyEdges(graph.edges, entry.chart),
+    edges: classifyEdges(graph.edges, entry.chart, graph.rules),
     ...(entry.chart ? { chart: entry.chart } : {}),
   };
 }
 
+/** The machine's classification rules as Markdown: per raw input, its branches in order. */
+function rulesSection(diagram: Diagram): string[] {
+  const rules = diagram.graph.rules;
+  if (rules.length === 0) return [];
+  const lines = [
+    '',
+    'Rules (raw inputs, first match wins; `*` is every state without rules of its own):',
+    '',
+    '| state | input | # | guard | actions |',
+    '| --- | --- | --- | --- | --- |',
+  ];
+  for (const rule of rules) {
+    rule.branches.forEach((b, i) => {
+      lines.push(
+        `| ${rule.scope} | \`${rule.input}\` | ${i + 1} | ${b.guard ?? '(otherwise)'} | ${b.actions.join(', ') || '—'} |`,
+      );
+    });
+  }
+  return lines;
+}
+
 function indexPage(
-  entries: readonly { entry: CatalogEntry; id: string; mermaid: string }[],
+  entries: readonly { entry: CatalogEntry; id: string; mermaid: string; diagram: Diagram }[],
 ): string {
   const lines = [
     '# State machine diagrams',
@@ -35,10 +56,13 @@ function indexPage(
     'Edge labels are `event [guard]`; an eventless transition shows only `[guard]`. Edges that',
     'are not in the seed diagram of `statecharts.md` are extensions: labelled `(ext)`, and drawn',
     'dashed and coloured in the SVGs (Mermaid state diagrams cannot style single edges).',
+    'A chart event that the machine raises itself from a raw input (an observation, a probe, a',
+    'frame) shows `⇐ guard` on its edge: the classification rule that raises it from that state.',
+    "Each machine's rules are listed under its diagram, in the order they are tried.",
     '',
     ...entries.map(({ entry, id }) => `- [${id}](#${id.toLowerCase()}): ${entry.description}`),
   ];
-  for (const { entry, id, mermaid } of entries) {
+  for (const { entry, id, mermaid, diagram } of entries) {
     lines.push(
       '',
       `## ${id}`,
@@ -50,6 +74,7 @@ function indexPage(
       '```mermaid',
       mermaid.trimEnd(),
       '```',
+      ...rulesSection(diagram),
     );
   }
   return `${lines.join('\n')}\n`;
@@ -69,7 +94,7 @@ export async function generateVisualizations(): Promise<Map<string, string>> {
     const mermaid = toMermaid(diagram);
     files.set(`${id}.mmd`, mermaid);
     files.set(`${id}.svg`, gv.dot(toDot(diagram), 'svg'));
-    return { entry, id, mermaid };
+    return { entry, id, mermaid, diagram };
   });
   files.set('index.md', indexPage(rendered));
   return new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

@@ -462,7 +462,7 @@ export class TerminalPipeline {
   /** The chart asked to cancel the session: journal the record, then interrupt a running turn. */
   private cancelSession(req: WatchdogCancelRequest): void {
     const iso = (s: number) => new Date(s * 1000 + (this.o.originMs ?? 0)).toISOString();
-    const turnRunning = this.turns.current !== null;
+    const turnRunning = this.turns.snapshot().phase === 'active';
     const durable = this.record({
       kind: 'watchdog.cancel',
       terminalId: this.o.terminalId,

@@ -8,10 +8,10 @@ import {
   watchdogSpec,
   type Chart,
   type SeedEdge,
-} from '../../machines/seed.js';
-import { catalog } from '../../src/viz/catalog.js';
-import { checkConformance } from '../../src/viz/conformance.js';
-import { edgeKey, readMachine, type MachineGraph } from '../../src/viz/edges.js';
+} from '../model/seed-diagrams.js';
+import { catalog } from '../../scripts/internal/viz/catalog.js';
+import { checkConformance } from '../../scripts/internal/viz/conformance.js';
+import { edgeKey, readMachine, type MachineGraph } from '../../scripts/internal/viz/edges.js';
 
 const chartEdges = (chart: Chart): readonly SeedEdge[] =>
   chart.kind === 'seed' ? [...chart.seed, ...chart.extensions] : chart.stated;
@@ -31,7 +31,9 @@ describe('machines conform to the charts of statecharts.md', () => {
   for (const entry of catalog.filter((e) => e.chart !== undefined)) {
     const chart = entry.chart as Chart;
     it(`${chart.id}: states, seed edges, extensions and event names`, () => {
-      expect(checkConformance(chart, readMachine(entry.machine))).toEqual([]);
+      expect(
+        checkConformance(chart, readMachine(entry.machine, entry.inputs), entry.inputs),
+      ).toEqual([]);
     });
   }
 });
@@ -86,30 +88,30 @@ describe('seed data is a consistent transcription', () => {
 });
 
 describe('the conformance check catches deviations', () => {
-  const graph = readMachine(readinessMachine);
+  const graph = readMachine(readinessMachine, ['observation']);
   const withEdges = (edges: MachineGraph['edges']): MachineGraph => ({ ...graph, edges });
   const seedEdge = { from: 'waiting', event: 'evt_submit_ready', to: 'ready' };
 
   it('a removed seed edge', () => {
     const edges = graph.edges.filter((e) => edgeKey(e) !== edgeKey(seedEdge));
     expect(edges).toHaveLength(graph.edges.length - 1);
-    expect(checkConformance(readinessSeed, withEdges(edges))).toEqual([
+    expect(checkConformance(readinessSeed, withEdges(edges), ['observation'])).toEqual([
       expect.stringContaining(`seed edge missing: ${edgeKey(seedEdge)}`),
     ]);
   });
 
   it('an edge that is neither seed nor listed extension', () => {
     const extra = { from: 'waiting', event: 'evt_unknown_timeout', to: 'stalled' };
-    expect(checkConformance(readinessSeed, withEdges([...graph.edges, extra]))).toEqual([
-      expect.stringContaining(`neither seed nor listed extension: ${edgeKey(extra)}`),
-    ]);
+    expect(
+      checkConformance(readinessSeed, withEdges([...graph.edges, extra]), ['observation']),
+    ).toEqual([expect.stringContaining(`neither seed nor listed extension: ${edgeKey(extra)}`)]);
   });
 
   it('a guard added to a seed edge', () => {
     const edges = graph.edges.map((e) =>
       edgeKey(e) === edgeKey(seedEdge) ? { ...e, guard: 'sometimes' } : e,
     );
-    const problems = checkConformance(readinessSeed, withEdges(edges));
+    const problems = checkConformance(readinessSeed, withEdges(edges), ['observation']);
     expect(problems).toHaveLength(2);
     expect(problems.join('\n')).toContain('seed edge missing');
     expect(problems.join('\n')).toContain('[sometimes]');
@@ -118,18 +120,22 @@ describe('the conformance check catches deviations', () => {
   it('a listed extension the machine lacks', () => {
     const ext = { from: 'ready', event: 'evt_known_nonready', to: 'waiting' };
     const edges = graph.edges.filter((e) => edgeKey(e) !== edgeKey(ext));
-    expect(checkConformance(readinessSeed, withEdges(edges))).toEqual([
+    expect(checkConformance(readinessSeed, withEdges(edges), ['observation'])).toEqual([
       expect.stringContaining(`listed extension missing: ${edgeKey(ext)}`),
     ]);
   });
 
   it('a renamed state, a wrong initial state and an unnamed event', () => {
-    const problems = checkConformance(readinessSeed, {
-      ...graph,
-      states: graph.states.map((s) => (s === 'stalled' ? 'stuck' : s)),
-      initial: 'unknown',
-      events: [...graph.events, 'evt_made_up'],
-    });
+    const problems = checkConformance(
+      readinessSeed,
+      {
+        ...graph,
+        states: graph.states.map((s) => (s === 'stalled' ? 'stuck' : s)),
+        initial: 'unknown',
+        events: [...graph.events, 'evt_made_up'],
+      },
+      ['observation'],
+    );
     expect(problems.join('\n')).toContain('state "stalled" is missing');
     expect(problems.join('\n')).toContain('state "stuck" is not in the chart');
     expect(problems.join('\n')).toContain('initial state is "unknown"');
@@ -157,8 +163,8 @@ describe('the conformance check catches deviations', () => {
       ...config,
       states: { ...states, waiting: { ...states.waiting, on: waitingOn } },
     } as Parameters<typeof createMachine>[0]);
-    expect(checkConformance(readinessSeed, readMachine(broken))).toEqual([
-      expect.stringContaining(`seed edge missing: ${edgeKey(seedEdge)}`),
-    ]);
+    expect(
+      checkConformance(readinessSeed, readMachine(broken, ['observation']), ['observation']),
+    ).toEqual([expect.stringContaining(`seed edge missing: ${edgeKey(seedEdge)}`)]);
   });
 });

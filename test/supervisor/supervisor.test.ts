@@ -66,6 +66,7 @@ describe('supervisor with real tmux', () => {
     });
     sup = createSupervisor({
       socketName: good.socketName,
+      dataDir: join(dir, 'data'),
       // A long stability window keeps a submitted turn pending long enough to test refusal.
       config: { pollIntervalSeconds: 0.1, settleSeconds: 0.2, stabilitySeconds: 1.5 },
       restartBackoff: { initialSeconds: 0.05, maxSeconds: 0.2 },
@@ -90,6 +91,12 @@ describe('supervisor with real tmux', () => {
     })();
     expect(isPanewardError(err) && err.code).toBe('invalid_input');
     expect(String((err as Error).message)).toMatch(/target/);
+    expect(() => sup.attach({ target: '%1', tool: 'no_such_cli' })).toThrow(
+      /field `tool`: unknown tool "no_such_cli"/,
+    );
+    expect(() => sup.attach({ target: '%1', sessionWallClockSeconds: -1 } as never)).toThrow(
+      /sessionWallClockSeconds/,
+    );
     expect(() => sup.get('nope')).toThrow(/no terminal with id nope/);
   });
 
@@ -139,7 +146,7 @@ describe('supervisor with real tmux', () => {
     });
     const done = await sup.waitForTurn('ok', turnId, { timeoutMs: 10_000 });
     expect(done).toMatchObject({ turnId, result: 'completed' });
-    const shell = sup.attach({ target: bad.target, tool: 'unknown_cli', id: 'plain' });
+    const shell = sup.attach({ target: bad.target, tool: 'unsupported', id: 'plain' });
     await until(sup, shell, (s) => s.readiness.status === 'failed');
     await expect(sup.submit(shell, 'hi')).rejects.toMatchObject({
       code: 'not_ready',
@@ -184,40 +191,74 @@ describe('session watchdog through the supervisor', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('cancels a session over its wall-clock budget once, records why, and resumes on request', async () => {
-    const records: unknown[] = [];
+  it('cancels a running turn once per window, journals why, blocks new turns until resumed', async () => {
     const sup = createSupervisor({
       socketName: session.socketName,
-      config: { pollIntervalSeconds: 0.1, sessionWallClockSeconds: 1 },
+      dataDir: join(dir, 'data'),
+      config: { pollIntervalSeconds: 0.1, stabilitySeconds: 5 },
       profiles: { cat_tool: catProfile },
-      onWatchdogRecord: (r) => records.push(r),
     });
     try {
-      const id = sup.attach({ target: session.target, tool: 'cat_tool', id: 'wd' });
-      expect(sup.get(id).watchdog).toMatchObject({ state: 'armed', budgetSeconds: 1 });
+      const id = sup.attach({
+        target: session.target,
+        tool: 'cat_tool',
+        id: 'wd',
+        sessionWallClockSeconds: 1.5,
+      });
+      await until(sup, id, (s) => s.readiness.status === 'ready' && s.watchdog.state === 'armed');
+      expect(sup.get(id).watchdog.budgetSeconds).toBe(1.5);
+      // A turn is running when the window ends (cat echoes the prompt; nothing ends the turn).
+      const turnId = await sup.submit(id, 'a long task');
       const blocked = await until(sup, id, (s) => s.session.status === 'blocked', 5_000);
       expect(blocked.session.stopReasonCode).toBe('watchdog_wall_clock_exceeded');
       expect(blocked.watchdog.state).toBe('fired');
-      expect(records).toEqual([
+      const cancels = () => sup.journal.read(0, id).filter((r) => r.kind === 'watchdog.cancel');
+      await sup.journal.flush();
+      expect(cancels()).toEqual([
         expect.objectContaining({
           aggregateType: 'runtime_control',
           aggregateId: 'wd',
           eventKind: 'runtime.watchdog.cancel',
           reason: 'wall_clock_exceeded',
-          elapsedSeconds: 1,
-          configuredBudgetSeconds: 1,
+          elapsedSeconds: 2,
+          configuredBudgetSeconds: 2,
         }),
       ]);
-      // The cancel interrupted the agent with its profile's key: C-c ends `cat`.
+      // The cancel interrupted the running turn with its profile's key: C-c ends `cat`.
       await until(sup, id, (s) => s.diagnostics.process === 'tui_down', 5_000);
-      await new Promise((r) => setTimeout(r, 300));
-      expect(records).toHaveLength(1);
-
-      sup.resume(id);
+      // Blocked: a new turn is refused, naming why, until resume.
+      await expect(sup.submit(id, 'another')).rejects.toMatchObject({
+        code: 'not_ready',
+        details: { stopReasonCode: 'watchdog_wall_clock_exceeded' },
+      });
+      expect(turnId).toMatch(/^turn-\d+$/);
+      await sup.resume(id);
       expect(sup.get(id).session).toEqual({ status: 'running', stopReasonCode: null });
       expect(sup.get(id).watchdog.state).toBe('armed');
       await until(sup, id, (s) => s.session.status === 'blocked', 5_000);
-      expect(records).toHaveLength(2);
+      await sup.journal.flush();
+      expect(cancels()).toHaveLength(2);
+      expect(sup.journal.read(0, id).filter((r) => r.kind === 'watchdog.window')).toHaveLength(2);
+    } finally {
+      await sup.stop();
+    }
+  });
+
+  it('never arms without a budget: an observing supervisor never types', async () => {
+    const sup = createSupervisor({
+      socketName: session.socketName,
+      dataDir: join(dir, 'data-observe'),
+      config: { pollIntervalSeconds: 0.1 },
+      profiles: { cat_tool: catProfile },
+    });
+    try {
+      const id = sup.attach({ target: session.target, tool: 'cat_tool' });
+      await until(sup, id, (s) => s.diagnostics.availability !== 'unknown');
+      expect(sup.get(id).watchdog).toEqual({
+        state: 'disabled',
+        sessionStartedAt: null,
+        budgetSeconds: 0,
+      });
     } finally {
       await sup.stop();
     }

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createMachine } from 'xstate';
 import { lastTurnMachine } from '../../machines/lastTurn.js';
 import { readinessMachine } from '../../machines/readiness.js';
-import { readinessSeed } from '../../machines/seed.js';
-import { classifyEdges, edgeKey, readMachine } from '../../src/viz/edges.js';
+import { readinessSeed } from '../model/seed-diagrams.js';
+import { classifyEdges, edgeKey, readMachine } from '../../scripts/internal/viz/edges.js';
 
 const keys = (edges: readonly Parameters<typeof edgeKey>[0][]): string[] => edges.map(edgeKey);
 
@@ -18,7 +18,7 @@ describe('readMachine', () => {
   });
 
   it('reads eventless guarded transitions as event null with the guard name', () => {
-    const graph = readMachine(readinessMachine);
+    const graph = readMachine(readinessMachine, ['observation']);
     expect(graph.edges).toContainEqual({
       from: 'stalled',
       event: null,
@@ -81,7 +81,10 @@ describe('readMachine', () => {
 
 describe('classifyEdges', () => {
   it('marks exactly the edges outside the seed diagram', () => {
-    const classified = classifyEdges(readMachine(readinessMachine).edges, readinessSeed);
+    const classified = classifyEdges(
+      readMachine(readinessMachine, ['observation']).edges,
+      readinessSeed,
+    );
     expect(keys(classified.filter((e) => e.extension)).sort()).toEqual(
       keys(readinessSeed.extensions).sort(),
     );

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateVisualizations } from '../../scripts/internal/visualizations.js';
-import { catalog } from '../../src/viz/catalog.js';
-import { classifyEdges, readMachine } from '../../src/viz/edges.js';
+import { catalog } from '../../scripts/internal/viz/catalog.js';
+import { classifyEdges, readMachine } from '../../scripts/internal/viz/edges.js';
 
 describe('generated diagrams', () => {
   let files: Map<string, string>;
@@ -17,8 +17,8 @@ describe('generated diagrams', () => {
   });
 
   for (const entry of catalog) {
-    const graph = readMachine(entry.machine);
-    const edges = classifyEdges(graph.edges, entry.chart);
+    const graph = readMachine(entry.machine, entry.inputs);
+    const edges = classifyEdges(graph.edges, entry.chart, graph.rules);
     const extensions = edges.filter((e) => e.extension).length;
 
     it(`${graph.id}.mmd: initial, finals, one line per edge, (ext) on extensions only`, () => {

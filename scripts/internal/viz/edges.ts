@@ -1,5 +1,5 @@
 import type { AnyStateMachine, AnyStateNode, AnyTransitionDefinition } from 'xstate';
-import type { Chart, SeedEdge } from '../../machines/seed.js';
+import type { Chart, SeedEdge } from '../../../test/model/seed-diagrams.js';
 
 /** One state change a machine can make, as read from its definition. */
 export interface MachineEdge {
@@ -17,6 +17,8 @@ export interface MachineEdge {
 
 /** A machine edge classified against its chart. */
 export interface ClassifiedEdge extends MachineEdge {
+  /** The guards whose branch raises this edge's event from its state (classification rules). */
+  readonly via?: readonly string[];
   /** True when the edge is not part of the chart's seed diagram. */
   readonly extension: boolean;
 }
@@ -32,6 +34,64 @@ export interface MachineGraph {
   readonly edges: readonly MachineEdge[];
   /** Every event type any state node has a transition for, sorted. */
   readonly events: readonly string[];
+  /** The machine's raw inputs (`observation`, `frame`, ...) and how each state classifies them. */
+  readonly rules: readonly InputRule[];
+}
+
+/** One branch of a raw input's classification, first match wins, as the machine defines it. */
+export interface RuleBranch {
+  /** Guard name, or null for the unguarded last branch. */
+  readonly guard: string | null;
+  /** The chart event the branch raises, when it raises a fixed one. */
+  readonly raises: string | null;
+  /** Every action of the branch, by name (`raise evt_x` for a raise). */
+  readonly actions: readonly string[];
+}
+
+/** How one state node (or the root, for every state without its own) handles a raw input. */
+export interface InputRule {
+  /** State path, or `*` for the root. */
+  readonly scope: string;
+  readonly input: string;
+  readonly branches: readonly RuleBranch[];
+}
+
+function actionName(action: unknown): { name: string; raises: string | null } {
+  if (typeof action === 'string') return { name: action, raises: null };
+  const a = action as { type?: unknown; event?: unknown; params?: unknown };
+  if (a.type === 'xstate.raise' && a.event && typeof a.event === 'object' && 'type' in a.event) {
+    const ev = String((a.event as { type: unknown }).type);
+    return { name: `raise ${ev}`, raises: ev };
+  }
+  if (typeof a.type === 'string') {
+    const params =
+      a.params && typeof a.params === 'object' ? Object.values(a.params).join(',') : '';
+    return { name: params ? `${a.type}(${params})` : a.type, raises: null };
+  }
+  return { name: 'inline', raises: null };
+}
+
+function readRules(nodes: readonly AnyStateNode[], inputs: readonly string[]): InputRule[] {
+  const out: InputRule[] = [];
+  for (const node of nodes) {
+    for (const input of inputs) {
+      const defs = node.transitions.get(input);
+      if (!defs?.length) continue;
+      out.push({
+        scope: node.parent ? statePath(node) : '*',
+        input,
+        branches: defs.map((d) => {
+          const actions = (d.actions ?? []).map(actionName);
+          return {
+            guard: guardName(d.guard) ?? null,
+            raises: actions.find((a) => a.raises)?.raises ?? null,
+            actions: actions.map((a) => a.name),
+          };
+        }),
+      });
+    }
+  }
+  return out;
 }
 
 const statePath = (node: AnyStateNode): string => node.path.join('.');
@@ -98,7 +158,10 @@ export function edgeKey(edge: SeedEdge | MachineEdge): string {
  * (actions only) is read as an `internal` edge from the state to itself. A top-level final
  * state has no outgoing edges because the machine is done. Output is sorted deterministically.
  */
-export function readMachine(machine: AnyStateMachine): MachineGraph {
+export function readMachine(
+  machine: AnyStateMachine,
+  inputs: readonly string[] = [],
+): MachineGraph {
   const root = machine.root;
   const nodes = descendants(root).filter((n) => n.type !== 'history');
   const order = new Map(nodes.map((n) => [statePath(n), n.order] as const));
@@ -110,7 +173,8 @@ export function readMachine(machine: AnyStateMachine): MachineGraph {
     for (const key of node.transitions.keys()) eventKeys.add(key);
     if (node.always?.length) hasAlways = true;
   }
-  const keys: (string | null)[] = [...eventKeys];
+  const inputSet = new Set(inputs);
+  const keys: (string | null)[] = [...eventKeys].filter((k) => !inputSet.has(k));
   if (hasAlways) keys.push(null);
 
   const seen = new Map<string, MachineEdge>();
@@ -141,6 +205,7 @@ export function readMachine(machine: AnyStateMachine): MachineGraph {
     finals: nodes.filter((n) => n.type === 'final' && n.parent === root).map(statePath),
     edges: [...seen.values()].sort(edgeOrder(order)),
     events: [...eventKeys].sort(), // default sort compares code units
+    rules: readRules([root, ...nodes], inputs),
   };
 }
 
@@ -151,8 +216,33 @@ export function readMachine(machine: AnyStateMachine): MachineGraph {
 export function classifyEdges(
   edges: readonly MachineEdge[],
   chart: Chart | undefined,
+  rules: readonly InputRule[] = [],
 ): ClassifiedEdge[] {
-  if (chart?.kind !== 'seed') return edges.map((e) => ({ ...e, extension: false }));
-  const seed = new Set(chart.seed.map(edgeKey));
-  return edges.map((e) => ({ ...e, extension: !seed.has(edgeKey(e)) }));
+  const seed = chart?.kind === 'seed' ? new Set(chart.seed.map(edgeKey)) : null;
+  return edges.map((e) => {
+    const via = raisedBy(rules, e.from, e.event);
+    return {
+      ...e,
+      extension: seed !== null && !seed.has(edgeKey(e)),
+      ...(via.length > 0 ? { via } : {}),
+    };
+  });
+}
+
+/** The guards whose branch raises `event` in `state` (its own rules first, then the root's). */
+function raisedBy(rules: readonly InputRule[], state: string, event: string | null): string[] {
+  if (event === null) return [];
+  const out: string[] = [];
+  const inputs = new Set(rules.map((r) => r.input));
+  for (const input of inputs) {
+    const own = rules.find((r) => r.scope === state && r.input === input);
+    const root = rules.find((r) => r.scope === '*' && r.input === input);
+    // The root's branches apply only when the state's own have no unguarded branch.
+    const branches = [
+      ...(own?.branches ?? []),
+      ...(own?.branches.some((b) => b.guard === null) ? [] : (root?.branches ?? [])),
+    ];
+    for (const b of branches) if (b.raises === event) out.push(b.guard ?? 'otherwise');
+  }
+  return [...new Set(out)];
 }

@@ -8,7 +8,7 @@ import {
   terminalMachine,
   turnPhaseMachine,
   watchdogMachine,
-} from '../../machines/index.js';
+} from '../../../machines/index.js';
 import {
   completionSeed,
   diagnosticsSeed,
@@ -17,7 +17,7 @@ import {
   turnPhaseSeed,
   watchdogSpec,
   type Chart,
-} from '../../machines/seed.js';
+} from '../../../test/model/seed-diagrams.js';
 
 /** A machine that is drawn in visualizations/ and checked against statecharts.md. */
 export interface CatalogEntry {
@@ -26,6 +26,8 @@ export interface CatalogEntry {
   readonly chart?: Chart;
   /** One line for the index page. */
   readonly description: string;
+  /** Raw inputs the machine classifies itself into its chart's events (not chart events). */
+  readonly inputs?: readonly string[];
 }
 
 /** Every visualized machine, in index order. Adding a machine is one line here. */
@@ -33,17 +35,20 @@ export const catalog: readonly CatalogEntry[] = [
   {
     machine: readinessMachine,
     chart: readinessSeed,
+    inputs: ['observation'],
     description: 'Readiness (pre-submit): is it safe to type a prompt? Statecharts §1.',
   },
   {
     machine: completionMachine,
     chart: completionSeed,
+    inputs: ['observation'],
     description:
       'Completion (post-submit, one actor per turn): is this turn finished? Statecharts §2.',
   },
   {
     machine: turnPhaseMachine,
     chart: turnPhaseSeed,
+    inputs: ['frame', 'turn_armed', 'settle_window_elapsed'],
     description: 'Turn phase: between turns, in a turn, or cannot tell. Statecharts §4.',
   },
   {
@@ -54,6 +59,7 @@ export const catalog: readonly CatalogEntry[] = [
   {
     machine: diagnosticsMachine,
     chart: diagnosticsSeed,
+    inputs: ['probe'],
     description: 'Diagnostics availability: can the terminal be seen at all? Statecharts §6.',
   },
   {
@@ -63,11 +69,12 @@ export const catalog: readonly CatalogEntry[] = [
   },
   {
     machine: terminalMachine,
-    description: 'Lifecycle of one supervised terminal actor (no chart). Statecharts §8.',
+    description:
+      'One supervised terminal actor: prepares the pane, runs its charts and runtime, restarts them with capped backoff (no chart). Statecharts §8.',
   },
   {
     machine: supervisorMachine,
     description:
-      'Supervisor: attaches, detaches and restarts terminal actors; self-loops keep it running (no chart). Statecharts §8.',
+      'Supervisor: spawns a terminal actor per attached pane and stops it on detach; stopping flushes the journal (no chart). Statecharts §8.',
   },
 ];

@@ -1,4 +1,4 @@
-import type { Chart } from '../../machines/seed.js';
+import type { Chart } from '../../../test/model/seed-diagrams.js';
 import { edgeKey, type MachineGraph } from './edges.js';
 
 /**
@@ -7,7 +7,11 @@ import { edgeKey, type MachineGraph } from './edges.js';
  * every listed extension present, no other edge, only event names the chart uses. For a prose
  * chart: same states, the edges the prose states present, only event names the chart uses.
  */
-export function checkConformance(chart: Chart, graph: MachineGraph): string[] {
+export function checkConformance(
+  chart: Chart,
+  graph: MachineGraph,
+  inputs: readonly string[] = [],
+): string[] {
   const problems: string[] = [];
   const where = `${graph.id} (${chart.section})`;
 
@@ -20,9 +24,17 @@ export function checkConformance(chart: Chart, graph: MachineGraph): string[] {
     if (!chartStates.has(s)) problems.push(`${where}: state "${s}" is not in the chart`);
   }
 
-  const chartEvents = new Set(chart.events);
+  const chartEvents = new Set([...chart.events, ...inputs]);
   for (const e of graph.events) {
     if (!chartEvents.has(e)) problems.push(`${where}: event "${e}" is not named in the chart`);
+  }
+  // A raw input is only ever classified: it changes no state itself, it raises chart events.
+  for (const rule of graph.rules) {
+    for (const b of rule.branches) {
+      if (b.raises !== null && !chart.events.includes(b.raises)) {
+        problems.push(`${where}: ${rule.input} raises "${b.raises}", not a chart event`);
+      }
+    }
   }
 
   const present = new Set(graph.edges.map(edgeKey));
