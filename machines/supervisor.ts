@@ -52,7 +52,7 @@ export const supervisorMachine = setup({
     },
     stopping: {
       entry: 'stop_all_terminals',
-      invoke: { src: 'flush', onDone: 'stopped', onError: 'stopped' },
+      invoke: { id: 'flush', src: 'flush', onDone: 'stopped', onError: 'stopped' },
     },
     stopped: { type: 'final' },
   },

@@ -290,7 +290,7 @@ export const turnPhaseMachine = setup({
       return {
         current: { id: event.turnId, source: 'explicit_input' as const, startedAt: event.t },
         evidence: {
-          projectionAtArm: context.lastProjection ?? '',
+          projectionAtArm: context.lastProjection,
           sawActive: false,
           projectionChanged: false,
         },

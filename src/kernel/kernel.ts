@@ -21,18 +21,30 @@ export interface ChartHost {
   dispose?(): void;
 }
 
-/** A host that creates each chart as a root actor (the kernel on its own: scenarios, tests). */
-export function standaloneHost(hub = new InspectionHub()): ChartHost {
+/**
+ * A host that creates each chart as a root actor (the kernel on its own: scenarios, tests);
+ * `logic` replaces a chart's machine (tests that check they would notice a wrong one).
+ */
+export function standaloneHost(
+  hub = new InspectionHub(),
+  logic: { readiness?: typeof readinessMachine; completion?: typeof completionMachine } = {},
+): ChartHost {
   const roots = new Map<string, { stop(): void }>();
   return {
     hub,
     readiness: (input) => {
-      const actor = createActor(readinessMachine, { input, inspect: hub.inspect }).start();
+      const actor = createActor(logic.readiness ?? readinessMachine, {
+        input,
+        inspect: hub.inspect,
+      }).start();
       roots.set('readiness', actor);
       return actor;
     },
     completion: (turnId, input) => {
-      const actor = createActor(completionMachine, { input, inspect: hub.inspect }).start();
+      const actor = createActor(logic.completion ?? completionMachine, {
+        input,
+        inspect: hub.inspect,
+      }).start();
       roots.set(turnId, actor);
       return actor;
     },

@@ -53,24 +53,46 @@ export interface ChartSite {
   dispose?(): void;
 }
 
+/** The machines of a terminal's charts. */
+export interface ChartLogic {
+  diagnostics: typeof diagnosticsMachine;
+  readiness: typeof readinessMachine;
+  completion: typeof completionMachine;
+  turnPhase: typeof turnPhaseMachine;
+  lastTurn: typeof lastTurnMachine;
+  watchdog: typeof watchdogMachine;
+}
+
+const CHART_LOGIC: ChartLogic = {
+  diagnostics: diagnosticsMachine,
+  readiness: readinessMachine,
+  completion: completionMachine,
+  turnPhase: turnPhaseMachine,
+  lastTurn: lastTurnMachine,
+  watchdog: watchdogMachine,
+};
+
 /** Charts as root actors of their own (replay of one terminal, tests). */
 export function standaloneSite(options: {
   config: KernelConfig;
   watchdogBudgetSeconds?: number;
   openTurn?: TurnPhaseInput['openTurn'];
   hub?: InspectionHub;
+  /** Replaces a chart's machine (tests that check they would notice a wrong one). */
+  logic?: Partial<ChartLogic>;
 }): ChartSite {
   const hub = options.hub ?? new InspectionHub();
   const c = options.config;
+  const m: ChartLogic = { ...CHART_LOGIC, ...options.logic };
   const charts: TerminalCharts = {
-    diagnostics: createActor(diagnosticsMachine, { inspect: hub.inspect }).start(),
-    readiness: createActor(readinessMachine, { input: c, inspect: hub.inspect }).start(),
-    turnPhase: createActor(turnPhaseMachine, {
+    diagnostics: createActor(m.diagnostics, { inspect: hub.inspect }).start(),
+    readiness: createActor(m.readiness, { input: c, inspect: hub.inspect }).start(),
+    turnPhase: createActor(m.turnPhase, {
       input: { settleSeconds: c.settleSeconds, openTurn: options.openTurn ?? null },
       inspect: hub.inspect,
     }).start(),
-    lastTurn: createActor(lastTurnMachine, { inspect: hub.inspect }).start(),
-    watchdog: createActor(watchdogMachine, {
+    lastTurn: createActor(m.lastTurn, { inspect: hub.inspect }).start(),
+    watchdog: createActor(m.watchdog, {
       input: { budgetSeconds: options.watchdogBudgetSeconds ?? 0 },
       inspect: hub.inspect,
     }).start(),
@@ -80,7 +102,7 @@ export function standaloneSite(options: {
     hub,
     charts,
     completion: (turnId, input) => {
-      const actor = createActor(completionMachine, { input, inspect: hub.inspect }).start();
+      const actor = createActor(m.completion, { input, inspect: hub.inspect }).start();
       completions.set(turnId, actor);
       return actor;
     },

@@ -1,8 +1,10 @@
 /**
- * The seed diagrams of statecharts.md, transcribed as data. The machines in this folder must
- * contain every seed edge, and every other edge they have must be listed as an extension here
- * (checked by test/machines/seed-conformance.test.ts; drawn distinctly in visualizations/).
- * This file imports nothing so that it stays a plain transcription of the document.
+ * The seed diagrams of statecharts.md, transcribed as data: the oracle of the generated path
+ * tests (test/model/), which build their test models from it and never from machines/. The
+ * machines must contain every seed edge, and every other edge they have must be listed as an
+ * extension here (checked by test/machines/seed-conformance.test.ts; drawn distinctly in
+ * visualizations/). This file imports nothing so that it stays a plain transcription of the
+ * document.
  */
 
 /** One transition of a chart. `event: null` is an eventless (`always`) transition. */
@@ -28,6 +30,8 @@ export interface SeedChart {
   readonly seed: readonly SeedEdge[];
   /** Edges the section adds on top of the seed diagram. */
   readonly extensions: readonly SeedEdge[];
+  /** States the section says the chart ends in. */
+  readonly finals?: readonly string[];
 }
 
 /**
@@ -168,6 +172,8 @@ export const completionSeed: SeedChart = {
     { from: 'blocked', event: 'evt_surface_unsupported_or_disconnected', to: 'failed' },
     { from: 'stalled', event: 'evt_surface_unsupported_or_disconnected', to: 'failed' },
   ],
+  // "it ends in `completed` or `failed`"
+  finals: ['completed', 'failed'],
 };
 
 /** statecharts.md §4 (the event names are the document's own; the seeds give guards in words). */

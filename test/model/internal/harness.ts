@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { AnyStateMachine, EventObject } from 'xstate';
 import { createTestModel } from 'xstate/graph';
+import type { terminalMachine } from '../../../machines/terminal.js';
+import type { supervisorMachine } from '../../../machines/supervisor.js';
+import type { ChartLogic } from '../../../src/tracker/pipeline.js';
 import { edgeKey, machineEdges, traceMicrosteps, type Edge } from './transitions.js';
+
+/** Machines a system under test runs instead of those in machines/ (to show a mutant is caught). */
+export type MachineOverrides = Partial<
+  ChartLogic & { terminal: typeof terminalMachine; supervisor: typeof supervisorMachine }
+>;
 
 /** The real system under test, driven by one abstract event at a time. */
 export interface Sut {
@@ -9,7 +17,7 @@ export interface Sut {
    * Produces `event` on the real system from raw inputs (observations, frames, probe outcomes,
    * virtual time) while the model is in `from`; returns the transitions the system reported.
    */
-  step(event: EventObject, from: string): Edge[];
+  step(event: EventObject, from: string): Edge[] | Promise<Edge[]>;
   /** The state the system is in now. */
   state(): string;
   dispose(): void;
@@ -26,10 +34,16 @@ export interface GeneratedPath {
 
 export interface ModelSpec {
   name: string;
-  machine: AnyStateMachine;
+  /** The test model: built from the seed diagrams (or the spec's prose), never from machines/. */
+  model: AnyStateMachine;
+  /**
+   * Whether the system reports a transition to the state it is in (the last-turn chart records
+   * a new turn with the same outcome); otherwise such model steps expect no report.
+   */
+  selfTransitions?: boolean;
   /** One model per input (e.g. with and without `stalledIsTerminal`). */
   inputs: readonly unknown[];
-  createSut(input: unknown): Sut;
+  createSut(input: unknown, machines?: MachineOverrides): Sut;
 }
 
 const valueOnly = (s: { value: unknown }): string => JSON.stringify(s.value);
@@ -63,6 +77,49 @@ export function generatePaths(machine: AnyStateMachine, input: unknown): Generat
   return out;
 }
 
+/** Runs one generated path against a fresh system; throws on the first disagreement. */
+async function runPath(
+  spec: ModelSpec,
+  path: GeneratedPath,
+  machines?: MachineOverrides,
+): Promise<void> {
+  const reported = (edges: Edge[]) =>
+    spec.selfTransitions ? edges : edges.filter((e) => e.from !== e.to);
+  const sut = spec.createSut(path.input, machines);
+  try {
+    let from = sut.state();
+    for (const [i, event] of path.events.entries()) {
+      const where = `step ${i + 1} (${event.type} from ${from})`;
+      const got = await sut.step(event, from);
+      expect(reported(got).map(edgeKey), where).toEqual(reported(path.microsteps[i]!).map(edgeKey));
+      expect(sut.state(), where).toBe(path.states[i]);
+      from = path.states[i]!;
+    }
+  } finally {
+    sut.dispose();
+  }
+}
+
+/** How many of the spec's generated paths fail when the system runs these machines instead. */
+export async function failingPaths(
+  spec: ModelSpec,
+  machines: MachineOverrides,
+): Promise<{ failed: number; total: number }> {
+  let failed = 0;
+  let total = 0;
+  for (const input of spec.inputs) {
+    for (const path of generatePaths(spec.model, input)) {
+      total += 1;
+      try {
+        await runPath(spec, path, machines);
+      } catch {
+        failed += 1;
+      }
+    }
+  }
+  return { failed, total };
+}
+
 function inputLabel(input: unknown): string {
   return input === undefined ? 'default input' : JSON.stringify(input);
 }
@@ -73,34 +130,22 @@ function inputLabel(input: unknown): string {
  * paths together traverse every transition of the machine definition.
  */
 export function describeModel(spec: ModelSpec): void {
-  const all = machineEdges(spec.machine);
+  const all = machineEdges(spec.model);
   const byInput = spec.inputs.map((input) => ({
     input,
-    paths: generatePaths(spec.machine, input),
+    paths: generatePaths(spec.model, input),
   }));
 
   describe(`${spec.name} model`, () => {
     for (const { input, paths } of byInput) {
       describe(inputLabel(input), () => {
-        it.each(paths.map((p) => [p.label, p] as const))('%s', (_label, path) => {
-          const sut = spec.createSut(path.input);
-          try {
-            let from = sut.state();
-            path.events.forEach((event, i) => {
-              const where = `step ${i + 1} (${event.type} from ${from})`;
-              const reported = sut.step(event, from);
-              expect(reported.map(edgeKey), where).toEqual(path.microsteps[i]!.map(edgeKey));
-              expect(sut.state(), where).toBe(path.states[i]);
-              from = path.states[i]!;
-            });
-          } finally {
-            sut.dispose();
-          }
-        });
+        it.each(paths.map((p) => [p.label, p] as const))('%s', (_label, path) =>
+          runPath(spec, path),
+        );
       });
     }
 
-    it('traverses every transition of the machine', () => {
+    it('traverses every transition of the model', () => {
       const known = new Set(all.map(edgeKey));
       const covered = new Set<string>();
       for (const { paths } of byInput) {

@@ -1,4 +1,6 @@
-import { Kernel } from '../../../src/kernel/kernel.js';
+import { Kernel, standaloneHost } from '../../../src/kernel/kernel.js';
+import { InspectionHub } from '../../../src/kernel/chart-runner.js';
+import type { MachineOverrides } from './harness.js';
 import { VirtualClock } from '../../../src/kernel/virtual-time.js';
 import type { KernelMachine, KernelRecord, TransitionRecord } from '../../../src/schemas/kernel.js';
 import type { Observation } from '../../../src/schemas/observation.js';
@@ -21,8 +23,10 @@ export class KernelHarness {
   constructor(
     private readonly machine: KernelMachine,
     stalledIsTerminal: boolean,
+    machines: MachineOverrides = {},
   ) {
     this.kernel = new Kernel({
+      host: standaloneHost(new InspectionHub(), machines),
       config: {
         stallTimeoutSeconds: STALL_SECONDS,
         stabilitySeconds: STABILITY_SECONDS,

@@ -1,0 +1,122 @@
+import { createActor } from 'xstate';
+import { lastTurnMachine } from '../../../machines/lastTurn.js';
+import { turnPhaseMachine } from '../../../machines/turnPhase.js';
+import { InspectionHub } from '../../../src/kernel/chart-runner.js';
+import { Timers } from '../../../src/kernel/timers.js';
+import { VirtualClock } from '../../../src/kernel/virtual-time.js';
+import type { ChartTransition } from '../../../src/schemas/record.js';
+import type { TurnSignals } from '../../../src/schemas/signals.js';
+import { TurnDriver, type TurnLifecycle } from '../../../src/tracker/turn-driver.js';
+import type { MachineOverrides } from './harness.js';
+import type { Edge } from './transitions.js';
+
+export const SETTLE_SECONDS = 1;
+export const FRAME_GAP = 0.25;
+
+/** An idle prompt with nothing pending: what every frame starts from. */
+export const IDLE_SIGNALS: TurnSignals = {
+  acceptingInput: 'yes',
+  editingInput: 'no',
+  readyPosture: 'yes',
+  activeReasons: [],
+  interrupted: false,
+  knownFailure: null,
+  successCandidate: false,
+  blockedPrompt: null,
+  ambiguous: false,
+  chatContext: 'current',
+};
+
+export const FAILURE = { kind: 'api_error_500', message: 'API Error: 500' } as const;
+
+/** The turn charts and their driver on virtual time, fed raw per-frame signals. */
+export class TurnHarness {
+  readonly clock = new VirtualClock();
+  readonly timers = new Timers(this.clock.scheduler);
+  readonly hub = new InspectionHub();
+  readonly transitions: Array<{ t: number } & ChartTransition> = [];
+  readonly turns: TurnLifecycle[] = [];
+  readonly turnPhase;
+  readonly lastTurn;
+  readonly driver: TurnDriver;
+  private nextTurn = 1;
+
+  constructor(machines: MachineOverrides = {}) {
+    this.turnPhase = createActor(machines.turnPhase ?? turnPhaseMachine, {
+      input: { settleSeconds: SETTLE_SECONDS },
+      inspect: this.hub.inspect,
+    }).start();
+    this.lastTurn = createActor(machines.lastTurn ?? lastTurnMachine, {
+      inspect: this.hub.inspect,
+    }).start();
+    this.driver = new TurnDriver({
+      turnPhase: this.turnPhase,
+      lastTurn: this.lastTurn,
+      hub: this.hub,
+      timers: this.timers,
+      nextTurnId: () => `turn-${this.nextTurn}`,
+      onTransition: (t, tr) => this.transitions.push({ t, ...tr }),
+      onTurn: (ev) => {
+        this.turns.push(ev);
+        if (ev.kind === 'turn.started') this.nextTurn += 1;
+      },
+    });
+  }
+  t = 0;
+  /** What the transcript shows; changed only on purpose. */
+  text = '> hello';
+  private seq = 0;
+
+  wait(dt: number): void {
+    this.t += dt;
+    this.clock.advanceTo(this.t);
+    this.timers.advanceTo(this.t);
+  }
+
+  frame(signals: Partial<TurnSignals>, available = true): void {
+    this.wait(FRAME_GAP);
+    this.driver.frame(this.t, {
+      available,
+      signals: { ...IDLE_SIGNALS, ...signals },
+      projectionText: this.text,
+    });
+  }
+
+  /** Puts new text on screen (the agent replied): turn evidence. */
+  newText(): void {
+    this.seq += 1;
+    this.text = `${this.text}\n● reply ${this.seq}`;
+  }
+
+  /** A prompt submitted through paneward: an explicit turn. */
+  armExplicit(): string {
+    this.wait(FRAME_GAP);
+    const id = `turn-${this.nextTurn}`;
+    this.driver.armExplicit(this.t, id);
+    return id;
+  }
+
+  activeFrame(): void {
+    this.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+  }
+
+  snapshot() {
+    return this.driver.snapshot();
+  }
+
+  capture(machine: ChartTransition['machine'], act: () => void): Edge[] {
+    const before = this.transitions.length;
+    act();
+    return this.transitions
+      .slice(before)
+      .filter((r) => r.machine === machine)
+      .map((r) => ({ from: r.from, event: r.event, to: r.to }));
+  }
+
+  dispose(): void {
+    this.driver.stop();
+    this.timers.dispose();
+    this.turnPhase.stop();
+    this.lastTurn.stop();
+  }
+}
