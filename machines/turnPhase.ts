@@ -48,10 +48,15 @@ export type TurnPhaseEvent =
 export type OutcomeEvent =
   'evt_success_settled' | 'evt_interrupted' | 'evt_known_failure' | 'evt_success_retracted';
 
-/** What the chart tells its driver: settle-window requests, and each turn's outcome for the last-turn chart. */
+/**
+ * What the chart tells its driver: settle-window requests, each turn's start, and each turn's
+ * outcome for the last-turn chart.
+ */
 export type TurnPhaseEmitted =
   | { type: 'settle_window.start'; seconds: number }
   | { type: 'settle_window.cancel' }
+  | { type: 'turn_started'; turn: TurnInfo }
+  | { type: 'turn_superseded'; turn: TurnInfo; at: number }
   | {
       type: 'outcome';
       outcome: OutcomeEvent;
@@ -266,16 +271,17 @@ export const turnPhaseMachine = setup({
         lastEditing: f.signals.editingInput,
       };
     }),
-    infer_turn: assign(({ context, event }) => {
+    infer_turn: enqueueActions(({ context, event, enqueue }) => {
       const f = frameOf(event);
-      if (!f || context.current) return {};
+      if (!f || context.current) return;
       const hand = handPromptAfter(context, f);
-      return {
-        current: {
-          id: f.inferredTurnId,
-          source: 'surface_inference' as const,
-          startedAt: hand?.at ?? f.t,
-        },
+      const turn: TurnInfo = {
+        id: f.inferredTurnId,
+        source: 'surface_inference',
+        startedAt: hand?.at ?? f.t,
+      };
+      enqueue.assign({
+        current: turn,
         evidence: {
           projectionAtArm: hand?.projectionBefore ?? f.projection,
           sawActive: false,
@@ -283,12 +289,17 @@ export const turnPhaseMachine = setup({
         },
         settled: null,
         handPrompt: null,
-      };
+      });
+      enqueue.emit({ type: 'turn_started', turn });
     }),
-    arm_explicit_turn: assign(({ context, event }) => {
-      if (event.type !== 'turn_armed') return {};
-      return {
-        current: { id: event.turnId, source: 'explicit_input' as const, startedAt: event.t },
+    arm_explicit_turn: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'turn_armed') return;
+      const open = context.current;
+      // A turn still open when another is submitted ends without an outcome of its own.
+      if (open) enqueue.emit({ type: 'turn_superseded', turn: open, at: event.t });
+      const turn: TurnInfo = { id: event.turnId, source: 'explicit_input', startedAt: event.t };
+      enqueue.assign({
+        current: turn,
         evidence: {
           projectionAtArm: context.lastProjection,
           sawActive: false,
@@ -296,7 +307,8 @@ export const turnPhaseMachine = setup({
         },
         settled: null,
         handPrompt: null,
-      };
+      });
+      enqueue.emit({ type: 'turn_started', turn });
     }),
     end_turn: assign({ current: null, evidence: null }),
     remember_settled: assign(({ context, event }) =>

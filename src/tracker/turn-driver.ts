@@ -93,6 +93,18 @@ export class TurnDriver {
       ),
       o.turnPhase.on('settle_window.cancel', () => o.timers.clear(SETTLE_KEY)),
       o.turnPhase.on('outcome', (ev) => this.onOutcome(ev)),
+      o.turnPhase.on('turn_started', (ev) =>
+        o.onTurn({ kind: 'turn.started', t: this.now, turn: ev.turn }),
+      ),
+      o.turnPhase.on('turn_superseded', (ev) =>
+        o.onTurn({
+          kind: 'turn.ended',
+          t: ev.at,
+          turnId: ev.turn.id,
+          source: ev.turn.source,
+          outcome: 'none',
+        }),
+      ),
     );
   }
 
@@ -166,27 +178,8 @@ export class TurnDriver {
     event: Parameters<ActorRefFrom<typeof turnPhaseMachine>['send']>[0],
   ): void {
     this.now = t;
-    const before = this.current;
     this.phase.send(event);
-    const after = this.current;
-    if (after && after.id !== before?.id && !this.reopened.has(after.id)) {
-      if (before && !this.ended.has(before.id)) {
-        this.o.onTurn({
-          kind: 'turn.ended',
-          t,
-          turnId: before.id,
-          source: before.source,
-          outcome: 'none',
-        });
-      }
-      this.o.onTurn({ kind: 'turn.started', t, turn: after });
-    }
-    this.ended.clear();
-    this.reopened.clear();
   }
-
-  private readonly ended = new Set<string>();
-  private readonly reopened = new Set<string>();
 
   private onOutcome(ev: Extract<TurnPhaseEmitted, { type: 'outcome' }>): void {
     if (this.replaying) return;
@@ -207,11 +200,9 @@ export class TurnDriver {
       });
     }
     if (ev.outcome === 'evt_success_retracted') {
-      this.reopened.add(ev.turnId);
       const turn = { id: ev.turnId, source: ev.source, startedAt: ev.startedAt };
       this.o.onTurn({ kind: 'turn.reopened', t: ev.at, turn });
     } else {
-      this.ended.add(ev.turnId);
       this.o.onTurn({
         kind: 'turn.ended',
         t: ev.at,

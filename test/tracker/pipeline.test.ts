@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/kernel/virtual-time.js';
@@ -32,19 +33,45 @@ function pipeline(config = {}) {
 const UP = { transport: 'tmux_up', process: 'tui_up' } as const;
 
 describe('TerminalPipeline', () => {
-  it('reads a real idle screen as ready, with the profile evidence on the record', () => {
+  it('reads a real idle screen as ready; the record names the changed fields, the rules and the screen', async () => {
     const { p } = pipeline();
-    p.frame(0, { text: idleClaudeFrame() }, UP);
+    const text = idleClaudeFrame();
+    p.frame(0, { text }, UP);
     expect(p.state.readiness.status).toBe('ready');
     expect(p.state.diagnostics).toMatchObject({ availability: 'available', parse: 'parsed' });
-    const rec = p.getHistory().find((r) => 'machine' in r && r.machine === 'readiness');
+    await p.journal.flush();
+    const rec = p.journal.read().find((r) => r.kind === 'state' && r.changed['readiness.status']);
     expect(rec).toMatchObject({
-      to: 'ready',
-      evidence: { detector: expect.stringMatching(/^claude_code/) },
+      v: 1,
+      seq: expect.any(Number),
+      terminalId: 't',
+      kind: 'state',
+      changed: { 'readiness.status': 'ready', 'diagnostics.availability': 'available' },
+      transitions: expect.arrayContaining([
+        {
+          machine: 'readiness',
+          from: 'waiting',
+          to: 'ready',
+          event: 'evt_submit_ready',
+          rule: 'submit_ready',
+        },
+        {
+          machine: 'diagnostics',
+          from: 'unknown',
+          to: 'available',
+          event: 'evt_probe_available',
+          rule: 'parsed',
+        },
+      ]),
+      evidence: {
+        profile: 'claude_code',
+        detector: expect.stringMatching(/^claude_code/),
+        screenHash: createHash('sha256').update(text).digest('hex').slice(0, 16),
+      },
     });
   });
 
-  it('stalls when probes keep failing, even with no further poll, and records the parser family', () => {
+  it('stalls when probes keep failing, even with no further poll, and records the parser family', async () => {
     const { p, at } = pipeline();
     p.frame(0, { text: idleClaudeFrame() }, UP);
     p.probe(1, {
@@ -57,17 +84,21 @@ describe('TerminalPipeline', () => {
     expect(p.state.turn.phase).toBe('unknown');
     at(3); // no poll at all after t=1: a hung probe must still stall
     expect(p.state.readiness.status).toBe('stalled');
-    expect(p.getHistory()).toContainEqual(
+    await p.journal.flush();
+    expect(p.journal.read()).toContainEqual(
       expect.objectContaining({
+        kind: 'anomaly',
         anomaly: 'stalled_entered',
         phase: 'readiness',
+        t: 3,
         elapsedUnknownSeconds: 2,
         parserFamily: 'claude_code',
       }),
     );
     p.frame(4.5, { text: idleClaudeFrame() }, UP);
     expect(p.state.readiness.status).toBe('ready');
-    expect(p.getHistory()).toContainEqual(
+    await p.journal.flush();
+    expect(p.journal.read()).toContainEqual(
       expect.objectContaining({ anomaly: 'stalled_recovered', elapsedStalledSeconds: 1.5 }),
     );
   });

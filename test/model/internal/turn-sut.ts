@@ -73,7 +73,10 @@ export class TurnHarness {
     this.timers.advanceTo(this.t);
   }
 
+  private seen = false;
+
   frame(signals: Partial<TurnSignals>, available = true): void {
+    this.seen = true;
     this.wait(FRAME_GAP);
     this.driver.frame(this.t, {
       available,
@@ -88,12 +91,26 @@ export class TurnHarness {
     this.text = `${this.text}\n● reply ${this.seq}`;
   }
 
-  /** A prompt submitted through paneward: an explicit turn. */
+  /** A prompt submitted through paneward: an explicit turn (live, a frame was always seen first). */
   armExplicit(): string {
+    if (!this.seen) this.frame({});
     this.wait(FRAME_GAP);
     const id = `turn-${this.nextTurn}`;
     this.driver.armExplicit(this.t, id);
     return id;
+  }
+
+  /** A reply that settles: a success candidate, then silence for the settle window. */
+  settleSuccess(): void {
+    this.newText();
+    this.frame({ successCandidate: true });
+    this.wait(SETTLE_SECONDS);
+  }
+
+  /** When the running settle window started, or null when none runs. */
+  settlingSince(): number | null {
+    const due = this.timers.due('turn.settle');
+    return due === undefined ? null : due - SETTLE_SECONDS;
   }
 
   activeFrame(): void {

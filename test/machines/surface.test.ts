@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { accumulateEvidence, initialEvidence } from '../../src/kernel/evidence.js';
-import { normalizeProjection } from '../../src/kernel/normalize.js';
-import { candidateSignature } from '../../src/kernel/signature.js';
+import {
+  accumulateEvidence,
+  candidateSignature,
+  initialEvidence,
+  normalizeProjection,
+} from '../../machines/surface.js';
 
 const o = (
   businessState: 'idle' | 'working',

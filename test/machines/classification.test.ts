@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { classifyCompletion, classifyReadiness } from '../../src/kernel/classify.js';
-import type { Evidence } from '../../src/kernel/evidence.js';
-import type { Availability, BusinessState, InputMode } from '../../src/schemas/observation.js';
+import { completionMachine } from '../../machines/completion.js';
+import { readinessMachine } from '../../machines/readiness.js';
+import type { Availability, BusinessState, InputMode } from '../../machines/surface.js';
+import { evidence, raisedBy } from './internal/raised.js';
 
 const AVAIL: Availability[] = ['supported', 'unsupported', 'disconnected', 'unknown'];
 const BUSINESS: BusinessState[] = ['idle', 'working', 'awaiting_operator', 'unknown'];
@@ -11,17 +12,18 @@ const obs = (availability: Availability, businessState: BusinessState, inputMode
   businessState,
   inputMode,
 });
-const NO_EVIDENCE: Evidence = {
-  sawWorking: false,
-  sawProjectionChange: false,
-  baselineKey: 'b',
-  projectionKey: 'b',
-  keyFrozen: false,
-};
-const WORKED: Evidence = { ...NO_EVIDENCE, sawWorking: true };
-const CHANGED: Evidence = { ...NO_EVIDENCE, sawProjectionChange: true };
+const NO_EVIDENCE = evidence();
+const WORKED = evidence({ sawWorking: true });
+const CHANGED = evidence({ sawProjectionChange: true });
 
-describe('readiness classification (statecharts.md §1, first match wins)', () => {
+type Obs = ReturnType<typeof obs>;
+/** The event the readiness chart raises for `o` while in `state`. */
+const classifyReadiness = (o: Obs, state: string) => raisedBy(readinessMachine, state, o);
+/** The event one turn's completion chart raises for `o` with this evidence while in `state`. */
+const classifyCompletion = (o: Obs, ev: ReturnType<typeof evidence>, state: string) =>
+  raisedBy(completionMachine, state, o, { evidence: ev });
+
+describe('readiness chart: classification (statecharts.md §1, first match wins)', () => {
   it.each([
     [
       'row 1: unsupported',
@@ -80,7 +82,8 @@ describe('readiness classification (statecharts.md §1, first match wins)', () =
     [obs('supported', 'working', 'closed'), 'evt_stalled_recovered_to_waiting'],
     [obs('supported', 'idle', 'unknown'), 'evt_stalled_recovered_to_waiting'],
     [obs('unsupported', 'idle', 'freeform'), 'evt_surface_unsupported_or_disconnected'],
-    [obs('supported', 'unknown', 'unknown'), 'evt_unknown_for_stall'],
+    // Still unknown: the chart stays stalled and raises nothing.
+    [obs('supported', 'unknown', 'unknown'), null],
   ] as const)('from stalled: %o → %s', (o, event) => {
     expect(classifyReadiness(o, 'stalled')).toBe(event);
   });
@@ -104,7 +107,7 @@ describe('readiness classification (statecharts.md §1, first match wins)', () =
   });
 });
 
-describe('completion classification (statecharts.md §2, first match wins)', () => {
+describe('completion chart: classification (statecharts.md §2, first match wins)', () => {
   it.each([
     [
       '(1) disconnected beats working',
@@ -173,13 +176,15 @@ describe('completion classification (statecharts.md §2, first match wins)', () 
     expect(classifyCompletion(o, ev, 'blocked')).toBe(event);
   });
 
-  it('rule (6) from candidate_complete is evt_state_signature_changed', () => {
+  it('rule (6) from candidate_complete is evt_state_signature_changed; a candidate stays one', () => {
     expect(
       classifyCompletion(obs('supported', 'idle', 'closed'), WORKED, 'candidate_complete'),
     ).toBe('evt_state_signature_changed');
+    // A candidate again raises nothing: the chart stays candidate_complete (the stability
+    // window restarts when its signature is new; the driver owns that timer).
     expect(
       classifyCompletion(obs('supported', 'idle', 'freeform'), WORKED, 'candidate_complete'),
-    ).toBe('evt_submit_ready_with_activity');
+    ).toBeNull();
   });
 
   it.each([

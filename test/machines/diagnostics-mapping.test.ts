@@ -1,6 +1,33 @@
 import { describe, expect, it } from 'vitest';
 import type { ParseOutcome, ProcessOutcome, TransportOutcome } from '../../src/schemas/probe.js';
-import { DiagnosticsTracker, mapProbeOutcome } from '../../src/tracker/diagnostics.js';
+import { createActor } from 'xstate';
+import { diagnosticsMachine } from '../../machines/diagnostics.js';
+
+const EVENT_STATE = {
+  evt_probe_error: 'error',
+  evt_probe_unavailable: 'unavailable',
+  evt_probe_tui_down: 'tui_down',
+  evt_probe_unknown: 'unknown',
+  evt_probe_available: 'available',
+} as const;
+
+/** The availability the diagnostics chart maps one probe cycle to (the event it raises). */
+function mapProbeOutcome(probe: {
+  transport: TransportOutcome;
+  process: ProcessOutcome;
+  parse: ParseOutcome;
+}): string | null {
+  let raised: string | null = null;
+  const actor = createActor(diagnosticsMachine, {
+    inspect: (ev) => {
+      if (ev.type === '@xstate.microstep' && ev.event.type.startsWith('evt_'))
+        raised = ev.event.type;
+    },
+  }).start();
+  actor.send({ type: 'probe', probe });
+  actor.stop();
+  return raised === null ? null : EVENT_STATE[raised as keyof typeof EVENT_STATE];
+}
 
 const TRANSPORT: TransportOutcome[] = ['tmux_up', 'tmux_missing', 'probe_error'];
 const PROCESS: ProcessOutcome[] = [
@@ -19,7 +46,7 @@ const PARSE: ParseOutcome[] = [
   'parse_error',
 ];
 
-describe('diagnostics mapping (statecharts.md §6, first match wins)', () => {
+describe('diagnostics chart: probe mapping (statecharts.md §6, first match wins)', () => {
   it.each([
     ['probe error in transport', 'probe_error', 'tui_up', 'parsed', 'error'],
     ['probe error in process', 'tmux_up', 'probe_error', 'parsed', 'error'],
@@ -70,30 +97,5 @@ describe('diagnostics mapping (statecharts.md §6, first match wins)', () => {
             `${transport}/${process}/${parse}`,
           ).toBe(want);
         }
-  });
-});
-
-describe('DiagnosticsTracker', () => {
-  it('sends the mapped event and remembers the outcome', () => {
-    const d = new DiagnosticsTracker();
-    expect(d.state).toBe('unknown');
-    const ok = { transport: 'tmux_up', process: 'tui_up', parse: 'parsed', error: null } as const;
-    expect(d.probe(ok)).toEqual([
-      { from: 'unknown', to: 'available', event: 'evt_probe_available' },
-    ]);
-    expect(d.outcome).toEqual(ok);
-    // The tmux session reappearing from unavailable passes through unknown first.
-    d.probe({
-      transport: 'tmux_missing',
-      process: 'unknown',
-      parse: 'transport_unavailable',
-      error: null,
-    });
-    expect(d.state).toBe('unavailable');
-    d.probe(ok);
-    expect(d.state).toBe('unknown');
-    d.probe(ok);
-    expect(d.state).toBe('available');
-    d.stop();
   });
 });
