@@ -120,7 +120,10 @@ export class Journal {
           }
           repaired = scan.tornBytes;
         }
-        for (const r of scan.records) this.remember(r);
+        for (const r of scan.records) {
+          this.index.apply(r);
+          this.remember(r);
+        }
         lastSeq = scan.records.at(-1)?.seq ?? last.firstSeq - 1;
         this.segmentFile = last.file;
         this.segmentSize = scan.goodBytes;

@@ -43,7 +43,10 @@ export function provideTerminal(deps: TerminalRuntimeDeps) {
       prepare: fromPromise<Preparation, TerminalRuntimeInput>(async ({ input }) => {
         const request = { ...input.request };
         if (request.tool === 'auto') request.tool = await deps.detectTool(request.target);
-        return { request, openTurn: deps.journal.index.facts(input.terminalId)?.openTurn ?? null };
+        // A turn left open is restored when the journal shows it under way (activity was
+        // recorded); one with nothing recorded may never have been submitted.
+        const open = deps.journal.index.facts(input.terminalId)?.openTurn;
+        return { request, openTurn: open?.hadEvidence ? open : null };
       }),
       runtime: fromCallback<TerminalCommand, TerminalRuntimeInput>(({ input, receive, sendBack }) =>
         startRuntime(deps, input, receive, sendBack),
@@ -204,6 +207,8 @@ class TerminalCommands {
     }
     await this.tmux(['send-keys', '-t', this.target, '-l', '--', text]);
     const turnId = this.pipeline.submit(this.now());
+    // The turn's start is durable before it is submitted: after a crash the journal proves it.
+    await this.pipeline.journal.flush();
     await this.keys(this.profile.submitKeys);
     await this.confirmSubmitted(turnId);
     return turnId;

@@ -1,0 +1,26 @@
+// A stand-in agent CLI for supervisor tests that need turns to finish: it shows a prompt, and
+// for each line typed into it works for a while (a spinner line), then replies and shows the
+// prompt again. `STAND_IN_WORK_MS` sets how long a turn works (default 600).
+import { createInterface } from 'node:readline';
+
+const workMs = Number(process.env.STAND_IN_WORK_MS ?? 600);
+let turn = 0;
+const prompt = () => process.stdout.write('❯ ');
+process.stdout.write('stand-in agent ready\n');
+prompt();
+const rl = createInterface({ input: process.stdin });
+rl.on('line', (line) => {
+  turn += 1;
+  const n = turn;
+  const started = Date.now();
+  const tick = setInterval(() => {
+    process.stdout.write(
+      `⠋ working on turn ${n} (${Math.round((Date.now() - started) / 100) / 10}s)\n`,
+    );
+  }, 150);
+  setTimeout(() => {
+    clearInterval(tick);
+    process.stdout.write(`● reply ${n}: ${line.slice(0, 40)}\n`);
+    prompt();
+  }, workMs);
+});
