@@ -1,6 +1,7 @@
 // A stand-in agent CLI for supervisor tests that need turns to finish: it shows a prompt, and
 // for each line typed into it works for a while (a spinner line), then replies and shows the
-// prompt again. `STAND_IN_WORK_MS` sets how long a turn works (default 600).
+// prompt again; Ctrl-C interrupts a running turn. `STAND_IN_WORK_MS` sets how long a turn
+// works (default 600).
 import { createInterface } from 'node:readline';
 
 const workMs = Number(process.env.STAND_IN_WORK_MS ?? 600);

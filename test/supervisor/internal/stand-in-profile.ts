@@ -8,7 +8,8 @@ export const STAND_IN_AGENT = fileURLToPath(new URL('./stand-in-agent.mjs', impo
 /**
  * The profile of the stand-in agent: a prompt `❯` on the last line is an idle, ready surface
  * (text after it is a draft); a spinner line `⠋ working` last means working; a reply line `●`
- * right above the prompt makes the latest turn a success candidate.
+ * right above the prompt makes the latest turn a success candidate, `⏹ interrupted` an
+ * interrupted one.
  */
 export const standInProfile: ProfileFactory = () => ({
   id: 'stand_in',
@@ -25,6 +26,7 @@ export const standInProfile: ProfileFactory = () => ({
     if (last.startsWith('❯')) {
       const draft = last.slice(1).trim() !== '';
       const replied = (above.at(-1) ?? '').startsWith('● ');
+      const interrupted = (above.at(-1) ?? '').startsWith('⏹ interrupted');
       return {
         surface: {
           availability: 'supported',
@@ -40,9 +42,13 @@ export const standInProfile: ProfileFactory = () => ({
           editingInput: draft ? 'yes' : 'no',
           readyPosture: 'yes',
           successCandidate: replied && !draft,
+          interrupted,
           chatContext: 'current',
         },
-        evidence: { detector: 'stand_in', rule: draft ? 'draft' : replied ? 'replied' : 'prompt' },
+        evidence: {
+          detector: 'stand_in',
+          rule: draft ? 'draft' : replied ? 'replied' : interrupted ? 'interrupted' : 'prompt',
+        },
       };
     }
     if (last.startsWith('⠋ working')) {

@@ -1,0 +1,60 @@
+/**
+ * A supervisor process for the crash test: it supervises stand-in agent panes on a data
+ * directory (attaching them on the first run, re-adopting them afterwards), keeps submitting
+ * prompts and resuming sessions its watchdog blocked, and prints one line per record as soon
+ * as the journal acknowledges it: `ACK <seq>`. With `--observe MS` it only prints each
+ * terminal's public state after MS milliseconds (`STATE <json>`) and exits.
+ * Usage: crash-child.ts DATA_DIR SOCKET TARGET... [--observe MS] [--fresh]
+ */
+import { createSupervisor } from '../../../src/index.js';
+import { standInProfile } from './stand-in-profile.js';
+
+const args = process.argv.slice(2);
+const observeAt = args.indexOf('--observe');
+const observeMs = observeAt >= 0 ? Number(args[observeAt + 1]) : null;
+const fresh = args.includes('--fresh');
+const [dataDir, socketName, ...rest] = args.filter(
+  (a, i) => !a.startsWith('--') && (observeAt < 0 || i !== observeAt + 1),
+);
+const targets = rest;
+
+const sup = createSupervisor({
+  socketName: socketName!,
+  dataDir: fresh ? null : dataDir!,
+  config: { pollIntervalSeconds: 0.1, settleSeconds: 0.2, stabilitySeconds: 0.2 },
+  profiles: { stand_in: standInProfile },
+});
+const out = (line: string) => process.stdout.write(`${line}\n`);
+
+if (sup.ids().length === 0) {
+  targets.forEach((target, i) =>
+    sup.attach({
+      target,
+      tool: 'stand_in',
+      id: `p${i}`,
+      sessionWallClockSeconds: i === 0 ? 1.5 : 0,
+    }),
+  );
+}
+
+if (observeMs !== null) {
+  setTimeout(() => {
+    for (const id of sup.ids()) out(`STATE ${JSON.stringify(sup.get(id))}`);
+    void sup.stop().then(() => process.exit(0));
+  }, observeMs);
+} else {
+  sup.records$(sup.journal.durableSeq).subscribe((r) => out(`ACK ${r.seq}`));
+  setInterval(() => {
+    for (const id of sup.ids()) {
+      const s = sup.get(id);
+      if (s.session.status === 'blocked') void sup.resume(id).catch(() => {});
+      else if (
+        s.readiness.status === 'ready' &&
+        s.turn.phase !== 'active' &&
+        s.completion?.status !== 'waiting'
+      ) {
+        void sup.submit(id, `prompt at ${Date.now()}`).catch(() => {});
+      }
+    }
+  }, 120);
+}
