@@ -18,7 +18,6 @@ export {
   Supervisor,
   SupervisorOptions,
   AttachRequest,
-  defaultDataDir,
   type SupervisorOptionsInput,
   type RestartRecord,
   type TurnResult,
@@ -33,6 +32,7 @@ export { Kernel, type KernelOptions, type KernelSnapshot } from './kernel/kernel
 export { VirtualClock } from './kernel/virtual-time.js';
 export { TerminalPipeline } from './tracker/pipeline.js';
 export { Journal, type JournalOptions } from './journal/journal.js';
+export { defaultDataDir } from './journal/data-dir.js';
 export { JournalRecord, RecordEvidence, ChartTransition, RECORD_FORMAT } from './schemas/record.js';
 export { replayRecording } from './tracker/replay.js';
 export { getProfile, PROFILES, type ToolProfile, type Screen } from './profiles/index.js';

@@ -1,7 +1,20 @@
 import type { TerminalState } from '../schemas/terminal-state.js';
 
+/**
+ * Observation time as people read it: seconds into a replay, the time of day (UTC) live, where
+ * observation time is epoch seconds.
+ */
+function clock(t: number): string {
+  return t >= 1e9 ? new Date(t * 1000).toISOString().slice(11, 23) : `${t.toFixed(3).padStart(9)}s`;
+}
+
 /** One short line per public-state change, for people watching a terminal. */
 export function briefLine(s: TerminalState): string {
+  return `${clock(s.t)} ${briefBody(s)}`;
+}
+
+/** The brief line without its time. */
+function briefBody(s: TerminalState): string {
   const turn = s.turn.current ? ` ${s.turn.current.id}(${s.turn.current.source})` : '';
   const completion = s.completion
     ? ` completion=${s.completion.turnId}:${s.completion.status}`
@@ -10,7 +23,7 @@ export function briefLine(s: TerminalState): string {
     s.lastTurn.result === 'none' ? '' : ` last=${s.lastTurn.result}@${s.lastTurn.turnId ?? '-'}`;
   const blocked = s.surface.blockedPrompt ? ` blocked=${s.surface.blockedPrompt}` : '';
   return (
-    `${s.t.toFixed(3).padStart(9)}s ${s.terminalId} ` +
+    `${s.terminalId} ` +
     `diag=${s.diagnostics.availability} readiness=${s.readiness.status} ` +
     `phase=${s.turn.phase}${turn}${completion}${last}${blocked} ` +
     `surface=${s.surface.businessState}/${s.surface.inputMode}`
@@ -24,10 +37,9 @@ export function briefLine(s: TerminalState): string {
 export function briefPrinter(out: (line: string) => void): (s: TerminalState) => void {
   const last = new Map<string, string>();
   return (s) => {
-    const line = briefLine(s);
-    const body = line.slice(line.indexOf('s ') + 2);
+    const body = briefBody(s);
     if (last.get(s.terminalId) === body) return;
     last.set(s.terminalId, body);
-    out(line);
+    out(`${clock(s.t)} ${body}`);
   };
 }

@@ -5,6 +5,7 @@ import { readJsonLines } from '../internal/jsonl.js';
 import { briefPrinter } from './format.js';
 import { replayRecording } from '../tracker/replay.js';
 import { registerRecord } from './record.js';
+import { registerJournal } from './journal.js';
 import { registerWatch } from './watch.js';
 import { replayKernelScenario } from './replay-kernel.js';
 
@@ -50,6 +51,7 @@ export function buildProgram(): Command {
 
   registerRecord(program);
   registerWatch(program);
+  registerJournal(program);
 
   return program;
 }

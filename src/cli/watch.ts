@@ -17,6 +17,13 @@ export const WatchOptions = z
     discover: z.boolean().default(false),
     duration: z.coerce.number().positive().optional(),
     format: z.enum(['json', 'brief']).default('brief'),
+    /** Keep the journal here (durable; terminals attached there before are re-adopted). */
+    dataDir: z.string().min(1).optional(),
+    /** Wall-clock budget per attached session, in seconds: arms the watchdog (it may type Escape). */
+    sessionBudget: z.coerce
+      .number({ error: 'must be a number of seconds' })
+      .positive({ error: 'must be positive' })
+      .optional(),
   })
   .refine((o) => o.targets.length > 0 || o.discover, {
     error: 'name at least one target, or use --discover',
@@ -49,7 +56,13 @@ export async function runWatch(
     });
   }
   const o = parsed.data;
-  const sup = createSupervisor({ socketName: o.socketName, socketPath: o.socketPath });
+  const sup = createSupervisor({
+    socketName: o.socketName,
+    socketPath: o.socketPath,
+    // Without --data-dir the records stay in memory: several watches never contend for a lock.
+    dataDir: o.dataDir ?? null,
+    config: o.sessionBudget === undefined ? {} : { sessionWallClockSeconds: o.sessionBudget },
+  });
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
   if (!io.signal) {
@@ -61,7 +74,7 @@ export async function runWatch(
   const print =
     o.format === 'brief' ? briefPrinter(io.out) : (s: TerminalState) => io.out(JSON.stringify(s));
   try {
-    const ids: string[] = [];
+    const ids: string[] = sup.ids();
     for (const target of o.targets) {
       ids.push(sup.attach({ target, tool: o.tool ?? (await sup.detectTool(target)) }));
     }
@@ -92,6 +105,11 @@ export function registerWatch(program: Command): void {
     .option('--discover', 'also attach every pane that runs a known agent CLI')
     .option('--duration <seconds>', 'stop after this many seconds')
     .option('--format <format>', 'brief (one short line) or json (the full state)', 'brief')
+    .option('--data-dir <dir>', 'keep the journal in this data directory (default: in memory)')
+    .option(
+      '--session-budget <seconds>',
+      'arm the session watchdog: interrupt a turn still running after this long',
+    )
     .action(async (targets: string[], opts: Record<string, unknown>) => {
       await runWatch({ ...opts, targets });
     });

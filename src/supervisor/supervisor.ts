@@ -1,5 +1,3 @@
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import {
   EmptyError,
   asyncScheduler,
@@ -25,6 +23,7 @@ import { supervisorMachine } from '../../machines/supervisor.js';
 import type { TerminalContext, TerminalInput } from '../../machines/terminal.js';
 import { isPanewardError, PanewardError } from '../errors.js';
 import { describeZodError } from '../internal/zod-errors.js';
+import { defaultDataDir } from '../journal/data-dir.js';
 import { Journal } from '../journal/journal.js';
 import { InspectionHub } from '../kernel/chart-runner.js';
 import { detectPaneTool, discoverPanes } from '../observe/discover.js';
@@ -107,12 +106,6 @@ export interface RestartRecord {
   delaySeconds: number;
   error: string;
   at: string;
-}
-
-/** The default data directory. */
-export function defaultDataDir(): string {
-  const base = process.env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
-  return join(base, 'paneward');
 }
 
 const WaitOptions = z.strictObject({

@@ -1,0 +1,138 @@
+import { existsSync } from 'node:fs';
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { PanewardError } from '../errors.js';
+import { describeZodError } from '../internal/zod-errors.js';
+import { journalDir, readRecords } from '../journal/segments.js';
+import type { JournalRecord } from '../schemas/record.js';
+import { defaultDataDir } from '../journal/data-dir.js';
+
+/** Options of `paneward journal`, as commander hands them over. */
+export const JournalOptions = z.strictObject({
+  dataDir: z.string().min(1).optional(),
+  follow: z.boolean().default(false),
+  terminal: z.string().min(1).optional(),
+  since: z.coerce
+    .number({ error: 'must be a record seq (a whole number)' })
+    .int({ error: 'must be a whole number' })
+    .nonnegative({ error: 'must be 0 or more' })
+    .default(0),
+  json: z.boolean().default(false),
+});
+export type JournalOptions = z.infer<typeof JournalOptions>;
+
+export interface JournalIo {
+  out(line: string): void;
+  /** Stops `--follow` when aborted; default: SIGINT or SIGTERM. */
+  signal?: AbortSignal;
+  /** How often `--follow` looks for new records, in ms; default 250. */
+  pollMs?: number;
+}
+
+const FOLLOW_POLL_MS = 250;
+
+/** One line a person reads: seq, time, terminal, kind and what changed. */
+export function briefRecord(r: JournalRecord): string {
+  const head = `${String(r.seq).padStart(6)} ${r.at} ${(r.terminalId ?? '-').padEnd(8)} ${r.kind}`;
+  switch (r.kind) {
+    case 'state': {
+      const moves = r.transitions.map(
+        (t) =>
+          `${t.machine}:${t.from}→${t.to}${t.rule && t.rule !== 'default' ? `[${t.rule}]` : ''}`,
+      );
+      const fields = Object.entries(r.changed)
+        .filter(([k]) => !k.startsWith('surface.') && !k.startsWith('diagnostics.'))
+        .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`);
+      return `${head} ${[...moves, ...fields].join(' ')}`.trimEnd();
+    }
+    case 'terminal.attached':
+      return `${head} ${r.target} ${r.tool}${r.readopted ? ' (re-adopted)' : ''}`;
+    case 'terminal.restarted':
+      return `${head} attempt ${r.attempt} in ${r.delaySeconds}s: ${r.error}`;
+    case 'turn.started':
+      return `${head} ${r.turnId} (${r.source})`;
+    case 'turn.ended':
+      return `${head} ${r.turnId} ${r.outcome}`;
+    case 'turn.reopened':
+      return `${head} ${r.turnId}`;
+    case 'anomaly':
+      return `${head} ${r.anomaly} ${r.phase}`;
+    case 'watchdog.window':
+      return `${head} ${r.reason}, budget ${r.budgetSeconds}s`;
+    case 'watchdog.cancel':
+      return `${head} after ${r.elapsedSeconds}s of ${r.configuredBudgetSeconds}s`;
+    default:
+      return head;
+  }
+}
+
+/**
+ * Prints the journal of a data directory (read without taking the writer's lock, so it works
+ * beside a running supervisor): records after `--since`, optionally of one terminal, then with
+ * `--follow` each new one as it is written, until stopped.
+ */
+export async function runJournal(raw: Record<string, unknown>, io: JournalIo): Promise<void> {
+  const parsed = JournalOptions.safeParse(raw);
+  if (!parsed.success) {
+    throw new PanewardError('invalid_input', `journal: ${describeZodError(parsed.error)}`, {
+      details: parsed.error.issues,
+    });
+  }
+  const o = parsed.data;
+  const dataDir = o.dataDir ?? defaultDataDir();
+  const dir = journalDir(dataDir);
+  if (!existsSync(dir)) {
+    throw new PanewardError(
+      'invalid_input',
+      `journal: field \`dataDir\`: no journal in ${dataDir}`,
+    );
+  }
+  const print = (r: JournalRecord) => io.out(o.json ? JSON.stringify(r) : briefRecord(r));
+  const wanted = (r: JournalRecord) => o.terminal === undefined || r.terminalId === o.terminal;
+  let last = o.since;
+  const drain = () => {
+    for (const r of readRecords(dir, last)) {
+      last = r.seq;
+      if (wanted(r)) print(r);
+    }
+  };
+  drain();
+  if (!o.follow) return;
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  if (!io.signal) {
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  io.signal?.addEventListener('abort', onSignal, { once: true });
+  try {
+    while (!stop.signal.aborted) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, io.pollMs ?? FOLLOW_POLL_MS);
+        stop.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), {
+          once: true,
+        });
+      });
+      drain();
+    }
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+export function registerJournal(program: Command): void {
+  program
+    .command('journal')
+    .description(
+      'Print the record stream of a data directory (every state change, turn, anomaly, watchdog event).',
+    )
+    .option('--data-dir <dir>', 'data directory (default $XDG_STATE_HOME/paneward)')
+    .option('--follow', 'keep printing records as they are written')
+    .option('--terminal <id>', 'only this terminal')
+    .option('--since <seq>', 'only records after this seq')
+    .option('--json', 'one JSON record per line')
+    .action(async (opts: Record<string, unknown>) => {
+      await runJournal(opts, { out: (l) => process.stdout.write(`${l}\n`) });
+    });
+}
