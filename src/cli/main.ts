@@ -11,7 +11,7 @@ import { replayKernelScenario } from './replay-kernel.js';
 
 /** A real recording of Claude Code 2.1.330: start-up, one prompt, one reply. */
 const DEFAULT_RECORDING = fileURLToPath(
-  new URL('../../test/fixtures/claude_code/normal-turn.jsonl', import.meta.url),
+  new URL('../../recordings/claude_code/normal-turn.jsonl', import.meta.url),
 );
 
 function printLine(value: unknown): void {

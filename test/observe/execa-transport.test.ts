@@ -1,4 +1,12 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  readdirSync,
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,13 +127,28 @@ describe('createExecaTransport failures', () => {
   it('runs at most maxConcurrent tmux processes at once', async () => {
     const lock = join(dir, 'running');
     const log = join(dir, 'concurrency.log');
+    const release = join(dir, 'release');
     mkdirSync(lock);
+    // Each call registers, logs how many are running, then waits at a barrier the test opens.
     const binary = fakeTmux(
       'count',
-      `mkdir "${lock}/$$"; ls "${lock}" | wc -l >> "${log}"; sleep 0.15; rmdir "${lock}/$$"`,
+      [
+        `mkdir "${lock}/$$"; ls "${lock}" | wc -l >> "${log}"`,
+        `i=0; while [ ! -e "${release}" ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done`,
+        `rmdir "${lock}/$$"`,
+      ].join('\n'),
     );
     const transport = createExecaTransport({ tmuxBinary: binary, maxConcurrent: 3 });
-    await Promise.all(Array.from({ length: 9 }, () => transport.run(['list-panes'])));
+    const calls = Promise.all(Array.from({ length: 9 }, () => transport.run(['list-panes'])));
+    const running = () => readdirSync(lock).length;
+    const deadline = Date.now() + 10_000;
+    while (running() < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(running()).toBe(3);
+    // Held at the barrier: a fourth call must not start.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(running()).toBe(3);
+    writeFileSync(release, '');
+    await calls;
     const seen = readFileSync(log, 'utf8').trim().split('\n').map(Number);
     expect(seen).toHaveLength(9);
     expect(Math.max(...seen)).toBe(3);
