@@ -6,7 +6,7 @@ import type { TerminalState, TurnResult } from '../src/index.js';
 // Checked by `npm run typecheck` (tsc reads test/): the public surface keeps these shapes.
 describe('public API types', () => {
   it('supervisor methods', () => {
-    const sup = paneward.createSupervisor({ socketName: 'x' });
+    const sup = paneward.createSupervisor({ socketName: 'x', dataDir: null });
     expectTypeOf(sup.attach).parameter(0).toMatchTypeOf<{ target: string; tool?: string }>();
     expectTypeOf(sup.attach).returns.toEqualTypeOf<string>();
     expectTypeOf(sup.state$).returns.toEqualTypeOf<Observable<TerminalState>>();
@@ -17,6 +17,9 @@ describe('public API types', () => {
       .parameter(2)
       .toEqualTypeOf<{ timeoutMs?: number; signal?: AbortSignal } | undefined>();
     expectTypeOf(sup.stop).returns.toEqualTypeOf<Promise<void>>();
+    expectTypeOf(sup.resume).returns.toEqualTypeOf<Promise<void>>();
+    expectTypeOf(sup.records$).returns.toEqualTypeOf<Observable<paneward.JournalRecord>>();
+    expectTypeOf(sup.history).returns.toEqualTypeOf<paneward.JournalRecord[]>();
     void sup.stop();
   });
 

@@ -40,9 +40,9 @@ export function briefRecord(r: JournalRecord): string {
         (t) =>
           `${t.machine}:${t.from}→${t.to}${t.rule && t.rule !== 'default' ? `[${t.rule}]` : ''}`,
       );
-      const fields = Object.entries(r.changed)
-        .filter(([k]) => !k.startsWith('surface.') && !k.startsWith('diagnostics.'))
-        .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`);
+      const fields = Object.entries(r.changed).map(
+        ([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`,
+      );
       return `${head} ${[...moves, ...fields].join(' ')}`.trimEnd();
     }
     case 'terminal.attached':

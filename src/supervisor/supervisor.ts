@@ -455,6 +455,7 @@ export class Supervisor {
       backoff: { initialSeconds, maxSeconds },
       openTurn: null,
       state: initialState({
+        t: this.scheduler.now() / 1000,
         terminalId: id,
         target: request.target,
         tool: request.tool,

@@ -609,6 +609,8 @@ export class TerminalPipeline {
 
 /** The public state of a terminal whose runtime has not published yet. */
 export function initialState(o: {
+  /** Observation time of the attach. */
+  t: number;
   terminalId: string;
   target: string | null;
   tool: string;
@@ -620,7 +622,7 @@ export function initialState(o: {
     target: o.target,
     tool: o.tool,
     toolVersion: o.toolVersion,
-    t: 0,
+    t: o.t,
     diagnostics: {
       availability: 'unknown',
       transport: null,

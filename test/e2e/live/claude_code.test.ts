@@ -184,7 +184,11 @@ if (missing && process.env.CI) {
         remainOnExit: true,
       });
       sessions.push(shell);
-      sup = createSupervisor({ socketName, config: { pollIntervalSeconds: POLL_SECONDS } });
+      sup = createSupervisor({
+        socketName,
+        dataDir: join(SCRATCH, 'data'),
+        config: { pollIntervalSeconds: POLL_SECONDS },
+      });
       mainId = attach(main, 'claude_code');
       spareId = attach(spare, 'claude_code');
       shellId = attach(shell, 'unsupported');

@@ -1,0 +1,23 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * The tests `npm run mutate` runs against each mutant of machines/, src/kernel/ and
+ * src/tracker/: everything that drives those layers in process, without a live tmux, an agent
+ * CLI or a subprocess.
+ */
+export default defineConfig({
+  test: {
+    include: [
+      'test/machines/**/*.test.ts',
+      'test/model/**/*.test.ts',
+      'test/kernel/**/*.test.ts',
+      'test/tracker/**/*.test.ts',
+      'test/replay/**/*.test.ts',
+      'test/journal/**/*.test.ts',
+    ],
+    // Not here: the replay CLI round trip (a subprocess per test) and the mutant proof itself.
+    exclude: ['test/replay/determinism.test.ts', 'test/model/mutants.test.ts'],
+    testTimeout: 20_000,
+    pool: 'forks',
+  },
+});
