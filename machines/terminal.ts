@@ -31,6 +31,8 @@ export interface TerminalRequest {
   toolVersion?: string;
   /** Session wall-clock budget; 0 or absent: no watchdog for this terminal. */
   watchdogBudgetSeconds?: number;
+  /** The tool was detected, not given: it is detected again while none is known. */
+  detect?: boolean;
 }
 
 export interface TerminalInput {
@@ -59,6 +61,8 @@ export type TerminalEvent =
   | { type: 'evt_state'; state: unknown }
   | { type: 'evt_turn_armed'; turnId: string; baseline: string }
   | { type: 'evt_turn_closed' }
+  /** The runtime saw a different tool start in the pane: prepare again. */
+  | { type: 'evt_retool' }
   | { type: 'evt_detach' };
 
 /** What preparing the pane yields: the request (tool detected) and the turn left open, if any. */
@@ -88,7 +92,8 @@ const errorText = (error: unknown): string =>
   error instanceof Error ? error.message : typeof error === 'string' ? error : String(error);
 
 /**
- * One supervised terminal. `attaching` prepares the pane (the tool detected when not given);
+ * One supervised terminal. `attaching` prepares the pane (the tool detected when not given,
+ * and again when the runtime sees an agent start in a pane that had none);
  * `running` owns the statechart actors (diagnostics, readiness, turn phase, last turn,
  * watchdog, and one completion actor per turn) and the runtime that feeds them from the
  * pane's frames; when the runtime or a chart fails, `restarting` waits a capped exponential
@@ -149,6 +154,7 @@ export const terminalMachine = setup({
       enqueue.assign({ completionId: null });
     }),
     forward_command: sendTo('runtime', ({ event }) => event),
+    forget_tool: assign({ request: ({ context }) => ({ ...context.request, tool: 'auto' }) }),
     refuse_command: ({ context, event }) => {
       if (event.type !== 'cmd') return;
       event.reply(
@@ -245,6 +251,7 @@ export const terminalMachine = setup({
         evt_runtime_failed: { target: 'restarting', actions: 'record_failure' },
         evt_turn_armed: { actions: 'start_turn' },
         evt_turn_closed: { actions: 'stop_turn' },
+        evt_retool: { target: 'attaching', actions: 'forget_tool' },
         cmd: { actions: 'forward_command' },
       },
     },

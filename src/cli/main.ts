@@ -5,7 +5,9 @@ import { readJsonLines } from '../internal/jsonl.js';
 import { briefPrinter } from './format.js';
 import { replayRecording } from '../tracker/replay.js';
 import { registerRecord } from './record.js';
+import { CliExit, registerClient } from './client.js';
 import { registerJournal } from './journal.js';
+import { registerServe } from './serve.js';
 import { registerWatch } from './watch.js';
 import { replayKernelScenario } from './replay-kernel.js';
 
@@ -52,6 +54,8 @@ export function buildProgram(): Command {
   registerRecord(program);
   registerWatch(program);
   registerJournal(program);
+  registerServe(program);
+  registerClient(program);
 
   return program;
 }
@@ -72,6 +76,7 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (err) {
+    if (err instanceof CliExit) return err.code;
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return 0;
       if (err.code.startsWith('paneward.')) process.stderr.write(`paneward: ${err.message}\n`);
@@ -81,7 +86,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`paneward: ${err.message}\n`);
       return err.code.startsWith('invalid_') ? 2 : 1;
     }
-    if (err instanceof Error && 'code' in err && err.code === 'ENOENT') {
+    if (err instanceof Error && 'code' in err && (err.code === 'ENOENT' || err.code === 'EISDIR')) {
       process.stderr.write(`paneward: ${err.message}\n`);
       return 2;
     }

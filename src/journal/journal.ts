@@ -9,6 +9,7 @@ import {
 } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { Observable, Subject, asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
 import { PanewardError } from '../errors.js';
 import { RECORD_FORMAT, type JournalRecord, type RecordDraft } from '../schemas/record.js';
@@ -37,10 +38,16 @@ export interface JournalOptions {
   fsync?: boolean;
   /** Records kept per terminal for `recent()`; default 500. */
   recentPerTerminal?: number;
+  /** Told how long each record took from append to acknowledgement, in ms. */
+  onAck?: (latencyMs: number) => void;
+  /** The latest acknowledged records kept in memory for readers that follow closely; default 10000. */
+  tailSize?: number;
 }
 
 interface Pending {
   record: JournalRecord;
+  /** `performance.now()` at append. */
+  since: number;
   line: string;
   /** This record starts a new segment (a checkpoint). */
   rotate: boolean;
@@ -69,8 +76,12 @@ export class Journal {
   private readonly retainSegments: number;
   private readonly fsync: boolean;
   private readonly recentLimit: number;
+  private readonly onAck: ((latencyMs: number) => void) | undefined;
   private readonly recentByTerminal = new Map<string, JournalRecord[]>();
   private readonly memory: JournalRecord[] = [];
+  /** The latest acknowledged records, oldest first (a window readers that keep up are served from). */
+  private readonly tail: JournalRecord[] = [];
+  private readonly tailSize: number;
   private seq: number;
   private durable: number;
   private pending: Pending[] = [];
@@ -92,6 +103,8 @@ export class Journal {
     this.retainSegments = Math.max(2, options.retainSegments ?? 16);
     this.fsync = options.fsync ?? true;
     this.recentLimit = options.recentPerTerminal ?? 500;
+    this.onAck = options.onAck;
+    this.tailSize = Math.max(1, options.tailSize ?? 10_000);
     if (options.dataDir === null) {
       this.dir = null;
       this.lockFile = null;
@@ -180,6 +193,33 @@ export class Journal {
     return readRecords(this.dir, afterSeq, keep);
   }
 
+  /**
+   * At most `limit` acknowledged records after `afterSeq` (optionally of one terminal), oldest
+   * first: from memory when the reader keeps up with the latest records, else from disk.
+   */
+  readAfter(
+    afterSeq: number,
+    options: { terminalId?: string; limit?: number } = {},
+  ): JournalRecord[] {
+    const limit = options.limit ?? Infinity;
+    const keep = (r: JournalRecord) =>
+      options.terminalId === undefined || r.terminalId === options.terminalId;
+    const first = this.tail[0];
+    const source =
+      first !== undefined && first.seq <= afterSeq + 1
+        ? this.tail
+        : this.dir === null
+          ? this.memory
+          : readRecords(this.dir, afterSeq);
+    const out: JournalRecord[] = [];
+    for (const r of source) {
+      if (r.seq <= afterSeq || r.seq > this.durable || !keep(r)) continue;
+      out.push(r);
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
   /** The latest acknowledged records of one terminal (kept in memory), oldest first. */
   recent(terminalId: string, limit?: number): JournalRecord[] {
     const list = this.recentByTerminal.get(terminalId) ?? [];
@@ -255,7 +295,7 @@ export class Journal {
     const line = encodeLine(record);
     this.assignedBytes += Buffer.byteLength(line);
     return new Promise<JournalRecord>((resolve, reject) => {
-      this.pending.push({ record, line, rotate, resolve, reject });
+      this.pending.push({ record, line, rotate, since: performance.now(), resolve, reject });
       this.draining ??= this.drain();
     });
   }
@@ -281,9 +321,14 @@ export class Journal {
           this.pending = [];
           return;
         }
+        const acked = performance.now();
         for (const p of batch) {
+          this.onAck?.(acked - p.since);
           this.durable = p.record.seq;
           this.remember(p.record);
+          this.tail.push(p.record);
+          if (this.tail.length > this.tailSize)
+            this.tail.splice(0, this.tail.length - this.tailSize);
           if (this.dir === null) this.memory.push(p.record);
           this.subject.next(p.record);
           p.resolve(p.record);

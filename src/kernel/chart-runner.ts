@@ -7,8 +7,8 @@ export interface Step {
   /** The event type, or for an eventless transition the name of its guard. */
   event: string;
   /**
-   * The guard by which the chart classified the event that was sent (`default` for its
-   * unguarded last branch), when the step followed from one; e.g. `submit_ready`.
+   * The guard by which the chart classified the event that was sent (`otherwise` for the
+   * unguarded last of several branches), when the step followed from one; e.g. `submit_ready`.
    */
   rule?: string;
 }
@@ -70,9 +70,10 @@ export class ChartRunner<TActor extends AnyActorRef> {
     this.current = valueOf(actor.getSnapshot());
     this.unwatch = hub.watch(actor, (ev) => {
       for (const t of ev._transitions) {
-        if (this.sending !== null && t.eventType === this.sending) {
-          this.rule = guardName(t.guard) ?? 'default';
-        }
+        if (this.sending === null || t.eventType !== this.sending) continue;
+        // The branch the chart took: its guard, or `otherwise` for the last of several.
+        const branches = t.source.transitions.get(t.eventType)?.length ?? 0;
+        this.rule = guardName(t.guard) ?? (branches > 1 ? 'otherwise' : undefined);
       }
       const to = valueOf(ev.snapshot);
       if (to === this.current) return;

@@ -34,6 +34,8 @@ export const TerminalState = z.object({
   }),
   turn: z.object({
     phase: z.enum(['unknown', 'ready', 'active']),
+    /** Observation time the phase last changed (null before the first frame). */
+    since: z.number().nullable(),
     current: z
       .object({ id: z.string(), source: TurnSourceSchema, startedAt: z.number() })
       .nullable(),
@@ -46,6 +48,8 @@ export const TerminalState = z.object({
   }),
   readiness: z.object({
     status: z.enum(['waiting', 'unknown', 'stalled', 'ready', 'blocked', 'failed']),
+    /** Observation time the status last changed (null before the first frame). */
+    since: z.number().nullable(),
   }),
   completion: z
     .object({

@@ -1,8 +1,12 @@
 import {
   EmptyError,
+  Subject,
   asyncScheduler,
   defer,
+  exhaustMap,
+  interval,
   startWith,
+  type Subscription,
   distinctUntilChanged,
   filter,
   firstValueFrom,
@@ -99,6 +103,10 @@ export interface TurnResult {
   lastTurn: TerminalState['lastTurn'];
 }
 
+/** How long one sample of a pane, or one journal append until acknowledged, took. */
+export type Telemetry =
+  { kind: 'sample'; terminalId: string; ms: number } | { kind: 'append'; ms: number };
+
 /** A restart of a terminal's runtime, as recorded. */
 export interface RestartRecord {
   terminalId: string;
@@ -147,6 +155,10 @@ export class Supervisor {
   private readonly restarts: RestartRecord[] = [];
   /** The record stream: durable when the supervisor has a data directory. */
   readonly journal: Journal;
+  private readonly telemetry = new Subject<Telemetry>();
+  /** How long samples and journal appends take (for metrics). */
+  readonly telemetry$: Observable<Telemetry> = this.telemetry.asObservable();
+  private discovery: Subscription | null = null;
   private stopping: Promise<void> | null = null;
 
   constructor(input: SupervisorOptionsInput = {}) {
@@ -164,6 +176,7 @@ export class Supervisor {
     this.journal = new Journal({
       dataDir: parsed.data.dataDir === undefined ? defaultDataDir() : parsed.data.dataDir,
       scheduler: this.scheduler,
+      onAck: (ms) => this.telemetry.next({ kind: 'append', ms }),
     });
     this.ownsTransport = !transport;
     this.transport =
@@ -186,6 +199,7 @@ export class Supervisor {
       config: this.config,
       profileFor: (tool, version) => this.profileFor(tool, version),
       detectTool: (target) => this.detectTool(target),
+      onSample: (terminalId, ms) => this.telemetry.next({ kind: 'sample', terminalId, ms }),
     });
     const journal = this.journal;
     this.actor = createActor(
@@ -243,6 +257,7 @@ export class Supervisor {
       {
         target: r.target,
         tool: r.tool ?? 'auto',
+        ...(r.tool === undefined ? { detect: true } : {}),
         ...(r.toolVersion ? { toolVersion: r.toolVersion } : {}),
         watchdogBudgetSeconds:
           r.sessionWallClockSeconds ?? this.options.config?.sessionWallClockSeconds ?? 0,
@@ -250,6 +265,55 @@ export class Supervisor {
       false,
     );
     return id;
+  }
+
+  /**
+   * Attaches a pane after checking it is one: the target must be a pane of this supervisor's
+   * tmux server (rejected with `invalid_input` naming `target` otherwise). Without `tool`, the
+   * pane's processes name it, as for `attach`.
+   */
+  async attachPane(request: AttachRequest): Promise<string> {
+    this.assertRunning();
+    const parsed = AttachRequest.safeParse(request);
+    if (!parsed.success) throw invalid('attach', parsed.error);
+    try {
+      await detectPaneTool(this.transport, parsed.data.target, []);
+    } catch (error) {
+      if (isPanewardError(error) && error.code === 'tmux_missing') {
+        throw new PanewardError(
+          'invalid_input',
+          `attach: field \`target\`: no pane ${parsed.data.target} on this tmux server`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+    const id = this.attach(request);
+    // Answer once the pane is prepared: its tool is known then.
+    const ref = this.terminal(id);
+    await firstValueFrom(
+      defer(() => from(ref).pipe(startWith(ref.getSnapshot()))).pipe(
+        filter((s) => (s as { value: unknown }).value !== 'attaching'),
+        rxTimeout({ first: 10_000, scheduler: this.scheduler, with: () => from([null]) }),
+      ),
+      { defaultValue: null },
+    );
+    return id;
+  }
+
+  /**
+   * Keeps discovering: every `intervalSeconds`, panes that run a known agent CLI and are not
+   * attached yet are attached (agents started later are picked up). Stopped by `stop()`.
+   */
+  discoverContinuously(intervalSeconds = 5): void {
+    this.assertRunning();
+    this.discovery?.unsubscribe();
+    this.discovery = interval(intervalSeconds * 1000, this.scheduler)
+      .pipe(
+        startWith(-1),
+        exhaustMap(() => from(this.discover().catch(() => [] as string[]))),
+      )
+      .subscribe();
   }
 
   /**
@@ -426,6 +490,7 @@ export class Supervisor {
   /** Stops every terminal and the supervisor; everything recorded is durable when it resolves. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      this.discovery?.unsubscribe();
       this.actor.send({ type: 'evt_stop' });
       await firstValueFrom(from(this.actor).pipe(filter((s) => s.status === 'done')), {
         defaultValue: null,
@@ -433,6 +498,7 @@ export class Supervisor {
       await this.journal.close();
       await this.source.close();
       if (this.ownsTransport) await this.transport.close();
+      this.telemetry.complete();
     })();
     return this.stopping;
   }

@@ -1,4 +1,13 @@
-import { filter, firstValueFrom, from, timeout as rxTimeout, type SchedulerLike } from 'rxjs';
+import {
+  exhaustMap,
+  filter,
+  firstValueFrom,
+  from,
+  interval,
+  take,
+  timeout as rxTimeout,
+  type SchedulerLike,
+} from 'rxjs';
 import { fromCallback, fromPromise, type ActorRefFrom, type AnyActorRef } from 'xstate';
 import type { completionMachine } from '../../machines/completion.js';
 import {
@@ -27,7 +36,12 @@ export interface TerminalRuntimeDeps {
   profileFor(tool: string, toolVersion?: string): ToolProfile;
   /** The tool running in a pane (`unsupported` when none is known). */
   detectTool(target: string): Promise<string>;
+  /** Told how long each sample of a pane took, in ms. */
+  onSample?(terminalId: string, tookMs: number): void;
 }
+
+/** How often a pane with no known agent is looked at again. */
+const REDETECT_MS = 5000;
 
 /** The commands a running terminal answers. */
 export type CommandName = 'submit' | 'interrupt' | 'resume' | 'keys';
@@ -99,6 +113,18 @@ function startRuntime(
     error: fail,
   });
 
+  // A pane attached without a tool and with no known agent in it: look again now and then, so
+  // an agent CLI started later in that shell is supervised with its profile.
+  const redetect =
+    input.request.detect && profile.processNames.length === 0
+      ? interval(REDETECT_MS, deps.scheduler)
+          .pipe(
+            exhaustMap(() => from(deps.detectTool(target).catch(() => 'unsupported'))),
+            filter((tool) => tool !== 'unsupported'),
+            take(1),
+          )
+          .subscribe(() => sendBack({ type: 'evt_retool' }))
+      : null;
   const commands = new TerminalCommands(pipeline, profile, target, deps, now);
   receive((cmd) => {
     // Commands run after the event that carried them: the terminal is free to spawn a turn.
@@ -111,6 +137,7 @@ function startRuntime(
   });
 
   return () => {
+    redetect?.unsubscribe();
     samples.unsubscribe();
     published.unsubscribe();
     commands.abort();

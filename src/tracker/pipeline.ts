@@ -173,6 +173,9 @@ export class TerminalPipeline {
   private surfaceSince: number | null = null;
   private now = 0;
   private completionTurnId: string | null = null;
+  /** When readiness and the turn phase last changed. */
+  private readinessSince: number | null = null;
+  private phaseSince: number | null = null;
   /** Transitions since the last published state, and what they were decided on. */
   private transitions: ChartTransition[] = [];
   private evidence: RecordEvidence | null = null;
@@ -524,8 +527,13 @@ export class TerminalPipeline {
   private publish(t: number): void {
     if (this.disposed) return;
     this.now = Math.max(this.now, t);
-    const next = this.compose();
     const prev = this.subject.getValue();
+    let next = this.compose();
+    if (next.readiness.status !== prev.readiness.status || this.readinessSince === null) {
+      this.readinessSince = this.now;
+    }
+    if (next.turn.phase !== prev.turn.phase || this.phaseSince === null) this.phaseSince = this.now;
+    next = this.compose();
     const changed = changedFields(prev, next);
     const transitions = this.transitions;
     this.transitions = [];
@@ -574,9 +582,12 @@ export class TerminalPipeline {
         blockedPrompt: sig.blockedPrompt,
         activeReasons: sig.activeReasons,
       },
-      turn: { phase: turn.phase, current: turn.current },
+      turn: { phase: turn.phase, since: this.phaseSince, current: turn.current },
       lastTurn: turn.lastTurn,
-      readiness: { status: k.readiness as TerminalState['readiness']['status'] },
+      readiness: {
+        status: k.readiness as TerminalState['readiness']['status'],
+        since: this.readinessSince,
+      },
       completion:
         k.completion && this.completionTurnId
           ? {
@@ -641,9 +652,9 @@ export function initialState(o: {
       blockedPrompt: null,
       activeReasons: [],
     },
-    turn: { phase: 'unknown', current: null },
+    turn: { phase: 'unknown', since: null, current: null },
     lastTurn: { result: 'none', source: 'none', turnId: null, at: null },
-    readiness: { status: 'waiting' },
+    readiness: { status: 'waiting', since: null },
     completion: null,
     chatContext: { state: 'unknown' },
     stability: { stable: false, stableForSeconds: 0 },

@@ -29,7 +29,8 @@ const model = setup({
   on: { detach: '.detached' },
   states: {
     attaching: { on: { prepared: 'running', prepare_failed: 'restarting' } },
-    running: { on: { runtime_failed: 'restarting' } },
+    // An agent started in a pane that had none: prepare again (detect the tool) at once.
+    running: { on: { runtime_failed: 'restarting', retool: 'attaching' } },
     restarting: {
       on: {
         backoff_elapsed: {
@@ -54,19 +55,25 @@ const delayMs = (n: number) => Math.min(BACKOFF.maxSeconds, BACKOFF.initialSecon
 function terminalSut(_input: unknown, machines?: MachineOverrides): Sut {
   const clock = new SimulatedClock();
   let prepare: { resolve: (p: Preparation) => void; reject: (e: Error) => void } | null = null;
-  let runtime: { fail: () => void } | null = null;
+  let runtime: { fail: () => void; retool: () => void } | null = null;
   let restarts = 0;
   const logic = (machines?.terminal ?? terminalMachine).provide({
     actors: {
       prepare: fromPromise<Preparation, TerminalRuntimeInput>(
         ({ input }) =>
           new Promise<Preparation>((resolve, reject) => {
-            prepare = { resolve: (p) => resolve(p), reject };
+            prepare = {
+              resolve: (p) => resolve({ ...p, request: { ...input.request, tool: 'claude_code' } }),
+              reject,
+            };
             void input;
           }),
       ),
       runtime: fromCallback<TerminalCommand, TerminalRuntimeInput>(({ sendBack, receive }) => {
-        runtime = { fail: () => sendBack({ type: 'evt_runtime_failed', error: 'boom' }) };
+        runtime = {
+          fail: () => sendBack({ type: 'evt_runtime_failed', error: 'boom' }),
+          retool: () => sendBack({ type: 'evt_retool' }),
+        };
         receive((cmd) => cmd.reply(null, 'done'));
         return () => {
           runtime = null;
@@ -115,6 +122,12 @@ function terminalSut(_input: unknown, machines?: MachineOverrides): Sut {
           runtime!.fail();
           expect(runtime, 'the failed runtime is stopped').toBeNull();
           expect(actor.getSnapshot().context.lastError).toBe('boom');
+          break;
+        case 'retool':
+          runtime!.retool();
+          expect(runtime, 'the runtime is stopped to prepare again').toBeNull();
+          expect(actor.getSnapshot().context.request.tool).toBe('auto');
+          expect(actor.getSnapshot().context.restarts, 'not a restart').toBe(restarts);
           break;
         case 'backoff_elapsed': {
           const wait = delayMs(restarts);

@@ -1,0 +1,456 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { PanewardError, type PanewardErrorCode } from '../errors.js';
+import type { JournalRecord } from '../schemas/record.js';
+import type { TerminalState } from '../schemas/terminal-state.js';
+import type { Operations } from '../supervisor/operations.js';
+import { briefRecord } from './journal.js';
+import { DEFAULT_URL } from './serve.js';
+
+/**
+ * Exit codes of the client commands, for scripts: 0 success; 1 the turn ended without success;
+ * 2 usage or invalid input; 3 not ready; 4 the server is unreachable; 5 no such terminal;
+ * 6 unauthorized; 7 `send --wait` timed out; 8 any other server error.
+ */
+export const EXIT = {
+  ok: 0,
+  turnFailed: 1,
+  usage: 2,
+  notReady: 3,
+  unreachable: 4,
+  notFound: 5,
+  unauthorized: 6,
+  timeout: 7,
+  server: 8,
+} as const;
+
+/** A command's outcome for the exit code: thrown, caught by `main`. */
+export class CliExit extends Error {
+  constructor(readonly code: number) {
+    super(`exit ${code}`);
+  }
+}
+
+type View = TerminalState & { operations: Operations };
+
+export interface ClientOptions {
+  url?: string;
+  tokenFile?: string;
+  json?: boolean;
+}
+
+export interface ClientIo {
+  out(line: string): void;
+  err(line: string): void;
+  env: NodeJS.ProcessEnv;
+  /** Colours are used only on a terminal, and never with NO_COLOR. */
+  color: boolean;
+}
+
+const defaultIo = (): ClientIo => ({
+  out: (l) => process.stdout.write(`${l}\n`),
+  err: (l) => process.stderr.write(`${l}\n`),
+  env: process.env,
+  color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
+});
+
+/** The server's error codes → exit codes. */
+function exitFor(status: number, code: string): number {
+  if (status === 400 || code === 'invalid_input') return EXIT.usage;
+  if (status === 401) return EXIT.unauthorized;
+  if (status === 404) return EXIT.notFound;
+  if (status === 409) return EXIT.notReady;
+  return EXIT.server;
+}
+
+/** A thin client of `paneward serve`: JSON in and out, errors become exit codes. */
+export class ApiClient {
+  readonly url: string;
+  private readonly token: string | null;
+
+  constructor(o: ClientOptions, env: NodeJS.ProcessEnv) {
+    this.url = (o.url ?? env.PANEWARD_URL ?? DEFAULT_URL).replace(/\/+$/, '');
+    try {
+      new URL(this.url);
+    } catch {
+      throw new PanewardError('invalid_input', `field \`url\`: not a URL: ${this.url}`);
+    }
+    this.token = o.tokenFile
+      ? readFileSync(o.tokenFile, 'utf8').trim()
+      : env.PANEWARD_TOKEN?.trim() || null;
+  }
+
+  headers(extra: Record<string, string> = {}): Record<string, string> {
+    return { ...(this.token ? { authorization: `Bearer ${this.token}` } : {}), ...extra };
+  }
+
+  async request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+    let res: Response;
+    try {
+      res = await fetch(`${this.url}${path}`, {
+        method,
+        headers: this.headers(body === undefined ? {} : { 'content-type': 'application/json' }),
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+      });
+    } catch (error) {
+      throw new ClientError(
+        EXIT.unreachable,
+        'unreachable',
+        `cannot reach paneward at ${this.url}: ${causeOf(error)}`,
+      );
+    }
+    const text = await res.text();
+    let data: unknown = null;
+    try {
+      data = text ? JSON.parse(text) : null;
+    } catch {
+      data = null;
+    }
+    if (!res.ok) {
+      const e = (data as { error?: { code?: string; message?: string; details?: unknown } } | null)
+        ?.error;
+      throw new ClientError(
+        exitFor(res.status, e?.code ?? ''),
+        e?.code ?? `http_${res.status}`,
+        e?.message ?? `HTTP ${res.status}`,
+        e?.details,
+      );
+    }
+    return data as T;
+  }
+}
+
+/** An error answer, with the exit code it means. */
+export class ClientError extends Error {
+  constructor(
+    readonly exitCode: number,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+function causeOf(error: unknown): string {
+  const c = (error as { cause?: { code?: string; message?: string } }).cause;
+  return c?.code ?? c?.message ?? (error instanceof Error ? error.message : String(error));
+}
+
+/** "14 min", "3 s", "2 h": how long something has been so. */
+export function age(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return '-';
+  if (seconds < 60) return `${Math.floor(seconds)} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
+  if (seconds < 86400) return `${Math.floor(seconds / 3600)} h`;
+  return `${Math.floor(seconds / 86400)} d`;
+}
+
+const COLOR: Record<string, string> = {
+  ready: '32',
+  waiting: '36',
+  blocked: '33',
+  failed: '31',
+  stalled: '31',
+  unknown: '90',
+  success: '32',
+  interrupted: '33',
+  known_failure: '31',
+};
+
+/** One table of terminals: terminal, target, tool, readiness, phase, last result, for how long. */
+export function terminalTable(
+  views: readonly View[],
+  nowSeconds: number,
+  color: boolean,
+): string[] {
+  const paint = (text: string, key: string) =>
+    color && COLOR[key] ? `\u001b[${COLOR[key]}m${text}\u001b[0m` : text;
+  const rows = views.map((v) => [
+    v.terminalId,
+    v.target ?? '-',
+    v.tool,
+    v.readiness.status,
+    v.turn.phase,
+    v.lastTurn.result === 'none' ? '-' : `${v.lastTurn.result}@${v.lastTurn.turnId}`,
+    v.readiness.since === null ? '-' : age(nowSeconds - v.readiness.since),
+    v.operations.sendInput.allowed === 'yes' ? '' : v.operations.sendInput.reason,
+  ]);
+  const head = [
+    'TERMINAL',
+    'TARGET',
+    'TOOL',
+    'READINESS',
+    'PHASE',
+    'LAST RESULT',
+    'FOR',
+    'WHY NOT READY',
+  ];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[], paintIt: boolean) =>
+    cells
+      .map((c, i) => {
+        const padded = i === cells.length - 1 ? c : c.padEnd(widths[i]!);
+        if (!paintIt) return padded;
+        if (i === 3) return paint(padded, c);
+        if (i === 5) return paint(padded, c.split('@')[0]!);
+        return padded;
+      })
+      .join('  ')
+      .trimEnd();
+  return [line(head, false), ...rows.map((r) => line(r, true))];
+}
+
+function describeState(v: View): string[] {
+  const op = (name: string, o: { allowed: string; reason: string }) =>
+    `  ${name}: ${o.allowed} (${o.reason})`;
+  return [
+    `${v.terminalId} ${v.target ?? ''} ${v.tool}${v.toolVersion ? ` ${v.toolVersion}` : ''}`,
+    `  diagnostics: ${v.diagnostics.availability}  readiness: ${v.readiness.status}  phase: ${v.turn.phase}${v.turn.current ? ` ${v.turn.current.id} (${v.turn.current.source})` : ''}`,
+    `  last turn: ${v.lastTurn.result}${v.lastTurn.turnId ? ` ${v.lastTurn.turnId} (${v.lastTurn.source})` : ''}  session: ${v.session.status}`,
+    op('send input', v.operations.sendInput),
+    op('interrupt', v.operations.interrupt),
+    op('resume', v.operations.resume),
+  ];
+}
+
+/** Runs one client command: prints, and throws CliExit for a non-zero exit. */
+async function run(
+  io: ClientIo,
+  o: ClientOptions,
+  body: (api: ApiClient) => Promise<number>,
+): Promise<void> {
+  const api = new ApiClient(o, io.env);
+  let code: number;
+  try {
+    code = await body(api);
+  } catch (error) {
+    if (!(error instanceof ClientError)) throw error;
+    if (o.json)
+      io.out(
+        JSON.stringify({
+          error: { code: error.code, message: error.message, details: error.details ?? null },
+        }),
+      );
+    io.err(`paneward: ${error.message}`);
+    code = error.exitCode;
+  }
+  if (code !== EXIT.ok) throw new CliExit(code);
+}
+
+/** `paneward events`: follows the record stream over SSE, resuming by id after a cut. */
+async function followEvents(
+  api: ApiClient,
+  io: ClientIo,
+  o: ClientOptions & { since?: number; terminal?: string },
+  signal: AbortSignal,
+): Promise<void> {
+  let last = o.since ?? 0;
+  const path = o.terminal ? `/v1/terminals/${encodeURIComponent(o.terminal)}/events` : '/v1/events';
+  while (!signal.aborted) {
+    let res: Response;
+    try {
+      res = await fetch(`${api.url}${path}`, {
+        headers: api.headers({ accept: 'text/event-stream', 'last-event-id': String(last) }),
+        signal,
+      });
+    } catch (error) {
+      if (signal.aborted) return;
+      throw new ClientError(
+        EXIT.unreachable,
+        'unreachable',
+        `cannot reach paneward at ${api.url}: ${causeOf(error)}`,
+      );
+    }
+    if (!res.ok || !res.body) {
+      const e = (
+        (await res.json().catch(() => null)) as {
+          error?: { code?: string; message?: string };
+        } | null
+      )?.error;
+      throw new ClientError(
+        exitFor(res.status, e?.code ?? ''),
+        e?.code ?? 'http',
+        e?.message ?? `HTTP ${res.status}`,
+      );
+    }
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const fields = Object.fromEntries(
+            block
+              .split('\n')
+              .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trimStart()]),
+          );
+          if (fields.event === 'heartbeat' || fields.data === undefined) continue;
+          if (fields.event === 'overflow') break;
+          const record = JSON.parse(fields.data) as JournalRecord;
+          last = record.seq;
+          io.out(o.json ? JSON.stringify(record) : briefRecord(record));
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+      void error;
+    }
+    // Cut off (fell behind, or the server restarted): resume from the last record seen.
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+function common(cmd: Command): Command {
+  return cmd
+    .option('--url <url>', `server URL (PANEWARD_URL, default ${DEFAULT_URL})`)
+    .option('--token-file <file>', 'bearer token (else PANEWARD_TOKEN)')
+    .option('--json', 'print JSON');
+}
+
+const wholeSeconds = (value: string, field: string): number => {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) {
+    throw new PanewardError(
+      'invalid_input',
+      `field \`${field}\`: must be a positive number of seconds`,
+    );
+  }
+  return n;
+};
+
+/** The client commands of a running `paneward serve`. */
+export function registerClient(program: Command, io: () => ClientIo = defaultIo): void {
+  common(program.command('ls').description('List the terminals of a running server.')).action(
+    (o: ClientOptions) =>
+      run(io(), o, async (api) => {
+        const { terminals } = await api.request<{ terminals: View[] }>('GET', '/v1/terminals');
+        if (o.json) io().out(JSON.stringify(terminals));
+        else for (const l of terminalTable(terminals, Date.now() / 1000, io().color)) io().out(l);
+        return EXIT.ok;
+      }),
+  );
+
+  common(
+    program
+      .command('state')
+      .description("One terminal's state and what it accepts now.")
+      .argument('<id>'),
+  ).action((id: string, o: ClientOptions) =>
+    run(io(), o, async (api) => {
+      const v = await api.request<View>('GET', `/v1/terminals/${encodeURIComponent(id)}`);
+      for (const l of o.json ? [JSON.stringify(v)] : describeState(v)) io().out(l);
+      return EXIT.ok;
+    }),
+  );
+
+  common(
+    program
+      .command('attach')
+      .description('Attach a pane (its tool detected unless --tool).')
+      .argument('<target>', 'session:window.pane or %N')
+      .option('--tool <id>', 'profile id')
+      .option('--id <id>', 'terminal id'),
+  ).action((target: string, o: ClientOptions & { tool?: string; id?: string }) =>
+    run(io(), o, async (api) => {
+      const v = await api.request<View>('POST', '/v1/terminals', {
+        target,
+        ...(o.tool ? { tool: o.tool } : {}),
+        ...(o.id ? { id: o.id } : {}),
+      });
+      io().out(o.json ? JSON.stringify(v) : `${v.terminalId} ${v.target} ${v.tool}`);
+      return EXIT.ok;
+    }),
+  );
+
+  common(
+    program
+      .command('send')
+      .description(
+        'Type a prompt into a terminal; with --wait, wait for that turn and exit by its outcome.',
+      )
+      .argument('<id>')
+      .argument('<text>')
+      .option('--wait', 'wait for the turn to end (exit 0 only for success)')
+      .option('--timeout <seconds>', 'with --wait: give up after this long', '600')
+      .option('--force', 'type it even when the terminal is not ready'),
+  ).action(
+    (
+      id: string,
+      text: string,
+      o: ClientOptions & { wait?: boolean; timeout: string; force?: boolean },
+    ) =>
+      run(io(), o, async (api) => {
+        const path = `/v1/terminals/${encodeURIComponent(id)}`;
+        if (!o.wait) {
+          const r = await api.request<{ turnId: string }>('POST', `${path}/input`, {
+            text,
+            force: o.force ?? false,
+          });
+          io().out(o.json ? JSON.stringify(r) : r.turnId);
+          return EXIT.ok;
+        }
+        const timeoutSeconds = wholeSeconds(o.timeout, 'timeout');
+        const r = await api.request<{
+          turnId: string;
+          result: string;
+          lastTurn: TerminalState['lastTurn'];
+        }>('POST', `${path}/turns`, { prompt: text, timeoutSeconds, force: o.force ?? false });
+        const outcome = r.lastTurn.turnId === r.turnId ? r.lastTurn.result : 'none';
+        io().out(
+          o.json
+            ? JSON.stringify(r)
+            : `${r.turnId} ${r.result === 'timeout' ? 'timeout' : outcome}`,
+        );
+        if (r.result === 'timeout') return EXIT.timeout;
+        return outcome === 'success' ? EXIT.ok : EXIT.turnFailed;
+      }),
+  );
+
+  for (const [name, method, suffix, what] of [
+    ['interrupt', 'POST', '/interrupt', "Send the agent's interrupt keys."],
+    ['resume', 'POST', '/resume', 'Resume a session the watchdog blocked.'],
+    ['detach', 'DELETE', '', 'Stop supervising a terminal.'],
+  ] as const) {
+    common(program.command(name).description(what).argument('<id>')).action(
+      (id: string, o: ClientOptions) =>
+        run(io(), o, async (api) => {
+          await api.request(
+            'POST' === method ? 'POST' : 'DELETE',
+            `/v1/terminals/${encodeURIComponent(id)}${suffix}`,
+          );
+          if (o.json) io().out(JSON.stringify({ ok: true }));
+          return EXIT.ok;
+        }),
+    );
+  }
+
+  common(
+    program
+      .command('events')
+      .description('Follow the record stream of a running server (resumes by id after a cut).')
+      .option('--since <seq>', 'start after this record seq')
+      .option('--terminal <id>', 'only this terminal'),
+  ).action((o: ClientOptions & { since?: string; terminal?: string }) =>
+    run(io(), o, async (api) => {
+      const since = o.since === undefined ? 0 : Number(o.since);
+      if (!Number.isInteger(since) || since < 0) {
+        throw new ClientError(
+          EXIT.usage,
+          'invalid_input',
+          'field `since`: must be a record seq (a whole number)',
+        );
+      }
+      const stop = new AbortController();
+      process.once('SIGINT', () => stop.abort());
+      process.once('SIGTERM', () => stop.abort());
+      await followEvents(api, io(), { ...o, since }, stop.signal);
+      return EXIT.ok;
+    }),
+  );
+}
+
+export type { PanewardErrorCode };

@@ -1,0 +1,437 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import { OpenAPIHono, createRoute, z } from '@hono/zod-openapi';
+import type { Context, MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { Logger } from 'pino';
+import { isPanewardError, PanewardError, type PanewardErrorCode } from '../errors.js';
+import { describeZodError } from '../internal/zod-errors.js';
+import { operationsFor } from '../supervisor/operations.js';
+import type { Supervisor } from '../supervisor/supervisor.js';
+import { createMetrics, type ServerMetrics } from './metrics.js';
+import {
+  Accepted,
+  AttachBody,
+  ErrorBody,
+  EventsQuery,
+  Health,
+  History,
+  HistoryQuery,
+  InputAccepted,
+  InputBody,
+  TerminalId,
+  TerminalList,
+  TerminalView,
+  TurnBody,
+  TurnResponse,
+} from './schemas.js';
+import { DEFAULT_SSE, streamRecords, type SseOptions } from './sse.js';
+
+export interface HttpAppOptions {
+  /** Bearer token every request but `/healthz` and `/openapi.json` must carry; none: no check. */
+  token?: string;
+  /** Origins allowed by CORS; none (the default): CORS is off. */
+  corsOrigins?: string[];
+  /** Largest request body accepted, in bytes; default 256 KiB. */
+  maxBodyBytes?: number;
+  sse?: Partial<SseOptions>;
+  logger?: Logger;
+}
+
+/** The HTTP API of a supervisor: a Hono app, a Node request listener, its metrics. */
+export interface HttpApp {
+  app: OpenAPIHono;
+  /** Mount in any `node:http` server (Express and Fastify take it too). */
+  listener: (req: IncomingMessage, res: ServerResponse) => void;
+  metrics: ServerMetrics;
+  /** Stops the metrics' subscriptions (the supervisor is the caller's). */
+  close(): void;
+}
+
+const STATUS: Partial<Record<PanewardErrorCode | string, ContentfulStatusCode>> = {
+  invalid_input: 400,
+  unauthorized: 401,
+  unknown_terminal: 404,
+  not_found: 404,
+  not_ready: 409,
+  stopped: 409,
+  payload_too_large: 413,
+  tmux_missing: 502,
+  tmux_failed: 502,
+  tmux_timeout: 504,
+};
+
+const errorJson = (code: string, message: string, details: unknown = null) => ({
+  error: { code, message, details },
+});
+
+const json = (schema: z.ZodType, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+const ERRORS = {
+  400: json(ErrorBody, 'invalid input: the message names the field'),
+  401: json(ErrorBody, 'a bearer token is required'),
+};
+const TERMINAL_ERRORS = { ...ERRORS, 404: json(ErrorBody, 'no terminal with that id') };
+const Params = z.object({ id: TerminalId });
+const sseResponse = {
+  200: {
+    description:
+      'Server-Sent Events: one event per record, `id` = its seq, `event` = its kind, `data` = the record (JSON); `heartbeat` events while idle; a final `overflow` event names where to resume when the client falls behind.',
+    content: { 'text/event-stream': { schema: z.string() } },
+  },
+};
+
+/** Compares a presented token with the expected one in constant time. */
+function tokenMatches(presented: string, expected: string): boolean {
+  const a = createHash('sha256').update(presented).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+function bearer(token: string): MiddlewareHandler {
+  return async (c, next) => {
+    const header = c.req.header('authorization') ?? '';
+    const presented = header.startsWith('Bearer ') ? header.slice(7) : '';
+    if (!tokenMatches(presented, token)) {
+      c.header('WWW-Authenticate', 'Bearer');
+      return c.json(errorJson('unauthorized', 'a valid bearer token is required'), 401);
+    }
+    await next();
+  };
+}
+
+/** `Last-Event-ID` or `?since=`, whichever says more. */
+function resumeFrom(c: Context, since: number | undefined): number {
+  const header = c.req.header('last-event-id');
+  if (header === undefined || header === '') return since ?? 0;
+  if (!/^\d{1,15}$/.test(header)) {
+    throw new PanewardError(
+      'invalid_input',
+      'header `Last-Event-ID`: must be the seq of a record (a whole number)',
+    );
+  }
+  return Math.max(Number(header), since ?? 0);
+}
+
+/**
+ * The HTTP API (contracts.md §5) of a supervisor, as a Hono app and a Node request listener:
+ * routes and bodies are zod schemas, `/openapi.json` is generated from them, every state read
+ * says which operations are acceptable now, events stream the journal over SSE.
+ */
+export function createHttpApp(sup: Supervisor, options: HttpAppOptions = {}): HttpApp {
+  const log = options.logger;
+  const metrics = createMetrics(sup);
+  const sse: SseOptions = { ...DEFAULT_SSE, ...options.sse };
+  const app = new OpenAPIHono({
+    defaultHook: (result, c) => {
+      if (result.success) return;
+      const target = (result as { target?: string }).target ?? 'request';
+      const where =
+        { json: 'body', param: 'path', query: 'query', header: 'header' }[target] ?? target;
+      return c.json(
+        errorJson(
+          'invalid_input',
+          `${where}: ${describeZodError(result.error)}`,
+          result.error.issues,
+        ),
+        400,
+      );
+    },
+  });
+
+  app.use('*', async (c, next) => {
+    const started = performance.now();
+    await next();
+    log?.info(
+      {
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      },
+      'request',
+    );
+  });
+  if (options.corsOrigins && options.corsOrigins.length > 0) {
+    app.use('*', cors({ origin: options.corsOrigins }));
+  }
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: options.maxBodyBytes ?? 256 * 1024,
+      onError: (c) =>
+        c.json(
+          errorJson(
+            'payload_too_large',
+            `the request body is larger than ${options.maxBodyBytes ?? 256 * 1024} bytes`,
+          ),
+          413,
+        ),
+    }),
+  );
+  if (options.token) {
+    const check = bearer(options.token);
+    app.use('*', async (c, next) => {
+      if (c.req.path === '/healthz' || c.req.path === '/openapi.json') return next();
+      return check(c, next);
+    });
+  }
+
+  const view = (id: string) => {
+    const state = sup.get(id);
+    return { ...state, operations: operationsFor(state) };
+  };
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/healthz',
+      summary: 'The service is up',
+      responses: { 200: json(Health, 'up') },
+    }),
+    (c) =>
+      c.json(
+        {
+          status: 'ok' as const,
+          terminals: sup.ids().length,
+          journal: { lastSeq: sup.journal.lastSeq, durableSeq: sup.journal.durableSeq },
+        },
+        200,
+      ),
+  );
+
+  app.get('/metrics', async (c) => {
+    c.header('Content-Type', metrics.registry.contentType);
+    return c.body(await metrics.registry.metrics());
+  });
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/terminals',
+      summary: 'Every attached terminal',
+      responses: { 200: json(TerminalList, 'the terminals'), ...ERRORS },
+    }),
+    (c) => c.json({ terminals: sup.ids().map(view) }, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/terminals',
+      summary: 'Attach a pane (the tool is detected when not given)',
+      request: {
+        body: { content: { 'application/json': { schema: AttachBody } }, required: true },
+      },
+      responses: { 201: json(TerminalView, 'attached'), ...ERRORS },
+    }),
+    async (c) => {
+      const id = await sup.attachPane(c.req.valid('json'));
+      return c.json(view(id), 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/terminals/{id}',
+      summary: "A terminal's public state and the operations it accepts now",
+      request: { params: Params },
+      responses: { 200: json(TerminalView, 'the terminal'), ...TERMINAL_ERRORS },
+    }),
+    (c) => c.json(view(c.req.valid('param').id), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/terminals/{id}/history',
+      summary: "A terminal's latest records, oldest first",
+      request: { params: Params, query: HistoryQuery },
+      responses: { 200: json(History, 'records'), ...TERMINAL_ERRORS },
+    }),
+    (c) =>
+      c.json({ records: sup.history(c.req.valid('param').id, c.req.valid('query').limit) }, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/terminals/{id}/input',
+      summary: 'Type a prompt literally and submit it (refused unless ready, or forced)',
+      request: {
+        params: Params,
+        body: { content: { 'application/json': { schema: InputBody } }, required: true },
+      },
+      responses: {
+        202: json(InputAccepted, 'submitted: the turn it started'),
+        409: json(ErrorBody, 'not ready: details give the readiness and why'),
+        ...TERMINAL_ERRORS,
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      const body = c.req.valid('json');
+      const turnId = await sup.submit(id, body.text, { force: body.force ?? false });
+      return c.json({ turnId }, 202);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/terminals/{id}/turns',
+      summary: 'Submit a prompt and wait for that turn to end',
+      request: {
+        params: Params,
+        body: { content: { 'application/json': { schema: TurnBody } }, required: true },
+      },
+      responses: {
+        200: json(TurnResponse, "the turn's result (`timeout` when it had not ended in time)"),
+        409: json(ErrorBody, 'not ready, or the terminal went away before the turn ended'),
+        ...TERMINAL_ERRORS,
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      const body = c.req.valid('json');
+      const abort = new AbortController();
+      c.req.raw.signal.addEventListener('abort', () => abort.abort(), { once: true });
+      const turnId = await sup.submit(id, body.prompt, { force: body.force ?? false });
+      try {
+        const r = await sup.waitForTurn(id, turnId, {
+          timeoutMs: Math.round(body.timeoutSeconds * 1000),
+          signal: abort.signal,
+        });
+        return c.json(r, 200);
+      } catch (error) {
+        if (isPanewardError(error) && error.code === 'timeout') {
+          const s = sup.get(id);
+          return c.json(
+            {
+              turnId,
+              result: 'timeout' as const,
+              completion: s.completion?.turnId === turnId ? s.completion : null,
+              lastTurn: s.lastTurn,
+            },
+            200,
+          );
+        }
+        throw error;
+      }
+    },
+  );
+
+  for (const [name, summary] of [
+    ['interrupt', "Send the tool's interrupt keys"],
+    ['resume', 'Resume a session the watchdog blocked (a fresh window)'],
+  ] as const) {
+    app.openapi(
+      createRoute({
+        method: 'post',
+        path: `/v1/terminals/{id}/${name}`,
+        summary,
+        request: { params: Params },
+        responses: { 200: json(Accepted, 'done'), ...TERMINAL_ERRORS },
+      }),
+      async (c) => {
+        const { id } = c.req.valid('param');
+        await (name === 'interrupt' ? sup.interrupt(id) : sup.resume(id));
+        return c.json({ ok: true as const }, 200);
+      },
+    );
+  }
+
+  app.openapi(
+    createRoute({
+      method: 'delete',
+      path: '/v1/terminals/{id}',
+      summary: 'Detach a terminal (recorded: a restarted server will not re-attach it)',
+      request: { params: Params },
+      responses: { 200: json(Accepted, 'detached'), ...TERMINAL_ERRORS },
+    }),
+    (c) => {
+      sup.detach(c.req.valid('param').id);
+      return c.json({ ok: true as const }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/events',
+      summary: 'The record stream, from `Last-Event-ID` or `since`, then live',
+      request: { query: EventsQuery },
+      responses: { ...sseResponse, ...ERRORS },
+    }),
+    (c) => {
+      const since = resumeFrom(c, c.req.valid('query').since);
+      return streamRecords(c, sup.journal, { since, sse, onOpen: () => metrics.sseOpened() });
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/terminals/{id}/events',
+      summary: "One terminal's records, from `Last-Event-ID` or `since`, then live",
+      request: { params: Params, query: EventsQuery },
+      responses: { ...sseResponse, ...TERMINAL_ERRORS },
+    }),
+    (c) => {
+      const { id } = c.req.valid('param');
+      sup.get(id);
+      const since = resumeFrom(c, c.req.valid('query').since);
+      return streamRecords(c, sup.journal, {
+        since,
+        terminalId: id,
+        sse,
+        onOpen: () => metrics.sseOpened(),
+      });
+    },
+  );
+
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'paneward',
+      version: '1',
+      description:
+        'Supervisor for AI coding-agent terminals: truthful readiness, turn and completion state for every tmux pane.',
+    },
+  });
+
+  app.notFound((c) =>
+    c.json(errorJson('not_found', `no route ${c.req.method} ${c.req.path}`), 404),
+  );
+  app.onError((err, c) => {
+    if (isPanewardError(err)) {
+      const status = STATUS[err.code] ?? 500;
+      if (status >= 500) log?.error({ err }, 'request failed');
+      return c.json({ error: err.toJSON() }, status);
+    }
+    if (err instanceof HTTPException) {
+      const status = err.status as ContentfulStatusCode;
+      const message =
+        status === 400 && /json/i.test(err.message)
+          ? 'body: not valid JSON'
+          : err.message || 'bad request';
+      return c.json(errorJson(status === 400 ? 'invalid_input' : 'http_error', message), status);
+    }
+    log?.error({ err }, 'request failed');
+    return c.json(errorJson('internal', 'internal error'), 500);
+  });
+
+  return {
+    app,
+    listener: getRequestListener(app.fetch),
+    metrics,
+    close: () => metrics.stop(),
+  };
+}

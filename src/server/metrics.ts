@@ -1,0 +1,99 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Subscription } from 'rxjs';
+import type { Supervisor } from '../supervisor/supervisor.js';
+
+/** The service's Prometheus metrics, on a registry of its own. */
+export interface ServerMetrics {
+  readonly registry: Registry;
+  /** SSE clients connected now: call on open, call the result on close. */
+  sseOpened(): () => void;
+  stop(): void;
+}
+
+/**
+ * Terminals by readiness, phase and availability (read at each scrape), chart transitions by
+ * machine and state entered, sample and journal append latencies, SSE clients, the journal's
+ * position, and Node's own process metrics.
+ */
+export function createMetrics(sup: Supervisor): ServerMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'paneward_process_' });
+  const terminals = new Gauge({
+    name: 'paneward_terminals',
+    help: 'Attached terminals by readiness, turn phase and diagnostics availability.',
+    labelNames: ['readiness', 'phase', 'availability'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const id of sup.ids()) {
+        const s = sup.get(id);
+        this.inc({
+          readiness: s.readiness.status,
+          phase: s.turn.phase,
+          availability: s.diagnostics.availability,
+        });
+      }
+    },
+  });
+  void terminals;
+  const transitions = new Counter({
+    name: 'paneward_transitions_total',
+    help: 'Chart transitions, by machine and the state entered.',
+    labelNames: ['machine', 'to'],
+    registers: [registry],
+  });
+  const records = new Counter({
+    name: 'paneward_records_total',
+    help: 'Journal records acknowledged, by kind.',
+    labelNames: ['kind'],
+    registers: [registry],
+  });
+  const sample = new Histogram({
+    name: 'paneward_sample_seconds',
+    help: 'Time one sample of a pane took (tmux capture and process inspection).',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  const append = new Histogram({
+    name: 'paneward_journal_append_seconds',
+    help: 'Time from a record appended to it acknowledged (written and fsynced).',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
+    registers: [registry],
+  });
+  const sse = new Gauge({
+    name: 'paneward_sse_clients',
+    help: 'Server-Sent Events clients connected.',
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'paneward_journal_seq',
+    help: 'Last acknowledged record seq.',
+    registers: [registry],
+    collect() {
+      this.set(sup.journal.durableSeq);
+    },
+  });
+  const subs: Subscription[] = [
+    sup.journal.records$.subscribe((r) => {
+      records.inc({ kind: r.kind });
+      if (r.kind === 'state') {
+        for (const t of r.transitions) transitions.inc({ machine: t.machine, to: t.to });
+      }
+    }),
+    sup.telemetry$.subscribe((t) => (t.kind === 'sample' ? sample : append).observe(t.ms / 1000)),
+  ];
+  return {
+    registry,
+    sseOpened() {
+      sse.inc();
+      let open = true;
+      return () => {
+        if (open) sse.dec();
+        open = false;
+      };
+    },
+    stop() {
+      for (const s of subs) s.unsubscribe();
+    },
+  };
+}

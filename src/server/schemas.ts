@@ -1,0 +1,87 @@
+import { z } from '@hono/zod-openapi';
+import { Operations } from '../supervisor/operations.js';
+import { AttachRequest } from '../supervisor/supervisor.js';
+import { JournalRecord } from '../schemas/record.js';
+import { TerminalState } from '../schemas/terminal-state.js';
+
+/** Every error the API answers with: a stable code, a sentence, and what it is about. */
+export const ErrorBody = z
+  .object({
+    error: z.object({
+      code: z.string().openapi({ example: 'not_ready' }),
+      message: z.string(),
+      details: z.unknown().nullable(),
+    }),
+  })
+  .openapi('Error');
+
+/** A terminal's public state (contracts.md §3) and which operations it accepts now. */
+// Schemas built before this module extended zod have no `.openapi()`: their shapes are reused.
+export const TerminalView = z
+  .object({ ...TerminalState.shape, operations: Operations })
+  .openapi('Terminal');
+export type TerminalView = z.infer<typeof TerminalView>;
+
+export const TerminalList = z.object({ terminals: z.array(TerminalView) }).openapi('TerminalList');
+
+export const TerminalId = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, dot, dash or underscore, at most 64')
+  .openapi({ param: { name: 'id', in: 'path' }, example: 't1' });
+
+export const AttachBody = z.strictObject(AttachRequest.shape).openapi('AttachRequest');
+
+/** Prompts are typed literally; a prompt longer than this is refused. */
+export const MAX_PROMPT_CHARS = 64 * 1024;
+
+const Prompt = z.string().min(1, 'must not be empty').max(MAX_PROMPT_CHARS);
+
+export const InputBody = z
+  .strictObject({
+    text: Prompt,
+    /** Type it even when the terminal is not ready. */
+    force: z.boolean().optional(),
+  })
+  .openapi('InputRequest');
+
+export const InputAccepted = z.object({ turnId: z.string() }).openapi('InputAccepted');
+
+export const TurnBody = z
+  .strictObject({
+    prompt: Prompt,
+    /** How long to wait for the turn to end (default 600, at most a day). */
+    timeoutSeconds: z.number().positive().max(86_400).default(600),
+    force: z.boolean().optional(),
+  })
+  .openapi('TurnRequest');
+
+export const TurnResponse = z
+  .object({
+    turnId: z.string(),
+    /** How the turn's completion ended, or `timeout` when it had not ended in time. */
+    result: z.enum(['completed', 'failed', 'timeout']),
+    completion: TerminalState.shape.completion,
+    lastTurn: TerminalState.shape.lastTurn,
+  })
+  .openapi('TurnResult');
+
+export const HistoryQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(2000).default(100),
+});
+
+export const History = z.object({ records: z.array(JournalRecord) }).openapi('History');
+
+export const EventsQuery = z.strictObject({
+  /** Start after this record seq (as `Last-Event-ID` does). */
+  since: z.coerce.number().int().nonnegative().optional(),
+});
+
+export const Health = z
+  .object({
+    status: z.literal('ok'),
+    terminals: z.number().int(),
+    journal: z.object({ lastSeq: z.number().int(), durableSeq: z.number().int() }),
+  })
+  .openapi('Health');
+
+export const Accepted = z.object({ ok: z.literal(true) }).openapi('Ok');

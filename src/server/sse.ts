@@ -1,0 +1,95 @@
+import type { Context } from 'hono';
+import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
+import { Subject, firstValueFrom, race, timer } from 'rxjs';
+import type { Journal } from '../journal/journal.js';
+
+export interface SseOptions {
+  /** A heartbeat event after this long without records; default 15 s. */
+  heartbeatMs: number;
+  /** A client this many records behind the journal is cut off (it resumes by id); default 10000. */
+  maxLagRecords: number;
+  /** A write the client does not take within this long cuts it off; default 10 s. */
+  writeTimeoutMs: number;
+}
+
+export const DEFAULT_SSE: SseOptions = {
+  heartbeatMs: 15_000,
+  maxLagRecords: 10_000,
+  writeTimeoutMs: 10_000,
+};
+
+/** Records are read and sent in chunks of this many. */
+const CHUNK = 500;
+
+class WriteTimeout extends Error {}
+
+/**
+ * Streams the record stream as Server-Sent Events: every acknowledged record after `since`
+ * (optionally of one terminal), then each new one, with the record's `seq` as the event id, so
+ * `Last-Event-ID` resumes without a gap or a duplicate, also after a server restart (it reads
+ * the journal). Nothing is queued per client: it reads the journal as fast as it takes the
+ * events. A client that falls too far behind, or stops taking events, gets a final `overflow`
+ * event naming where to resume and is cut off.
+ */
+export function streamRecords(
+  c: Context,
+  journal: Journal,
+  opts: { since: number; terminalId?: string; sse: SseOptions; onOpen?: () => () => void },
+) {
+  return streamSSE(c, async (stream) => {
+    const closed = opts.onOpen?.();
+    let aborted = false;
+    const abort$ = new Subject<'aborted'>();
+    stream.onAbort(() => {
+      aborted = true;
+      abort$.next('aborted');
+    });
+    let last = opts.since;
+    const write = (ev: Parameters<SSEStreamingApi['writeSSE']>[0]) =>
+      Promise.race([
+        stream.writeSSE(ev),
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new WriteTimeout()), opts.sse.writeTimeoutMs).unref(),
+        ),
+      ]);
+    const cutOff = async (reason: string) => {
+      await write({ event: 'overflow', data: JSON.stringify({ resumeFrom: last, reason }) }).catch(
+        () => {},
+      );
+    };
+    try {
+      while (!aborted) {
+        const batch = journal.readAfter(last, { terminalId: opts.terminalId, limit: CHUNK });
+        if (batch.length > 0) {
+          for (const r of batch) {
+            await write({ id: String(r.seq), event: r.kind, data: JSON.stringify(r) });
+            last = r.seq;
+          }
+          if (journal.durableSeq - last > opts.sse.maxLagRecords) {
+            await cutOff(`more than ${opts.sse.maxLagRecords} records behind`);
+            break;
+          }
+          continue;
+        }
+        // Caught up: wait for the next acknowledged record, or send a heartbeat.
+        const next = await firstValueFrom(
+          race(journal.records$, timer(opts.sse.heartbeatMs), abort$),
+          { defaultValue: null },
+        );
+        if (next === 'aborted') break;
+        if (next === 0) {
+          await write({
+            event: 'heartbeat',
+            data: JSON.stringify({ durableSeq: journal.durableSeq }),
+          });
+        } else if (next === null) break; // the journal closed: the server is stopping
+      }
+    } catch (error) {
+      if (!(error instanceof WriteTimeout)) throw error;
+      await cutOff('the client stopped taking events');
+    } finally {
+      closed?.();
+      await stream.close().catch(() => {});
+    }
+  });
+}

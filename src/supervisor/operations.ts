@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import type { TerminalState } from '../schemas/terminal-state.js';
+
+/** Whether an operation is acceptable now: `wait` means not yet, but soon by itself. */
+export const Acceptability = z.enum(['yes', 'no', 'wait']);
+
+export const OperationVerdict = z.object({
+  allowed: Acceptability,
+  /** Why, in a few words a person reads (also when allowed). */
+  reason: z.string(),
+});
+export type OperationVerdict = z.infer<typeof OperationVerdict>;
+
+/** Which operations a terminal accepts right now, and why (every state read carries it). */
+export const Operations = z.object({
+  sendInput: OperationVerdict,
+  interrupt: OperationVerdict,
+  resume: OperationVerdict,
+  detach: OperationVerdict,
+});
+export type Operations = z.infer<typeof Operations>;
+
+const verdict = (allowed: OperationVerdict['allowed'], reason: string): OperationVerdict => ({
+  allowed,
+  reason,
+});
+
+/** Why the terminal cannot be seen or driven at all, or null when it can. */
+function gone(s: TerminalState): string | null {
+  const d = s.diagnostics;
+  if (d.availability === 'unavailable') return 'no such pane (tmux cannot find it)';
+  if (d.availability === 'tui_down') return 'the agent is not running in the pane';
+  if (d.availability === 'error')
+    return `the pane cannot be read: ${d.error?.message ?? 'probe error'}`;
+  if (d.parse === 'unsupported_tool' || s.tool === 'unsupported')
+    return 'no agent CLI in this pane';
+  return null;
+}
+
+/**
+ * The seed's operation table, decided from the public state: send a prompt (yes, no, or wait:
+ * it will be possible without anyone acting), interrupt, resume, detach — each with its reason,
+ * so a client never has to derive it.
+ */
+export function operationsFor(s: TerminalState): Operations {
+  return {
+    sendInput: sendInput(s),
+    interrupt:
+      s.turn.phase === 'active' || s.surface.businessState === 'working'
+        ? verdict('yes', 'a turn is running')
+        : verdict('no', 'no turn is running'),
+    resume:
+      s.session.status === 'blocked'
+        ? verdict('yes', `the session is blocked: ${s.session.stopReasonCode ?? 'unknown'}`)
+        : verdict('no', 'the session is not blocked'),
+    detach: verdict('yes', 'always possible'),
+  };
+}
+
+function sendInput(s: TerminalState): OperationVerdict {
+  if (s.session.status === 'blocked') {
+    return verdict(
+      'no',
+      `the watchdog blocked the session (${s.session.stopReasonCode}); resume it first`,
+    );
+  }
+  const why = gone(s);
+  if (why !== null) return verdict('no', why);
+  const c = s.completion;
+  if (c !== null && c.status !== 'completed' && c.status !== 'failed') {
+    return verdict('wait', `turn ${c.turnId} has not finished`);
+  }
+  switch (s.readiness.status) {
+    case 'ready':
+      return verdict('yes', 'the agent waits for a prompt');
+    case 'blocked':
+      return verdict(
+        'no',
+        `the agent waits for the operator${s.surface.blockedPrompt ? ` (${s.surface.blockedPrompt})` : ''}`,
+      );
+    case 'failed':
+      return verdict('no', 'the surface is unsupported or disconnected');
+    case 'stalled':
+      return verdict('no', 'the surface has been unreadable too long (stalled)');
+    case 'unknown':
+      return verdict('wait', 'cannot tell yet');
+    case 'waiting':
+      return s.turn.phase === 'active' || s.surface.businessState === 'working'
+        ? verdict('wait', 'the agent is working')
+        : verdict('wait', 'the agent is not ready for a prompt yet');
+  }
+}
