@@ -60,9 +60,12 @@ const STATUS: Partial<Record<PanewardErrorCode | string, ContentfulStatusCode>> 
   not_ready: 409,
   stopped: 409,
   payload_too_large: 413,
-  tmux_missing: 502,
+  // The pane (or its tmux server) is gone: the terminal cannot take the command.
+  tmux_missing: 409,
   tmux_failed: 502,
   tmux_timeout: 504,
+  // The client went away (or aborted) before the answer: nobody reads this status.
+  aborted: 499 as ContentfulStatusCode,
 };
 
 const errorJson = (code: string, message: string, details: unknown = null) => ({
