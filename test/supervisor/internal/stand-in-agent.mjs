@@ -6,22 +6,35 @@ import { createInterface } from 'node:readline';
 
 const workMs = Number(process.env.STAND_IN_WORK_MS ?? 600);
 let turn = 0;
+let running = null;
 const prompt = () => process.stdout.write('❯ ');
 process.stdout.write('stand-in agent ready\n');
 prompt();
 const rl = createInterface({ input: process.stdin });
 rl.on('line', (line) => {
+  if (running) return;
   turn += 1;
   const n = turn;
   const started = Date.now();
   const tick = setInterval(() => {
-    process.stdout.write(
-      `⠋ working on turn ${n} (${Math.round((Date.now() - started) / 100) / 10}s)\n`,
-    );
+    const seconds = Math.round((Date.now() - started) / 100) / 10;
+    process.stdout.write(`⠋ working on turn ${n} (${seconds}s)\n`);
   }, 150);
-  setTimeout(() => {
+  const done = setTimeout(() => {
     clearInterval(tick);
+    running = null;
     process.stdout.write(`● reply ${n}: ${line.slice(0, 40)}\n`);
     prompt();
   }, workMs);
+  running = { tick, done };
+});
+// Ctrl-C reaches the process as a signal (the terminal is in cooked mode): it interrupts a
+// running turn, and is ignored at the prompt.
+process.on('SIGINT', () => {
+  if (!running) return;
+  clearInterval(running.tick);
+  clearTimeout(running.done);
+  running = null;
+  process.stdout.write('⏹ interrupted\n');
+  prompt();
 });

@@ -26,7 +26,8 @@ export const standInProfile: ProfileFactory = () => ({
     if (last.startsWith('❯')) {
       const draft = last.slice(1).trim() !== '';
       const replied = (above.at(-1) ?? '').startsWith('● ');
-      const interrupted = (above.at(-1) ?? '').startsWith('⏹ interrupted');
+      // The terminal echoes the Ctrl-C (`^C`) in front of the marker.
+      const interrupted = (above.at(-1) ?? '').includes('⏹ interrupted');
       return {
         surface: {
           availability: 'supported',

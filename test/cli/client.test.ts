@@ -1,0 +1,150 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { filter, firstValueFrom, timeout } from 'rxjs';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { EXIT } from '../../src/cli/client.js';
+import { main } from '../../src/cli/main.js';
+import { createSupervisor, type Supervisor } from '../../src/index.js';
+import { createHttpApp, type HttpApp } from '../../src/server/app.js';
+import { startAgentSession, type AgentSession } from '../e2e/harness/session.js';
+import { STAND_IN_AGENT, standInProfile } from '../supervisor/internal/stand-in-profile.js';
+
+/** Runs the command line, returning its exit code and what it printed. */
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((c) => ((out += String(c)), true));
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((c) => ((err += String(c)), true));
+  try {
+    const code = await main(argv);
+    return { code, out, err };
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+  }
+}
+
+describe('the command line as a client of paneward serve', () => {
+  let agent: AgentSession;
+  let dir: string;
+  let sup: Supervisor;
+  let http: HttpApp;
+  let server: Server;
+  let url: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'pw-client-'));
+    agent = await startAgentSession({
+      cwd: dir,
+      env: { STAND_IN_WORK_MS: '700' },
+      command: [process.execPath, STAND_IN_AGENT],
+    });
+    await agent.waitForText(/❯/);
+    sup = createSupervisor({
+      socketName: agent.socketName,
+      dataDir: join(dir, 'data'),
+      config: { pollIntervalSeconds: 0.1, settleSeconds: 0.3, stabilitySeconds: 0.3 },
+      profiles: { stand_in: standInProfile },
+    });
+    http = createHttpApp(sup);
+    server = createServer(http.listener);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+
+  afterAll(async () => {
+    server?.close();
+    server?.closeAllConnections();
+    http?.close();
+    await sup?.stop();
+    await agent?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('attach, ls, state: what a person reads, and --json for scripts', async () => {
+    const attached = await cli('attach', agent.target, '--id', 'c1', '--url', url);
+    expect(attached).toMatchObject({ code: EXIT.ok, out: `c1 ${agent.target} stand_in\n` });
+    await firstValueFrom(
+      sup.state$('c1').pipe(
+        filter((s) => s.readiness.status === 'ready'),
+        timeout(10_000),
+      ),
+    );
+    const ls = await cli('ls', '--url', url);
+    expect(ls.code).toBe(EXIT.ok);
+    const [head, row] = ls.out.trimEnd().split('\n');
+    expect(head).toMatch(
+      /^TERMINAL +TARGET +TOOL +READINESS +PHASE +LAST RESULT +FOR +WHY NOT READY$/,
+    );
+    expect(row).toMatch(
+      new RegExp(`^c1 +${agent.target.replace('.', '\\.')} +stand_in +ready +ready +- +\\d+ s$`),
+    );
+    // No colour when not on a terminal.
+    expect(ls.out).not.toContain('\u001b[');
+    const json = await cli('ls', '--url', url, '--json');
+    expect(JSON.parse(json.out)).toEqual([
+      expect.objectContaining({ terminalId: 'c1', operations: expect.any(Object) }),
+    ]);
+    const state = await cli('state', 'c1', '--url', url);
+    expect(state.out).toContain('send input: yes (the agent waits for a prompt)');
+  });
+
+  it('send --wait exits by the turn outcome: 0 for success, 1 when it ended without success', async () => {
+    const ok = await cli('send', 'c1', 'a fine prompt', '--wait', '--timeout', '20', '--url', url);
+    expect(ok).toMatchObject({ code: EXIT.ok, out: expect.stringMatching(/^turn-\d+ success\n$/) });
+    await firstValueFrom(
+      sup.state$('c1').pipe(
+        filter((s) => s.readiness.status === 'ready' && s.turn.phase === 'ready'),
+        timeout(10_000),
+      ),
+    );
+    const waiting = cli('send', 'c1', 'interrupt me', '--wait', '--timeout', '20', '--url', url);
+    await firstValueFrom(
+      sup.state$('c1').pipe(
+        filter((s) => s.turn.phase === 'active' && s.surface.businessState === 'working'),
+        timeout(10_000),
+      ),
+    );
+    // (Through the API: one command line at a time owns this process's stdout.)
+    expect((await fetch(`${url}/v1/terminals/c1/interrupt`, { method: 'POST' })).status).toBe(200);
+    expect(await waiting).toMatchObject({
+      code: EXIT.turnFailed,
+      out: expect.stringMatching(/ interrupted\n$/),
+    });
+  });
+
+  it('exit codes a script can rely on: not ready 3, unreachable 4, no such terminal 5, usage 2, timeout 7', async () => {
+    await firstValueFrom(
+      sup.state$('c1').pipe(
+        filter((s) => s.readiness.status === 'ready' && s.completion?.status === 'completed'),
+        timeout(10_000),
+      ),
+    );
+    const first = await cli('send', 'c1', 'busy now', '--url', url);
+    expect(first.code).toBe(EXIT.ok);
+    const second = await cli('send', 'c1', 'too soon', '--url', url);
+    expect(second).toMatchObject({ code: EXIT.notReady, err: expect.stringMatching(/not ready/) });
+    expect((await cli('send', 'nope', 'hi', '--url', url)).code).toBe(EXIT.notFound);
+    expect((await cli('ls', '--url', 'http://127.0.0.1:9')).code).toBe(EXIT.unreachable);
+    expect((await cli('send', 'c1', '', '--url', url)).code).toBe(EXIT.usage);
+    expect((await cli('events', '--since', 'x', '--url', url)).code).toBe(EXIT.usage);
+    await firstValueFrom(
+      sup.state$('c1').pipe(
+        filter((s) => s.completion?.status === 'completed'),
+        timeout(10_000),
+      ),
+    );
+    await firstValueFrom(
+      sup.state$('c1').pipe(
+        filter((s) => s.readiness.status === 'ready'),
+        timeout(10_000),
+      ),
+    );
+    const slow = await cli('send', 'c1', 'no time', '--wait', '--timeout', '0.2', '--url', url);
+    expect(slow).toMatchObject({ code: EXIT.timeout, out: expect.stringMatching(/ timeout\n$/) });
+    const detached = await cli('detach', 'c1', '--url', url, '--json');
+    expect(detached).toMatchObject({ code: EXIT.ok, out: '{"ok":true}\n' });
+  });
+});
