@@ -1,4 +1,5 @@
 import type { TerminalState } from '../schemas/terminal-state.js';
+import { operationsFor } from '../supervisor/operations.js';
 
 /**
  * Observation time as people read it: seconds into a replay, the time of day (UTC) live, where
@@ -22,9 +23,12 @@ function briefBody(s: TerminalState): string {
   const last =
     s.lastTurn.result === 'none' ? '' : ` last=${s.lastTurn.result}@${s.lastTurn.turnId ?? '-'}`;
   const blocked = s.surface.blockedPrompt ? ` blocked=${s.surface.blockedPrompt}` : '';
+  const send = operationsFor(s).sendInput;
+  const why = send.allowed === 'no' ? ` (${send.reason})` : '';
+  const where = s.target === null ? '' : ` ${s.target} ${s.tool}`;
   return (
-    `${s.terminalId} ` +
-    `diag=${s.diagnostics.availability} readiness=${s.readiness.status} ` +
+    `${s.terminalId}${where} ` +
+    `diag=${s.diagnostics.availability} readiness=${s.readiness.status}${why} ` +
     `phase=${s.turn.phase}${turn}${completion}${last}${blocked} ` +
     `surface=${s.surface.businessState}/${s.surface.inputMode}`
   );

@@ -4,7 +4,10 @@ import { PanewardError } from '../errors.js';
 import { describeZodError } from '../internal/zod-errors.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import { Target } from '../schemas/target.js';
-import { createSupervisor } from '../supervisor/supervisor.js';
+import { operationsFor } from '../supervisor/operations.js';
+import { createSupervisor, type Supervisor } from '../supervisor/supervisor.js';
+import { terminalTable } from './table.js';
+import { interval, merge, throttleTime, type Subscription } from 'rxjs';
 import { briefPrinter } from './format.js';
 
 /** Options of `paneward watch`, as commander hands them over. */
@@ -16,7 +19,8 @@ export const WatchOptions = z
     socketPath: z.string().min(1).optional(),
     discover: z.boolean().default(false),
     duration: z.coerce.number().positive().optional(),
-    format: z.enum(['json', 'brief']).default('brief'),
+    /** `table` (a live table, for a terminal), `brief` (one line per change) or `json`. */
+    format: z.enum(['auto', 'table', 'brief', 'json']).default('auto'),
     /** Keep the journal here (durable; terminals attached there before are re-adopted). */
     dataDir: z.string().min(1).optional(),
     /** Wall-clock budget per attached session, in seconds: arms the watchdog (it may type Escape). */
@@ -36,18 +40,37 @@ export interface WatchIo {
   err(line: string): void;
   /** Stops watching when aborted; default: SIGINT or SIGTERM. */
   signal?: AbortSignal;
+  /** Draw a live table (a terminal): default when stdout is a TTY and the format is `auto`. */
+  tty?: { rows: () => number; write: (text: string) => void; color: boolean };
 }
 
+/** How often discovery looks for new agent panes, and the table is redrawn at least. */
+const DISCOVER_SECONDS = 2;
+const REDRAW_MS = 1000;
+
+const defaultIo = (): WatchIo => ({
+  out: (l) => process.stdout.write(`${l}\n`),
+  err: (l) => process.stderr.write(`${l}\n`),
+  ...(process.stdout.isTTY
+    ? {
+        tty: {
+          rows: () => process.stdout.rows ?? 40,
+          write: (t: string) => void process.stdout.write(t),
+          color: !process.env.NO_COLOR,
+        },
+      }
+    : {}),
+});
+
 /**
- * Supervises panes live and prints every change of their public state until stopped or
- * `--duration` seconds have passed.
+ * Supervises panes live until stopped or `--duration` seconds have passed: a table that
+ * redraws in place on a terminal, one line per change otherwise (every line names the pane,
+ * and why it is not ready when it cannot be). With `--discover`, agent panes are picked up as
+ * they appear.
  */
 export async function runWatch(
   raw: Record<string, unknown>,
-  io: WatchIo = {
-    out: (l) => process.stdout.write(`${l}\n`),
-    err: (l) => process.stderr.write(`${l}\n`),
-  },
+  io: WatchIo = defaultIo(),
 ): Promise<void> {
   const parsed = WatchOptions.safeParse(raw);
   if (!parsed.success) {
@@ -71,16 +94,29 @@ export async function runWatch(
   }
   io.signal?.addEventListener('abort', onSignal, { once: true });
   const timer = o.duration === undefined ? undefined : setTimeout(onSignal, o.duration * 1000);
-  const print =
-    o.format === 'brief' ? briefPrinter(io.out) : (s: TerminalState) => io.out(JSON.stringify(s));
+  const format = o.format === 'auto' ? (io.tty ? 'table' : 'brief') : o.format;
+  const subs: Subscription[] = [];
   try {
-    const ids: string[] = sup.ids();
-    for (const target of o.targets) {
-      ids.push(sup.attach({ target, tool: o.tool ?? (await sup.detectTool(target)) }));
+    for (const target of o.targets) sup.attach({ target, ...(o.tool ? { tool: o.tool } : {}) });
+    if (o.discover) {
+      sup.discoverContinuously(DISCOVER_SECONDS);
+      if (o.targets.length === 0) io.err('paneward: watching for panes that run a known agent CLI');
     }
-    if (o.discover) ids.push(...(await sup.discover()));
-    if (ids.length === 0) io.err('paneward: no pane runs a known agent CLI');
-    for (const id of ids) sup.state$(id).subscribe(print);
+    if (format === 'table' && io.tty) subs.push(drawTable(sup, io.tty));
+    else {
+      const print =
+        format === 'json' ? (s: TerminalState) => io.out(JSON.stringify(s)) : briefPrinter(io.out);
+      const followed = new Set<string>();
+      subs.push(
+        sup.terminals$.subscribe((ids) => {
+          for (const id of ids) {
+            if (followed.has(id)) continue;
+            followed.add(id);
+            subs.push(sup.state$(id).subscribe({ next: print, error: () => {} }));
+          }
+        }),
+      );
+    }
     if (!stop.signal.aborted) {
       await new Promise<void>((resolve) =>
         stop.signal.addEventListener('abort', () => resolve(), { once: true }),
@@ -90,21 +126,50 @@ export async function runWatch(
     clearTimeout(timer);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    for (const s of subs) s.unsubscribe();
     await sup.stop();
   }
+}
+
+/** The live table: redrawn in place on every change (at most 4 times a second) and every second. */
+function drawTable(sup: Supervisor, tty: NonNullable<WatchIo['tty']>): Subscription {
+  let lines = 0;
+  const draw = () => {
+    const views = sup.ids().map((id) => {
+      const s = sup.get(id);
+      return { ...s, operations: operationsFor(s) };
+    });
+    const rows = terminalTable(views, Date.now() / 1000, tty.color).slice(
+      0,
+      Math.max(1, tty.rows() - 1),
+    );
+    // Back to the table's first line, then each line cleared as it is written again.
+    const up = lines > 0 ? `\u001b[${lines}F` : '';
+    tty.write(`${up}${rows.map((r) => `\u001b[2K${r}\n`).join('')}\u001b[J`);
+    lines = rows.length;
+  };
+  return merge(sup.terminals$, interval(REDRAW_MS), sup.journal.records$)
+    .pipe(throttleTime(250, undefined, { leading: true, trailing: true }))
+    .subscribe(() => draw());
 }
 
 export function registerWatch(program: Command): void {
   program
     .command('watch')
-    .description('Supervise tmux panes live and print every change of their public state.')
+    .description(
+      'Supervise tmux panes live: a live table on a terminal, one line per change otherwise.',
+    )
     .argument('[targets...]', 'panes as session:window.pane or %N')
-    .option('--tool <id>', 'profile of the named panes (claude_code, codex, gemini_cli)')
+    .option('--tool <id>', 'profile of the named panes (detected from their processes otherwise)')
     .option('-L, --socket-name <name>', 'tmux socket name')
     .option('-S, --socket-path <path>', 'tmux socket path')
-    .option('--discover', 'also attach every pane that runs a known agent CLI')
+    .option('--discover', 'attach every pane that runs a known agent CLI, as they appear')
     .option('--duration <seconds>', 'stop after this many seconds')
-    .option('--format <format>', 'brief (one short line) or json (the full state)', 'brief')
+    .option(
+      '--format <format>',
+      'table, brief (one line per change) or json; default: table on a terminal',
+      'auto',
+    )
     .option('--data-dir <dir>', 'keep the journal in this data directory (default: in memory)')
     .option(
       '--session-budget <seconds>',

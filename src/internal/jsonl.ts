@@ -5,7 +5,21 @@ import { describeZodError } from './zod-errors.js';
 
 /** Reads a JSON Lines file (`-` for standard input) as `[lineNumber, text]` pairs, blank lines skipped. */
 export function readJsonLines(file: string): Array<[number, string]> {
-  const text = file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
+  let text: string;
+  try {
+    text = file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EISDIR') {
+      throw new PanewardError('invalid_input', `${file} is a folder, not a JSON Lines file`, {
+        cause: error,
+      });
+    }
+    if (code === 'ENOENT') {
+      throw new PanewardError('invalid_input', `${file}: no such file`, { cause: error });
+    }
+    throw error;
+  }
   const out: Array<[number, string]> = [];
   text.split('\n').forEach((line, i) => {
     if (line.trim() !== '') out.push([i + 1, line]);

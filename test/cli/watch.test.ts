@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execa } from 'execa';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,6 +45,75 @@ describe('paneward watch', () => {
     expect(last.diagnostics.transport).toBe('tmux_up');
     expect(last.readiness.status).toBe('failed');
     expect(err).toEqual([]);
+  });
+
+  it('says on each line why a pane cannot take a prompt: no such pane, no agent CLI', async () => {
+    const out: string[] = [];
+    await runWatch(
+      {
+        targets: ['%9999', session.target],
+        socketName: session.socketName,
+        duration: '1.5',
+        format: 'brief',
+      },
+      { out: (l) => out.push(l), err: () => {}, signal: new AbortController().signal },
+    );
+    expect(out.some((l) => / t1 %9999 \S+ .*\(no such pane/.test(l))).toBe(true);
+    expect(
+      out.some((l) =>
+        new RegExp(
+          ` t2 ${session.target.replace('.', '\\.')} unsupported .*\\(no agent CLI in this pane\\)`,
+        ).test(l),
+      ),
+    ).toBe(true);
+  });
+
+  it('with --discover, keeps watching and picks up an agent pane that starts later', async () => {
+    const bin = join(dir, 'bin');
+    mkdirSync(bin, { recursive: true });
+    // A process named like Claude Code: what discovery looks for.
+    writeFileSync(join(bin, 'claude'), '#!/bin/sh\necho "❯ "\nwhile :; do sleep 1; done\n');
+    chmodSync(join(bin, 'claude'), 0o755);
+    const out: string[] = [];
+    const err: string[] = [];
+    const stop = new AbortController();
+    const watching = runWatch(
+      { targets: [], discover: true, socketName: session.socketName, format: 'brief' },
+      { out: (l) => out.push(l), err: (l) => err.push(l), signal: stop.signal },
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    await execa('tmux', [
+      '-L',
+      session.socketName,
+      'new-window',
+      '-d',
+      '-t',
+      'pw',
+      join(bin, 'claude'),
+    ]);
+    const deadline = Date.now() + 15_000;
+    while (!out.some((l) => / claude_code /.test(l)) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    stop.abort();
+    await watching;
+    expect(err).toEqual(['paneward: watching for panes that run a known agent CLI']);
+    expect(out.find((l) => / claude_code /.test(l))).toMatch(/ t1 %\d+ claude_code /);
+  });
+
+  it('draws a live table in place on a terminal', async () => {
+    let screen = '';
+    await runWatch(
+      { targets: [session.target], socketName: session.socketName, duration: '1.2' },
+      {
+        out: () => {},
+        err: () => {},
+        signal: new AbortController().signal,
+        tty: { rows: () => 20, write: (t) => (screen += t), color: true },
+      },
+    );
+    expect(screen).toContain('TERMINAL');
+    expect(screen).toMatch(/\u001b\[\d+F/); // redrawn in place
+    expect(screen).toContain('\u001b[31mfailed'); // state colours
   });
 
   it('names the missing field', async () => {
