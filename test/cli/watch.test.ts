@@ -112,7 +112,7 @@ describe('paneward watch', () => {
       },
     );
     expect(screen).toContain('TERMINAL');
-    expect(screen).toMatch(/\u001b\[\d+F/); // redrawn in place
+    expect(screen).toMatch(new RegExp(`${String.fromCharCode(27)}\\[\\d+F`)); // redrawn in place
     expect(screen).toContain('\u001b[31mfailed'); // state colours
   });
 
