@@ -14,6 +14,8 @@ export type PanewardErrorCode =
   | 'data_dir_busy'
   | 'journal_corrupt'
   | 'journal_failed'
+  | 'host_unreachable'
+  | 'host_timeout'
   | 'internal';
 
 /**

@@ -11,8 +11,8 @@ import type { Logger } from 'pino';
 import { isPanewardError, PanewardError, type PanewardErrorCode } from '../errors.js';
 import { describeZodError } from '../internal/zod-errors.js';
 import { operationsFor } from '../supervisor/operations.js';
-import type { Supervisor } from '../supervisor/supervisor.js';
 import { createMetrics, type ServerMetrics } from './metrics.js';
+import type { SupervisorPort } from './port.js';
 import {
   Accepted,
   AttachBody,
@@ -42,7 +42,7 @@ export interface HttpAppOptions {
   logger?: Logger;
 }
 
-/** The HTTP API of a supervisor: a Hono app, a Node request listener, its metrics. */
+/** The HTTP API of a supervisor (or a fleet of them): a Hono app, a Node request listener, its metrics. */
 export interface HttpApp {
   app: OpenAPIHono;
   /** Mount in any `node:http` server (Express and Fastify take it too). */
@@ -64,6 +64,10 @@ const STATUS: Partial<Record<PanewardErrorCode | string, ContentfulStatusCode>> 
   tmux_missing: 409,
   tmux_failed: 502,
   tmux_timeout: 504,
+  // A fleet could not reach the host that owns the terminal: the command was not delivered.
+  host_unreachable: 503,
+  // The owning host did not answer in time: the command may or may not have reached it.
+  host_timeout: 504,
   // The client went away (or aborted) before the answer: nobody reads this status.
   aborted: 499 as ContentfulStatusCode,
 };
@@ -125,9 +129,10 @@ function resumeFrom(c: Context, since: number | undefined): number {
 /**
  * The HTTP API (contracts.md §5) of a supervisor, as a Hono app and a Node request listener:
  * routes and bodies are zod schemas, `/openapi.json` is generated from them, every state read
- * says which operations are acceptable now, events stream the journal over SSE.
+ * says which operations are acceptable now, events stream the journal over SSE. It serves
+ * anything that satisfies {@link SupervisorPort}: a `Supervisor`, or the fleet view.
  */
-export function createHttpApp(sup: Supervisor, options: HttpAppOptions = {}): HttpApp {
+export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {}): HttpApp {
   const log = options.logger;
   const metrics = createMetrics(sup);
   const sse: SseOptions = { ...DEFAULT_SSE, ...options.sse };
@@ -188,7 +193,7 @@ export function createHttpApp(sup: Supervisor, options: HttpAppOptions = {}): Ht
 
   const view = (id: string) => {
     const state = sup.get(id);
-    return { ...state, operations: operationsFor(state) };
+    return { ...state, ...sup.viewDetails?.(id), operations: operationsFor(state) };
   };
 
   app.openapi(
@@ -204,6 +209,7 @@ export function createHttpApp(sup: Supervisor, options: HttpAppOptions = {}): Ht
           status: 'ok' as const,
           terminals: sup.ids().length,
           journal: { lastSeq: sup.journal.lastSeq, durableSeq: sup.journal.durableSeq },
+          ...sup.healthDetails?.(),
         },
         200,
       ),
@@ -259,8 +265,11 @@ export function createHttpApp(sup: Supervisor, options: HttpAppOptions = {}): Ht
       request: { params: Params, query: HistoryQuery },
       responses: { 200: json(History, 'records'), ...TERMINAL_ERRORS },
     }),
-    (c) =>
-      c.json({ records: sup.history(c.req.valid('param').id, c.req.valid('query').limit) }, 200),
+    async (c) =>
+      c.json(
+        { records: await sup.history(c.req.valid('param').id, c.req.valid('query').limit) },
+        200,
+      ),
   );
 
   app.openapi(
@@ -359,8 +368,8 @@ export function createHttpApp(sup: Supervisor, options: HttpAppOptions = {}): Ht
       request: { params: Params },
       responses: { 200: json(Accepted, 'detached'), ...TERMINAL_ERRORS },
     }),
-    (c) => {
-      sup.detach(c.req.valid('param').id);
+    async (c) => {
+      await sup.detach(c.req.valid('param').id);
       return c.json({ ok: true as const }, 200);
     },
   );

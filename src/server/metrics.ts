@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Subscription } from 'rxjs';
-import type { Supervisor } from '../supervisor/supervisor.js';
+import type { SupervisorPort } from './port.js';
 
 /** The service's Prometheus metrics, on a registry of its own. */
 export interface ServerMetrics {
@@ -15,7 +15,7 @@ export interface ServerMetrics {
  * machine and state entered, sample and journal append latencies, SSE clients, the journal's
  * position, and Node's own process metrics.
  */
-export function createMetrics(sup: Supervisor): ServerMetrics {
+export function createMetrics(sup: SupervisorPort): ServerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'paneward_process_' });
   const terminals = new Gauge({

@@ -24,12 +24,27 @@ export type TerminalView = z.infer<typeof TerminalView>;
 
 export const TerminalList = z.object({ terminals: z.array(TerminalView) }).openapi('TerminalList');
 
+/** A host of a fleet: it names subjects and keys, so no dot and no slash. */
+export const HostId = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, dash or underscore, at most 64');
+
+/** A terminal id; a fleet view qualifies it by its host: `host/id` (`host%2Fid` in a path). */
 export const TerminalId = z
   .string()
-  .regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, dot, dash or underscore, at most 64')
+  .regex(
+    /^(?:[A-Za-z0-9_-]{1,64}\/)?[A-Za-z0-9._-]{1,64}$/,
+    'letters, digits, dot, dash or underscore, at most 64 (in a fleet: host/id)',
+  )
   .openapi({ param: { name: 'id', in: 'path' }, example: 't1' });
 
-export const AttachBody = z.strictObject(AttachRequest.shape).openapi('AttachRequest');
+export const AttachBody = z
+  .strictObject({
+    ...AttachRequest.shape,
+    /** In a fleet: the host whose tmux server has the pane (a single server refuses it). */
+    host: HostId.optional(),
+  })
+  .openapi('AttachRequest');
 
 /** Prompts are typed literally; a prompt longer than this is refused. */
 export const MAX_PROMPT_CHARS = 64 * 1024;

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import { Subject, firstValueFrom, race, timer } from 'rxjs';
-import type { Journal } from '../journal/journal.js';
+import type { RecordFeed } from './port.js';
 
 export interface SseOptions {
   /** A heartbeat event after this long without records; default 15 s. */
@@ -33,7 +33,7 @@ class WriteTimeout extends Error {}
  */
 export function streamRecords(
   c: Context,
-  journal: Journal,
+  journal: RecordFeed,
   opts: { since: number; terminalId?: string; sse: SseOptions; onOpen?: () => () => void },
 ) {
   return streamSSE(c, async (stream) => {
@@ -59,7 +59,7 @@ export function streamRecords(
     };
     try {
       while (!aborted) {
-        const batch = journal.readAfter(last, { terminalId: opts.terminalId, limit: CHUNK });
+        const batch = await journal.readAfter(last, { terminalId: opts.terminalId, limit: CHUNK });
         if (batch.length > 0) {
           for (const r of batch) {
             await write({ id: String(r.seq), event: r.kind, data: JSON.stringify(r) });

@@ -28,7 +28,12 @@ const verdict = (allowed: OperationVerdict['allowed'], reason: string): Operatio
 /** Why the terminal cannot be seen or driven at all, or null when it can. */
 function gone(s: TerminalState): string | null {
   const d = s.diagnostics;
-  if (d.availability === 'unavailable') return 'no such pane (tmux cannot find it)';
+  if (d.availability === 'unavailable') {
+    // A fleet view says why it cannot see the pane (its host is unreachable).
+    return d.error?.kind === 'host_unreachable'
+      ? d.error.message
+      : 'no such pane (tmux cannot find it)';
+  }
   if (d.availability === 'tui_down') return 'the agent is not running in the pane';
   if (d.availability === 'error')
     return `the pane cannot be read: ${d.error?.message ?? 'probe error'}`;

@@ -1,0 +1,55 @@
+import type { Observable } from 'rxjs';
+import type { JournalRecord } from '../schemas/record.js';
+import type { TerminalState } from '../schemas/terminal-state.js';
+import type { AttachRequest, Telemetry, TurnResult } from '../supervisor/supervisor.js';
+
+/**
+ * A stream of records the HTTP app serves over SSE: each record's `seq` is its event id. A
+ * local supervisor's journal is one; the fleet view's window on the JetStream stream is another.
+ */
+export interface RecordFeed {
+  /** The last `seq` handed out. */
+  readonly lastSeq: number;
+  /** The last `seq` a reader may be given (acknowledged). */
+  readonly durableSeq: number;
+  /** Each acknowledged record as it comes (readers use it as a wake-up). */
+  readonly records$: Observable<JournalRecord>;
+  /** At most `limit` records after `afterSeq` (optionally of one terminal), oldest first. */
+  readAfter(
+    afterSeq: number,
+    options?: { terminalId?: string; limit?: number },
+  ): JournalRecord[] | Promise<JournalRecord[]>;
+}
+
+/** What `POST /v1/terminals` hands over: a fleet also says which host's pane it is. */
+export type AttachCommand = AttachRequest & { host?: string };
+
+/**
+ * What the HTTP app needs from whatever it serves: a local `Supervisor` satisfies it as it is,
+ * and the fleet view implements it for every host at once. Reads are synchronous (the state is
+ * held in memory); commands may go over the network. Errors are `PanewardError`s, whose code
+ * decides the HTTP status.
+ */
+export interface SupervisorPort {
+  readonly journal: RecordFeed;
+  /** Sample and append latencies for the metrics (a fleet view has none of its own). */
+  readonly telemetry$: Observable<Telemetry>;
+  ids(): string[];
+  /** Throws `unknown_terminal` for an id it does not know. */
+  get(id: string): TerminalState;
+  history(id: string, limit?: number): JournalRecord[] | Promise<JournalRecord[]>;
+  attachPane(request: AttachCommand): Promise<string>;
+  submit(id: string, text: string, opts: { force?: boolean }): Promise<string>;
+  waitForTurn(
+    id: string,
+    turnId: string,
+    opts: { timeoutMs?: number; signal?: AbortSignal },
+  ): Promise<TurnResult>;
+  interrupt(id: string): Promise<void>;
+  resume(id: string): Promise<void>;
+  detach(id: string): void | Promise<void>;
+  /** More to say in `/healthz` (the fleet names its hosts). */
+  healthDetails?(): Record<string, unknown>;
+  /** Extra fields of a terminal's view (the fleet names its host). */
+  viewDetails?(id: string): Record<string, unknown>;
+}
