@@ -1,13 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import { z } from 'zod';
 import { PanewardError } from '../errors.js';
 import { describeZodError } from '../internal/zod-errors.js';
+import { FleetEdge } from '../fleet/edge.js';
+import { HostId } from '../fleet/schemas.js';
+import { FleetView } from '../fleet/view.js';
+import type { ProfileFactory } from '../profiles/types.js';
 import { createHttpApp } from '../server/app.js';
-import { createSupervisor } from '../supervisor/supervisor.js';
+import type { SupervisorPort } from '../server/port.js';
+import { createSupervisor, type Supervisor } from '../supervisor/supervisor.js';
 
 /** Where `paneward serve` listens by default, and what the client commands talk to. */
 export const DEFAULT_PORT = 7420;
@@ -39,10 +46,40 @@ export const ServeOptions = z
     discoverInterval: z.coerce.number().positive().default(5),
     sessionBudget: z.coerce.number({ error: 'must be a number of seconds' }).positive().optional(),
     pollInterval: z.coerce.number({ error: 'must be a number of seconds' }).positive().optional(),
+    /** NATS server URL: publish to a fleet (with --host-id), or serve one (with --fleet). */
+    nats: z
+      .string()
+      .regex(
+        /^(?:(?:nats|tls):\/\/)?[^\s/]+(?::\d+)?(?:,(?:(?:nats|tls):\/\/)?[^\s/]+(?::\d+)?)*$/,
+        {
+          error: 'must be a NATS URL such as nats://127.0.0.1:4222',
+        },
+      )
+      .optional(),
+    hostId: HostId.optional(),
+    fleet: z.boolean().default(false),
+    /** A module whose `profiles` export adds tool profiles (id → factory). */
+    profileModule: z.string().min(1).optional(),
   })
   .refine((o) => !(o.socketName && o.socketPath), {
     error: 'cannot be combined with --socket-name',
     path: ['socketPath'],
+  })
+  .refine((o) => !o.fleet || o.nats !== undefined, {
+    error: '--fleet needs --nats URL',
+    path: ['nats'],
+  })
+  .refine((o) => !o.fleet || o.hostId === undefined, {
+    error: 'cannot be combined with --fleet (a fleet server has no panes of its own)',
+    path: ['hostId'],
+  })
+  .refine((o) => o.fleet || o.nats === undefined || o.hostId !== undefined, {
+    error: '--nats needs --host-id NAME (this host in the fleet), or --fleet',
+    path: ['hostId'],
+  })
+  .refine((o) => o.hostId === undefined || o.nats !== undefined, {
+    error: '--host-id needs --nats URL',
+    path: ['nats'],
   });
 export type ServeOptions = z.infer<typeof ServeOptions>;
 
@@ -116,17 +153,33 @@ export async function startServe(
     );
   }
   const log = logger ?? createLogger(o.logLevel);
-  const sup = createSupervisor({
-    socketName: o.socketName,
-    socketPath: o.socketPath,
-    ...(o.dataDir ? { dataDir: o.dataDir } : {}),
-    config: {
-      ...(o.sessionBudget === undefined ? {} : { sessionWallClockSeconds: o.sessionBudget }),
-      ...(o.pollInterval === undefined ? {} : { pollIntervalSeconds: o.pollInterval }),
-    },
-  });
-  if (o.discover) sup.discoverContinuously(o.discoverInterval);
-  const http = createHttpApp(sup, {
+  let sup: Supervisor | null = null;
+  let edge: FleetEdge | null = null;
+  let fleet: FleetView | null = null;
+  let served: SupervisorPort;
+  if (o.fleet) {
+    fleet = new FleetView({ nats: o.nats!, logger: log });
+    await fleet.ready(5_000);
+    served = fleet;
+  } else {
+    const profiles = o.profileModule ? await loadProfiles(o.profileModule) : undefined;
+    sup = createSupervisor({
+      socketName: o.socketName,
+      socketPath: o.socketPath,
+      ...(o.dataDir ? { dataDir: o.dataDir } : {}),
+      ...(profiles ? { profiles } : {}),
+      config: {
+        ...(o.sessionBudget === undefined ? {} : { sessionWallClockSeconds: o.sessionBudget }),
+        ...(o.pollInterval === undefined ? {} : { pollIntervalSeconds: o.pollInterval }),
+      },
+    });
+    if (o.discover) sup.discoverContinuously(o.discoverInterval);
+    if (o.nats !== undefined) {
+      edge = new FleetEdge({ supervisor: sup, nats: o.nats, hostId: o.hostId!, logger: log });
+    }
+    served = sup;
+  }
+  const http = createHttpApp(served, {
     ...(token ? { token } : {}),
     ...(o.cors ? { corsOrigins: o.cors } : {}),
     logger: log,
@@ -141,7 +194,15 @@ export async function startServe(
   const host = o.host.includes(':') ? `[${o.host}]` : o.host;
   const url = `http://${host}:${port}`;
   log.info(
-    { url, dataDir: sup.journal.directory, terminals: sup.ids().length, token: token !== null },
+    {
+      url,
+      ...(sup ? { dataDir: sup.journal.directory } : {}),
+      ...(o.nats ? { nats: o.nats } : {}),
+      ...(o.hostId ? { hostId: o.hostId } : {}),
+      ...(o.fleet ? { fleet: true } : {}),
+      terminals: served.ids().length,
+      token: token !== null,
+    },
     'paneward serve listening',
   );
   let stopping: Promise<void> | null = null;
@@ -153,10 +214,39 @@ export async function startServe(
         server.close();
         server.closeAllConnections();
         http.close();
-        await sup.stop();
+        await edge?.stop();
+        await sup?.stop();
+        await fleet?.stop();
         log.info('paneward serve stopped');
       })()),
   };
+}
+
+/** The `profiles` export (or default export) of a module: tool id → profile factory. */
+async function loadProfiles(file: string): Promise<Record<string, ProfileFactory>> {
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>;
+  } catch (error) {
+    throw new PanewardError(
+      'invalid_input',
+      `serve: field \`profileModule\`: cannot load ${file}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  const profiles = (mod.profiles ?? mod.default) as Record<string, unknown> | undefined;
+  const ok =
+    profiles !== null &&
+    typeof profiles === 'object' &&
+    Object.keys(profiles).length > 0 &&
+    Object.values(profiles).every((f) => typeof f === 'function');
+  if (!ok) {
+    throw new PanewardError(
+      'invalid_input',
+      `serve: field \`profileModule\`: ${file} must export \`profiles\`, an object of tool id → profile factory`,
+    );
+  }
+  return profiles as Record<string, ProfileFactory>;
 }
 
 export function registerServe(program: Command): void {
@@ -175,6 +265,13 @@ export function registerServe(program: Command): void {
     .option('--discover-interval <seconds>', 'how often to look for new agent panes', '5')
     .option('--session-budget <seconds>', 'arm the watchdog of every attached session')
     .option('--poll-interval <seconds>', 'time between two samples of a pane')
+    .option(
+      '--nats <url>',
+      'NATS server: publish to a fleet (with --host-id) or serve it (--fleet)',
+    )
+    .option('--host-id <name>', "this host's name in the fleet")
+    .option('--fleet', 'serve every host of the fleet on --nats (no panes of its own)')
+    .option('--profile-module <file>', 'a module whose `profiles` export adds tool profiles')
     .action(async (opts: Record<string, unknown>) => {
       const running = await startServe(opts);
       await new Promise<void>((resolve) => {

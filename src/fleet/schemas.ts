@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { AttachRequest } from '../supervisor/supervisor.js';
+import { TerminalState } from '../schemas/terminal-state.js';
+import { HostId, InputBody, TerminalId, TurnBody } from '../server/schemas.js';
+
+export { HostId };
+
+/** The latest public state of one terminal, as an edge keeps it in the state bucket. */
+export const StateEntry = z.object({
+  host: HostId,
+  terminalId: z.string(),
+  /** Epoch ms on the edge when it was written. */
+  at: z.number(),
+  state: TerminalState,
+});
+export type StateEntry = z.infer<typeof StateEntry>;
+
+/** An edge's heartbeat (the hosts bucket expires it when the edge stops sending). */
+export const Heartbeat = z.object({
+  host: HostId,
+  pid: z.number().int(),
+  /** Epoch ms on the edge. */
+  startedAt: z.number(),
+  at: z.number(),
+  terminals: z.number().int().nonnegative(),
+  /** The edge journal's last acknowledged seq, and the last one JetStream acknowledged. */
+  durableSeq: z.number().int().nonnegative(),
+  publishedSeq: z.number().int().nonnegative(),
+});
+export type Heartbeat = z.infer<typeof Heartbeat>;
+
+const Base = {
+  /** Unique per command: an edge answers a repeated id with the first answer, never runs it twice. */
+  requestId: z.string().min(8).max(64),
+  /** Epoch ms (the sender's clock) after which the sender no longer waits: the edge drops it. */
+  expiresAt: z.number(),
+};
+const Id = { id: TerminalId };
+
+/** A command to an edge, over request/reply; validated by the edge as its HTTP API does. */
+export const CommandRequest = z.discriminatedUnion('op', [
+  z.strictObject({ ...Base, op: z.literal('attach'), body: AttachRequest }),
+  z.strictObject({ ...Base, ...Id, op: z.literal('input'), body: InputBody }),
+  z.strictObject({ ...Base, ...Id, op: z.literal('turns'), body: TurnBody }),
+  z.strictObject({
+    ...Base,
+    ...Id,
+    op: z.literal('wait'),
+    turnId: z.string().min(1),
+    timeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .max(2 ** 31 - 1),
+  }),
+  z.strictObject({ ...Base, ...Id, op: z.literal('interrupt') }),
+  z.strictObject({ ...Base, ...Id, op: z.literal('resume') }),
+  z.strictObject({ ...Base, ...Id, op: z.literal('detach') }),
+]);
+export type CommandRequest = z.infer<typeof CommandRequest>;
+export type CommandOp = CommandRequest['op'];
+
+export const CommandError = z.object({
+  code: z.string(),
+  message: z.string(),
+  details: z.unknown().nullable(),
+});
+
+export const CommandReply = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), value: z.unknown() }),
+  z.object({ ok: z.literal(false), error: CommandError }),
+]);
+export type CommandReply = z.infer<typeof CommandReply>;
