@@ -426,6 +426,7 @@ export class FleetEdge {
       raw = undefined;
     }
     const parsed = CommandRequest.safeParse(raw);
+    this.log?.debug({ command: raw }, 'command received');
     if (!parsed.success) {
       reply = fail(
         new PanewardError('invalid_input', `command: ${describeZodError(parsed.error)}`, {
@@ -455,6 +456,10 @@ export class FleetEdge {
       }
       reply = await answer;
     }
+    this.log?.debug(
+      { ok: reply.ok, ...(reply.ok ? {} : { error: reply.error }) },
+      'command answered',
+    );
     try {
       msg.respond(JSON.stringify(reply));
     } catch (error) {
