@@ -90,6 +90,8 @@ export class FleetEdge {
   private handles: Promise<Omit<FleetHandles, 'nc'> | null> | null = null;
   private cursor: number;
   private synced = false;
+  /** The stream agreed this journal is this host's: only then does it write state, beat, answer. */
+  private verified = false;
   private duplicates = 0;
   private commands = 0;
   private stopped = false;
@@ -166,7 +168,7 @@ export class FleetEdge {
     for (const s of [...this.subs, ...this.watched.values()]) s.unsubscribe();
     await Promise.allSettled(this.loops);
     await Promise.allSettled([...this.inFlight]);
-    const h = this.conn.connected ? await this.handles?.catch(() => null) : null;
+    const h = this.conn.connected && this.verified ? await this.handles?.catch(() => null) : null;
     if (h) await withTimeout(h.hosts.delete(this.hostId)).catch(() => {});
     this.responder?.unsubscribe();
     await this.cursorWrite;
@@ -209,8 +211,11 @@ export class FleetEdge {
         }
       } catch (error) {
         this.synced = false;
-        this.log?.warn({ err: String(error) }, 'publishing paused');
-        await this.pause(1000);
+        this.log?.[isPanewardError(error) ? 'error' : 'warn'](
+          { err: String(error) },
+          'publishing paused',
+        );
+        await this.pause(isPanewardError(error) ? 10_000 : 1000);
       }
     }
   }
@@ -252,6 +257,12 @@ export class FleetEdge {
       this.advance(last);
     }
     this.synced = true;
+    if (!this.verified) {
+      this.verified = true;
+      const nc = await this.conn.connection();
+      if (nc && !this.responder && !this.stopped) this.listen(nc);
+      this.wake$.next();
+    }
   }
 
   private advance(seq: number): void {
@@ -329,6 +340,10 @@ export class FleetEdge {
   private async stateLoop(): Promise<void> {
     while (!this.stopped) {
       const h = await this.ready();
+      if (h && !this.verified) {
+        await this.idle();
+        continue;
+      }
       if (!h) {
         await this.pause(1000);
         continue;
@@ -386,7 +401,7 @@ export class FleetEdge {
   private async heartbeatLoop(): Promise<void> {
     while (!this.stopped) {
       const h = this.conn.connected ? await this.ready() : null;
-      if (h) {
+      if (h && this.verified) {
         const beat: Heartbeat = {
           host: this.hostId,
           pid: process.pid,
@@ -520,9 +535,7 @@ export class FleetEdge {
     this.handles ??= (async () => {
       const nc = await this.conn.connection();
       if (!nc) return null;
-      const h = await ensureFleet(nc, this.limits);
-      if (!this.responder) this.listen(nc);
-      return h;
+      return ensureFleet(nc, this.limits);
     })();
     try {
       return await this.handles;

@@ -62,6 +62,9 @@ export interface HostView {
   /** Epoch ms of its latest heartbeat, as this view received it; null when none. */
   lastHeartbeatAt: number | null;
   reason: 'host_unreachable' | null;
+  /** From its latest heartbeat: its journal's last seq, and the last one JetStream acknowledged. */
+  durableSeq: number | null;
+  publishedSeq: number | null;
 }
 
 /**
@@ -355,6 +358,8 @@ export class FleetView implements SupervisorPort {
       reachable,
       lastHeartbeatAt: seen && seen.seenAt > 0 ? seen.seenAt : null,
       reason: reachable ? null : 'host_unreachable',
+      durableSeq: seen?.beat?.durableSeq ?? null,
+      publishedSeq: seen?.beat?.publishedSeq ?? null,
     };
   }
 
