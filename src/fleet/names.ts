@@ -1,7 +1,7 @@
 /**
  * Where the fleet's data lives in NATS. Records: the stream `PANEWARD` on subjects
  * `paneward.<host>.<terminal>.<kind>` (a kind such as `turn.started` spans two tokens; records
- * of no terminal use `_`). Latest state: the KV bucket `paneward_state`, key `<host>.<terminal>`.
+ * of no terminal use `~`, which no terminal id holds). Latest state: the KV bucket `paneward_state`, key `<host>.<terminal>`.
  * Liveness: the KV bucket `paneward_hosts`, key `<host>`, whose entries expire. Commands:
  * request/reply on `paneward-cmd.<host>` (outside the stream's subjects, so never stored).
  */
@@ -13,7 +13,7 @@ export const HOSTS_BUCKET = 'paneward_hosts';
 export const SEQ_HEADER = 'Paneward-Seq';
 
 /** A record of no terminal (supervisor start, checkpoints) goes under this token. */
-const NO_TERMINAL = '_';
+const NO_TERMINAL = '~';
 
 // Terminal ids may hold dots, which split subject tokens and KV keys; `=` never occurs in one.
 const encodeId = (id: string) => id.replaceAll('=', '=3D').replaceAll('.', '=2E');
