@@ -1,8 +1,8 @@
 /**
  * Where the fleet's data lives in NATS. Records: the stream `PANEWARD` on subjects
  * `paneward.<host>.<terminal>.<kind>` (a kind such as `turn.started` spans two tokens; records
- * of no terminal use `~`, which no terminal id holds). Latest state: the KV bucket `paneward_state`, key `<host>.<terminal>`.
- * Liveness: the KV bucket `paneward_hosts`, key `<host>`, whose entries expire. Commands:
+ * of no terminal use `~`, which no terminal id holds). Latest state: the KV bucket
+ * `paneward_state`, key `<host>.<terminal>`. Liveness: the KV bucket `paneward_hosts`, key `<host>`, whose entries expire. Commands:
  * request/reply on `paneward-cmd.<host>` (outside the stream's subjects, so never stored).
  */
 export const STREAM = 'PANEWARD';
