@@ -214,7 +214,7 @@ export async function startServe(
         server.close();
         server.closeAllConnections();
         http.close();
-        await edge?.stop();
+        if (edge) await edge.stop({ before: () => sup!.stop(), drainMs: 5000 });
         await sup?.stop();
         await fleet?.stop();
         log.info('paneward serve stopped');

@@ -159,13 +159,27 @@ export class FleetEdge {
 
   /**
    * Stops publishing and answering; the heartbeat is removed so the fleet sees the host go at
-   * once. The supervisor is the caller's. Bounded: each NATS call has its own timeout.
+   * once. The supervisor is the caller's: `before` (e.g. its `stop`) runs once the terminals are
+   * no longer followed, then for up to `drainMs` what the journal holds is still published.
+   * Bounded: each NATS call has its own timeout.
    */
-  async stop(): Promise<void> {
+  async stop(options: { drainMs?: number; before?: () => Promise<void> } = {}): Promise<void> {
     if (this.stopped) return;
+    // A supervisor that stops is not a detach: its terminals stay in the state bucket.
+    for (const s of [...this.subs, ...this.watched.values()]) s.unsubscribe();
+    await options.before?.();
+    // What the journal holds is published before leaving, while NATS is there to take it.
+    const until = Date.now() + (options.drainMs ?? 0);
+    while (
+      this.conn.connected &&
+      this.verified &&
+      this.cursor < this.sup.journal.durableSeq &&
+      Date.now() < until
+    ) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
     this.stopped = true;
     this.stop$.next();
-    for (const s of [...this.subs, ...this.watched.values()]) s.unsubscribe();
     await Promise.allSettled(this.loops);
     await Promise.allSettled([...this.inFlight]);
     const h = this.conn.connected && this.verified ? await this.handles?.catch(() => null) : null;

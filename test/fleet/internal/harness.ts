@@ -52,6 +52,11 @@ export class NatsServer {
     return `nats://127.0.0.1:${this.port}`;
   }
 
+  /** The server's pid while it runs. */
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
   async start(): Promise<void> {
     mkdirSync(this.storeDir, { recursive: true });
     this.child = spawn(
