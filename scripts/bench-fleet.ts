@@ -134,7 +134,12 @@ async function main(): Promise<number> {
     const edges: Array<{ host: string; url: string; pid: number; tmuxPid: number }> = [];
     for (const host of hosts) {
       await tmux(host, 'new-session', '-d', '-s', 'bench', '-x', '120', '-y', '30', clock);
-      for (let i = 1; i < o.panes; i++) await tmux(host, 'new-window', '-d', '-t', 'bench', clock);
+      // Windows in batches of 50 per tmux call: one process per window is slow on a busy machine.
+      for (let i = 1; i < o.panes; i += 50) {
+        const n = Math.min(50, o.panes - i);
+        const args = Array.from({ length: n }, () => ['new-window', '-d', '-t', 'bench', clock]);
+        await tmux(host, ...args.flatMap((a, k) => (k === 0 ? a : [';', ...a])));
+      }
       const tmuxPid = Number((await tmux(host, 'display-message', '-p', '#{pid}')).stdout.trim());
       const port = await freePort();
       const child = spawn(

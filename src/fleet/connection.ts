@@ -132,7 +132,7 @@ export class FleetConnection {
     while (!this.stopped) {
       try {
         const nc = await connect({
-          servers: this.url,
+          servers: this.url.split(','),
           name: this.name,
           maxReconnectAttempts: -1,
           reconnectTimeWait: 1000,

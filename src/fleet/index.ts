@@ -1,3 +1,8 @@
+/**
+ * paneward's fleet: an edge that publishes a supervisor's records, state and liveness to NATS
+ * JetStream and answers its commands, and a view that serves every host through the same HTTP
+ * app (`createHttpApp(new FleetView({ nats }))`).
+ */
 export { FleetEdge, type EdgeOptions, type EdgeStatus } from './edge.js';
 export { FleetView, type FleetViewOptions, type HostView } from './view.js';
 export { FleetFeed, type FleetRecord } from './feed.js';
@@ -16,3 +21,5 @@ export {
   unqualify,
 } from './names.js';
 export { StateEntry, Heartbeat, CommandRequest, CommandReply } from './schemas.js';
+export { createHttpApp, type HttpApp, type HttpAppOptions } from '../server/app.js';
+export type { SupervisorPort, RecordFeed, AttachCommand } from '../server/port.js';

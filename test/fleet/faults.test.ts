@@ -268,6 +268,8 @@ describe('a fleet of three edges on a real nats-server, under faults', () => {
     const a = edges.get('host-a')!;
     await new Promise((r) => setTimeout(r, 3000));
     await a.serve.kill();
+    // The server drops the dead edge's subscription as its connection closes.
+    await new Promise((r) => setTimeout(r, 1000));
     const killMark = `MARK-KILL-${Date.now()}`;
     marks.push({
       host: 'host-a',
