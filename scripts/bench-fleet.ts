@@ -127,8 +127,11 @@ async function main(): Promise<number> {
     for (const h of hosts) await tmux(h, 'kill-server').catch(() => {});
     rmSync(dir, { recursive: true, force: true });
   };
-  process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(sig, () => void cleanup().finally(() => process.exit(130)));
+  }
   try {
+    const began = performance.now();
     await nats.start();
     const natsPid = nats.pid!;
     const edges: Array<{ host: string; url: string; pid: number; tmuxPid: number }> = [];
@@ -137,7 +140,7 @@ async function main(): Promise<number> {
       // Windows in batches of 50 per tmux call: one process per window is slow on a busy machine.
       for (let i = 1; i < o.panes; i += 50) {
         const n = Math.min(50, o.panes - i);
-        const args = Array.from({ length: n }, () => ['new-window', '-d', '-t', 'bench', clock]);
+        const args = Array.from({ length: n }, () => ['new-window', '-d', '-t', 'bench:', clock]);
         await tmux(host, ...args.flatMap((a, k) => (k === 0 ? a : [';', ...a])));
       }
       const tmuxPid = Number((await tmux(host, 'display-message', '-p', '#{pid}')).stdout.trim());
@@ -171,15 +174,23 @@ async function main(): Promise<number> {
       const panes = (await tmux(host, 'list-panes', '-a', '-F', '#{pane_id}')).stdout
         .trim()
         .split('\n');
-      for (const [i, pane] of panes.entries()) {
-        const r = await fetch(`${url}/v1/terminals`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ target: pane, tool: 'unsupported', id: `p${i}` }),
-        });
-        if (r.status !== 201) throw new Error(`attach ${host} ${pane}: ${r.status}`);
+      // Ten attaches at a time (each waits for its pane's first look).
+      for (let i = 0; i < panes.length; i += 10) {
+        await Promise.all(
+          panes.slice(i, i + 10).map(async (pane, k) => {
+            const r = await fetch(`${url}/v1/terminals`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ target: pane, tool: 'unsupported', id: `p${i + k}` }),
+            });
+            if (r.status !== 201) throw new Error(`attach ${host} ${pane}: ${r.status}`);
+          }),
+        );
       }
       edges.push({ host, url, pid: child.pid!, tmuxPid });
+      console.error(
+        `${host}: ${o.panes} panes attached (${((performance.now() - began) / 1000).toFixed(0)} s)`,
+      );
     }
     const fleetPort = await freePort();
     const fleet = spawn(

@@ -274,10 +274,15 @@ export function registerServe(program: Command): void {
     .option('--profile-module <file>', 'a module whose `profiles` export adds tool profiles')
     .action(async (opts: Record<string, unknown>) => {
       const running = await startServe(opts);
+      // `on`, not `once`: execa's exit hook re-raises a signal that no other listener holds,
+      // which would end the process in the middle of its stop.
+      let stop = () => {};
       await new Promise<void>((resolve) => {
-        const stop = () => void running.stop().then(resolve);
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
+        stop = () => void running.stop().then(resolve);
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
       });
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
     });
 }

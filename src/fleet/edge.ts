@@ -178,6 +178,10 @@ export class FleetEdge {
     ) {
       await new Promise((r) => setTimeout(r, 50));
     }
+    this.log?.info(
+      { publishedSeq: this.cursor, durableSeq: this.sup.journal.durableSeq },
+      'edge stopping',
+    );
     this.stopped = true;
     this.stop$.next();
     await Promise.allSettled(this.loops);

@@ -331,34 +331,6 @@ describe('a fleet of three edges on a real nats-server, under faults', () => {
     await load;
     await new Promise((r) => setTimeout(r, 2000));
 
-    // Every journal record of every edge is in the stream exactly once, as it was journaled.
-    const counts: Record<string, { journal: number; stream: number }> = {};
-    const stream = await until(
-      'the stream to hold every journal record',
-      async () => {
-        const msgs = await readStream(nats.url);
-        for (const e of edges.values()) {
-          const last = readRecords(journalDir(e.dataDir), 0).at(-1)?.seq ?? 0;
-          const mine = msgs.filter((m) => m.subject.split('.')[1] === e.host);
-          if ((mine.at(-1)?.record.seq ?? 0) < last) return undefined;
-        }
-        return msgs;
-      },
-      40_000,
-      1000,
-    );
-    for (const e of edges.values()) {
-      const journal = readRecords(journalDir(e.dataDir), 0);
-      const mine = stream.filter((m) => m.subject.split('.')[1] === e.host).map((m) => m.record);
-      const seqs = mine.map((r) => r.seq);
-      expect(new Set(seqs).size, `${e.host}: a record published twice`).toBe(seqs.length);
-      expect(seqs, `${e.host}: stream order`).toEqual([...seqs].sort((x, y) => x - y));
-      const bySeq = new Map(mine.map((r) => [r.seq, r]));
-      for (const r of journal) expect(bySeq.get(r.seq), `${e.host} seq ${r.seq}`).toEqual(r);
-      expect(mine.length).toBe(journal.length);
-      counts[e.host] = { journal: journal.length, stream: mine.length };
-    }
-
     // The fleet's state of every terminal equals its edge's.
     await until(
       "the fleet's state to equal each edge's",
@@ -382,6 +354,26 @@ describe('a fleet of three edges on a real nats-server, under faults', () => {
       30_000,
       500,
     );
+
+    // Each edge stops (SIGTERM): it publishes what its journal holds before it exits. Then
+    // every journal record of every edge is in the stream exactly once, as it was journaled.
+    for (const e of edges.values()) {
+      await e.serve.stop();
+      expect(e.serve.lastExit, `${e.host} exit`).toEqual({ code: 0, signal: null });
+    }
+    const counts: Record<string, { journal: number; stream: number }> = {};
+    const stream = await readStream(nats.url);
+    for (const e of edges.values()) {
+      const journal = readRecords(journalDir(e.dataDir), 0);
+      const mine = stream.filter((m) => m.subject.split('.')[1] === e.host).map((m) => m.record);
+      const seqs = mine.map((r) => r.seq);
+      expect(new Set(seqs).size, `${e.host}: a record published twice`).toBe(seqs.length);
+      expect(seqs, `${e.host}: stream order`).toEqual([...seqs].sort((x, y) => x - y));
+      const bySeq = new Map(mine.map((r) => [r.seq, r]));
+      for (const r of journal) expect(bySeq.get(r.seq), `${e.host} seq ${r.seq}`).toEqual(r);
+      expect(mine.length).toBe(journal.length);
+      counts[e.host] = { journal: journal.length, stream: mine.length };
+    }
 
     // What was refused was never typed; what was sent once ran once.
     for (const m of marks) {

@@ -77,7 +77,7 @@ export class NatsServer {
   async stop(): Promise<void> {
     const child = this.child;
     this.child = null;
-    if (!child || child.exitCode !== null) return;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const gone = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
     const t = setTimeout(() => child.kill('SIGKILL'), 5000);
@@ -138,6 +138,8 @@ export class Proxy {
 export class Serve {
   child: ChildProcess | null = null;
   log = '';
+  /** How the last stopped process ended. */
+  lastExit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   constructor(
     readonly port: number,
     readonly args: string[],
@@ -183,10 +185,16 @@ export class Serve {
   private async signal(sig: NodeJS.Signals): Promise<void> {
     const child = this.child;
     this.child = null;
-    if (!child || child.exitCode !== null) return;
-    const gone = new Promise((r) => child.once('exit', r));
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    // 'close': exited and its output read to the end.
+    const gone = new Promise((r) =>
+      child.once('close', (code, signal) => {
+        this.lastExit = { code, signal };
+        r(null);
+      }),
+    );
     child.kill(sig);
-    const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    const t = setTimeout(() => child.kill('SIGKILL'), 20_000);
     await gone;
     clearTimeout(t);
   }
