@@ -1,12 +1,13 @@
 /**
  * `npm run bench:fleet`: a fleet on loopback. A nats-server with JetStream; H edge processes
- * (`paneward serve --nats --host-id`), each on its own tmux server with P panes (each printing
- * the time every 3 s, so records flow); one fleet server (`paneward serve --fleet`) with one SSE
- * client following every host. For S seconds it measures records published per second, the
- * latency from a record's stamp on its edge (the state change) to its arrival at the fleet's SSE
- * client (p50/p99), and the CPU of every part. Then it checks that each host's journal and the
- * stream hold the same records. Prints the machine. Bounded and self-cleaning; flags make a
- * quick run (`--hosts 2 --panes 20 --seconds 10`).
+ * (`paneward serve --nats --host-id`), each on its own tmux server with P panes of a light
+ * stand-in agent (a shell script); one fleet server (`paneward serve --fleet`) with one SSE
+ * client following every host. For S seconds prompts go to ready panes at R per second (through
+ * each edge's own API), so turns run and records flow. It measures records published per second,
+ * the latency from a record's stamp on its edge (the state change) to its arrival at the fleet's
+ * SSE client (p50/p99), and the CPU of every part; then each edge stops and the script checks
+ * that each host's journal and the stream hold the same records, each once. Prints the machine.
+ * Bounded and self-cleaning; flags make a quick run (`--hosts 2 --panes 20 --seconds 10`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -15,25 +16,27 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { journalDir, readRecords } from '../src/journal/segments.js';
-import { freePort, NatsServer, readStream } from '../test/fleet/internal/harness.js';
+import { freePort, NatsServer, PROFILES, readStream } from '../test/fleet/internal/harness.js';
 
 const BIN = fileURLToPath(new URL('../bin/paneward.js', import.meta.url));
+const AGENT = fileURLToPath(new URL('./internal/fleet/stand-in-agent', import.meta.url));
 
 interface Options {
   hosts: number;
   panes: number;
   seconds: number;
   poll: number;
+  rate: number;
 }
 
 function parseArgs(argv: readonly string[]): Options {
-  const o: Options = { hosts: 3, panes: 200, seconds: 60, poll: 1 };
+  const o: Options = { hosts: 3, panes: 200, seconds: 60, poll: 1, rate: 20 };
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i]?.replace(/^--/, '') as keyof Options;
     const value = Number(argv[i + 1]);
     if (!(key in o) || !Number.isFinite(value) || value <= 0) {
       throw new Error(
-        `usage: npm run bench:fleet -- [--hosts N] [--panes N] [--seconds N] [--poll SECONDS] (got ${argv[i]} ${argv[i + 1]})`,
+        `usage: npm run bench:fleet -- [--hosts N] [--panes N] [--seconds N] [--poll SECONDS] [--rate PROMPTS_PER_SECOND] (got ${argv[i]} ${argv[i + 1]})`,
       );
     }
     o[key] =
@@ -41,7 +44,9 @@ function parseArgs(argv: readonly string[]): Options {
         ? Math.min(value, 600)
         : key === 'poll'
           ? Math.max(0.1, value)
-          : Math.min(Math.floor(value), key === 'hosts' ? 10 : 500);
+          : key === 'rate'
+            ? Math.min(value, 500)
+            : Math.min(Math.floor(value), key === 'hosts' ? 10 : 500);
   }
   return o;
 }
@@ -113,7 +118,7 @@ async function main(): Promise<number> {
   const socket = (h: string) => `pw-fleet-bench-${process.pid}-${h}`;
   const tmux = (h: string, ...args: string[]) =>
     execa('tmux', ['-L', socket(h), '-f', '/dev/null', ...args], { timeout: 10_000 });
-  const clock = "sh -c 'while :; do date +%T.%N; sleep 3; done'";
+  const agent = `env STAND_IN_WORK_STEPS=6 ${AGENT}`;
   const children: ChildProcess[] = [];
   const nats = new NatsServer(await freePort(), join(dir, 'nats'));
   const cleanup = async () => {
@@ -136,11 +141,11 @@ async function main(): Promise<number> {
     const natsPid = nats.pid!;
     const edges: Array<{ host: string; url: string; pid: number; tmuxPid: number }> = [];
     for (const host of hosts) {
-      await tmux(host, 'new-session', '-d', '-s', 'bench', '-x', '120', '-y', '30', clock);
+      await tmux(host, 'new-session', '-d', '-s', 'bench', '-x', '120', '-y', '30', agent);
       // Windows in batches of 50 per tmux call: one process per window is slow on a busy machine.
       for (let i = 1; i < o.panes; i += 50) {
         const n = Math.min(50, o.panes - i);
-        const args = Array.from({ length: n }, () => ['new-window', '-d', '-t', 'bench:', clock]);
+        const args = Array.from({ length: n }, () => ['new-window', '-d', '-t', 'bench:', agent]);
         await tmux(host, ...args.flatMap((a, k) => (k === 0 ? a : [';', ...a])));
       }
       const tmuxPid = Number((await tmux(host, 'display-message', '-p', '#{pid}')).stdout.trim());
@@ -163,6 +168,8 @@ async function main(): Promise<number> {
           nats.url,
           '--host-id',
           host,
+          '--profile-module',
+          PROFILES,
           '--log-level',
           'warn',
         ],
@@ -181,7 +188,7 @@ async function main(): Promise<number> {
             const r = await fetch(`${url}/v1/terminals`, {
               method: 'POST',
               headers: { 'content-type': 'application/json' },
-              body: JSON.stringify({ target: pane, tool: 'unsupported', id: `p${i + k}` }),
+              body: JSON.stringify({ target: pane, tool: 'stand_in', id: `p${i + k}` }),
             });
             if (r.status !== 201) throw new Error(`attach ${host} ${pane}: ${r.status}`);
           }),
@@ -235,7 +242,28 @@ async function main(): Promise<number> {
       tmux: edges.map((e) => cpuSeconds(e.tmuxPid)),
     });
     const cpu0 = cpu();
-    await sleep(o.seconds * 1000);
+    // Prompts to random panes at the given rate; a pane that is not ready refuses (409).
+    const prompts = { sent: 0, accepted: 0, refused: 0 };
+    const driveUntil = performance.now() + o.seconds * 1000;
+    const inflight: Promise<void>[] = [];
+    for (let n = 0; performance.now() < driveUntil; n++) {
+      const e = edges[n % edges.length]!;
+      const id = `p${Math.floor(Math.random() * o.panes)}`;
+      prompts.sent += 1;
+      inflight.push(
+        fetch(`${e.url}/v1/terminals/${id}/input`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ text: `bench ${n}` }),
+          signal: AbortSignal.timeout(10_000),
+        }).then(
+          (r) => void (r.status === 202 ? prompts.accepted++ : prompts.refused++),
+          () => void prompts.refused++,
+        ),
+      );
+      await sleep(1000 / o.rate);
+    }
+    await Promise.all(inflight);
     const cpu1 = cpu();
     const endSeq = (await fleetHealth()).journal.durableSeq;
     await sleep(3000);
@@ -268,7 +296,7 @@ async function main(): Promise<number> {
         .join(' ')}`,
     );
     console.log(
-      `load: ${o.hosts} edges × ${o.panes} panes (a line every 3 s each, sampled every ${o.poll} s), one fleet server, one SSE client on it, ${wall.toFixed(1)} s`,
+      `load: ${o.hosts} edges × ${o.panes} panes of a stand-in agent (sampled every ${o.poll} s), prompts at ${o.rate}/s (${prompts.accepted} turns started, ${prompts.refused} refused: pane busy), one fleet server, one SSE client on it, ${wall.toFixed(1)} s`,
     );
     console.log(
       `published: ${endSeq - startSeq} records in the window, ${((endSeq - startSeq) / wall).toFixed(1)} records/s into the stream`,
