@@ -30,7 +30,7 @@ interface Options {
 }
 
 function parseArgs(argv: readonly string[]): Options {
-  const o: Options = { hosts: 3, panes: 200, seconds: 60, poll: 1, rate: 20 };
+  const o: Options = { hosts: 3, panes: 200, seconds: 60, poll: 2, rate: 10 };
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i]?.replace(/^--/, '') as keyof Options;
     const value = Number(argv[i + 1]);
@@ -244,6 +244,7 @@ async function main(): Promise<number> {
     const cpu0 = cpu();
     // Prompts to random panes at the given rate; a pane that is not ready refuses (409).
     const prompts = { sent: 0, accepted: 0, refused: 0 };
+    const reasons = new Map<string, number>();
     const driveUntil = performance.now() + o.seconds * 1000;
     const inflight: Promise<void>[] = [];
     for (let n = 0; performance.now() < driveUntil; n++) {
@@ -257,7 +258,15 @@ async function main(): Promise<number> {
           body: JSON.stringify({ text: `bench ${n}` }),
           signal: AbortSignal.timeout(10_000),
         }).then(
-          (r) => void (r.status === 202 ? prompts.accepted++ : prompts.refused++),
+          async (r) => {
+            if (r.status === 202) prompts.accepted++;
+            else {
+              prompts.refused++;
+              const e = ((await r.json()) as { error?: { message?: string } }).error;
+              const why = (e?.message ?? String(r.status)).replace(/\d+/g, 'N').slice(0, 80);
+              reasons.set(why, (reasons.get(why) ?? 0) + 1);
+            }
+          },
           () => void prompts.refused++,
         ),
       );
@@ -298,6 +307,7 @@ async function main(): Promise<number> {
     console.log(
       `load: ${o.hosts} edges × ${o.panes} panes of a stand-in agent (sampled every ${o.poll} s), prompts at ${o.rate}/s (${prompts.accepted} turns started, ${prompts.refused} refused: pane busy), one fleet server, one SSE client on it, ${wall.toFixed(1)} s`,
     );
+    console.log(`refusals: ${JSON.stringify(Object.fromEntries(reasons))}`);
     console.log(
       `published: ${endSeq - startSeq} records in the window, ${((endSeq - startSeq) / wall).toFixed(1)} records/s into the stream`,
     );
