@@ -16,7 +16,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { journalDir, readRecords } from '../src/journal/segments.js';
-import { freePort, NatsServer, PROFILES, readStream } from '../test/fleet/internal/harness.js';
+import {
+  freePort,
+  NatsServer,
+  PROFILES,
+  readStream,
+  streamSize,
+} from '../test/fleet/internal/harness.js';
 
 const BIN = fileURLToPath(new URL('../bin/paneward.js', import.meta.url));
 const AGENT = fileURLToPath(new URL('./internal/fleet/stand-in-agent', import.meta.url));
@@ -285,6 +291,7 @@ async function main(): Promise<number> {
       children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null)),
     );
     const stream = await readStream(nats.url);
+    const size = await streamSize(nats.url);
     const perHost = hosts.map((host) => {
       const journal = readRecords(journalDir(join(dir, host)), 0);
       const mine = stream.filter((m) => m.subject.split('.')[1] === host).map((m) => m.record.seq);
@@ -325,6 +332,9 @@ async function main(): Promise<number> {
     const ok =
       orderOk &&
       perHost.every((h) => h.unique && h.covered === h.journal && h.stream === h.journal);
+    console.log(
+      `stream: ${size.messages} messages, ${size.bytes} bytes, ${(size.bytes / Math.max(1, size.messages)).toFixed(0)} bytes per record as stored`,
+    );
     console.log(ok ? 'every journal record in the stream exactly once' : 'MISMATCH: see above');
     return ok ? 0 : 1;
   } finally {

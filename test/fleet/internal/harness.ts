@@ -231,6 +231,18 @@ export interface StreamMessage {
   record: { seq: number; kind: string; terminalId: string | null } & Record<string, unknown>;
 }
 
+/** How many messages and bytes the fleet stream holds. */
+export async function streamSize(url: string): Promise<{ messages: number; bytes: number }> {
+  const nc = await connect({ servers: url, timeout: 5000 });
+  try {
+    const jsm = await jetstream(nc, { timeout: 10_000 }).jetstreamManager();
+    const info = await jsm.streams.info(STREAM);
+    return { messages: info.state.messages, bytes: info.state.bytes };
+  } finally {
+    await nc.close();
+  }
+}
+
 /** Every message of the fleet stream, read with a connection of its own. */
 export async function readStream(url: string): Promise<StreamMessage[]> {
   const nc = await connect({ servers: url, timeout: 5000 });
