@@ -31,6 +31,29 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/dashboard/**/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        [
+          'document',
+          'window',
+          'location',
+          'localStorage',
+          'sessionStorage',
+          'fetch',
+          'TextDecoder',
+          'AbortController',
+          'Option',
+          'confirm',
+          'setTimeout',
+          'setInterval',
+          'clearInterval',
+          'console',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
+  {
     files: ['bin/**/*.js', 'scripts/**/*.js', 'test/**/*.mjs'],
     languageOptions: {
       globals: {

@@ -85,3 +85,7 @@ export const Health = z
   .openapi('Health');
 
 export const Accepted = z.object({ ok: z.literal(true) }).openapi('Ok');
+
+export const Screen = z
+  .object({ text: z.string().nullable(), t: z.number().nullable() })
+  .openapi('Screen');

@@ -66,6 +66,13 @@ function sendInput(s: TerminalState): OperationVerdict {
   }
   const why = gone(s);
   if (why !== null) return verdict('no', why);
+  // A prompt on screen needs a person even while the turn it interrupted is pending.
+  if (s.readiness.status === 'blocked') {
+    return verdict(
+      'no',
+      `the agent waits for the operator${s.surface.blockedPrompt ? ` (${s.surface.blockedPrompt})` : ''}`,
+    );
+  }
   const c = s.completion;
   if (c !== null && c.status !== 'completed' && c.status !== 'failed') {
     return verdict('wait', `turn ${c.turnId} has not finished`);
@@ -73,11 +80,6 @@ function sendInput(s: TerminalState): OperationVerdict {
   switch (s.readiness.status) {
     case 'ready':
       return verdict('yes', 'the agent waits for a prompt');
-    case 'blocked':
-      return verdict(
-        'no',
-        `the agent waits for the operator${s.surface.blockedPrompt ? ` (${s.surface.blockedPrompt})` : ''}`,
-      );
     case 'failed':
       return verdict('no', 'the surface is unsupported or disconnected');
     case 'stalled':

@@ -482,6 +482,14 @@ export class Supervisor {
     await this.command(id, 'interrupt', {});
   }
 
+  /**
+   * The pane's latest capture (plain text, as `capture-pane -p` prints it) and its observation
+   * time; null before the first. Screens can hold secrets: they are never journaled.
+   */
+  async screen(id: string): Promise<{ text: string; t: number } | null> {
+    return (await this.command(id, 'screen', {})) as { text: string; t: number } | null;
+  }
+
   /** Resumes a session the watchdog blocked: a fresh wall-clock window. */
   async resume(id: string): Promise<void> {
     await this.command(id, 'resume', {});

@@ -44,7 +44,7 @@ export interface TerminalRuntimeDeps {
 const REDETECT_MS = 5000;
 
 /** The commands a running terminal answers. */
-export type CommandName = 'submit' | 'interrupt' | 'resume' | 'keys';
+export type CommandName = 'submit' | 'interrupt' | 'resume' | 'keys' | 'screen';
 
 /**
  * The terminal machine with its runtime provided: `prepare` detects the tool when none was
@@ -204,6 +204,8 @@ class TerminalCommands {
       case 'resume':
         this.pipeline.resumeSession(this.now());
         return undefined;
+      case 'screen':
+        return this.pipeline.screen;
     }
   }
 

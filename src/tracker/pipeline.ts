@@ -180,6 +180,8 @@ export class TerminalPipeline {
   private transitions: ChartTransition[] = [];
   private evidence: RecordEvidence | null = null;
   private disposed = false;
+  /** The latest capture, for people looking at the pane (never published or journaled). */
+  private lastScreen: { text: string; t: number } | null = null;
 
   constructor(private readonly o: PipelineOptions) {
     const scheduler = o.scheduler ?? asyncScheduler;
@@ -308,9 +310,15 @@ export class TerminalPipeline {
     this.now = Math.max(this.now, t);
   }
 
+  /** The pane's latest capture and its time, or null before the first. */
+  get screen(): { text: string; t: number } | null {
+    return this.lastScreen;
+  }
+
   /** One poll with a capture. */
   frame(t: number, screen: Screen, probe: ProbeFacts): void {
     this.advance(t);
+    this.lastScreen = { text: screen.text, t };
     let result: ProfileResult | null = null;
     let parse: ParseOutcome;
     let error = probe.error ?? null;
