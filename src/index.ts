@@ -25,14 +25,27 @@ export type { TurnResult } from './supervisor/terminal.js';
 export { PanewardError, isPanewardError, type PanewardErrorCode } from './errors.js';
 export { TerminalState } from './schemas/terminal-state.js';
 export { Observation } from './schemas/observation.js';
-export { TurnSignals, ProfileResult } from './schemas/signals.js';
+export {
+  TurnSignals,
+  ProfileResult,
+  FailureKind,
+  DialogContext,
+  UiContext,
+} from './schemas/signals.js';
 export { KernelConfig, type KernelRecord, type TransitionRecord } from './schemas/kernel.js';
 export { RecordingLine } from './schemas/recording.js';
 export { Kernel, type KernelOptions, type KernelSnapshot } from './kernel/kernel.js';
 export { VirtualClock } from './kernel/virtual-time.js';
 export { TerminalPipeline, type HistoryRecord } from './tracker/pipeline.js';
 export { replayRecording } from './tracker/replay.js';
-export { getProfile, PROFILES, type ToolProfile, type Screen } from './profiles/index.js';
+export {
+  getProfile,
+  isVerifiedVersion,
+  PROFILES,
+  verifiedVersionsOf,
+  type ToolProfile,
+  type Screen,
+} from './profiles/index.js';
 export { createExecaTransport } from './observe/execa-transport.js';
 export type { TmuxTransport } from './observe/transport.js';
 export * as machines from '../machines/index.js';

@@ -17,10 +17,20 @@ export interface ToolProfile {
   id: string;
   /** The version range or label this parser was built and verified against. */
   verifiedVersions: string;
+  /**
+   * The exact versions whose screens were recorded and verified; a pane running another version
+   * is read with the nearest vocabulary, unverified (see `isVerifiedVersion` in the registry).
+   */
+  verified?: readonly string[];
   /** Process names (argv[0] basenames or script names) that mean the agent runs in the pane. */
   processNames: readonly string[];
   /** tmux key names that interrupt a running turn (sent as keys, not text). */
   interruptKeys: readonly string[];
+  /**
+   * When set, the interrupt keys must be sent one at a time with this pause (ms) between them:
+   * CLIs that interrupt on a second Escape read two Escapes sent together as one Alt+Escape.
+   */
+  interruptKeyGapMs?: number;
   /** tmux key names that submit the typed prompt. */
   submitKeys: readonly string[];
   /** Parses one frame. */

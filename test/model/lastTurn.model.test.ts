@@ -28,7 +28,7 @@ function lastTurnSut(): Sut {
             id = h.armExplicit();
             h.newText();
             return h.frame({
-              knownFailure: { kind: 'api_error_500', message: 'API Error: 500' },
+              knownFailure: { kind: 'server_error', message: 'API Error: 500' },
             });
           case 'evt_success_retracted':
             retractions += 1;

@@ -1,5 +1,10 @@
-/** UI strings one Codex CLI version draws; a versioned parser is built from one of these. */
-export interface CodexStrings {
+import type { FailureKind } from '../../schemas/signals.js';
+
+/**
+ * Codex CLI's screen vocabulary: the UI strings one version draws. Every marker below was seen
+ * in the recordings under `test/fixtures/codex/` (the scenario named beside it).
+ */
+export interface CodexVocabulary {
   /** Composer placeholders (the empty prompt box). */
   placeholders: readonly string[];
   /** The transcript header's first line. */
@@ -28,35 +33,46 @@ export interface CodexStrings {
   /** Printed after the TUI quits. */
   exited: readonly RegExp[];
   /** Known failures by the message Codex prints, first match wins. */
-  failures: ReadonlyArray<{ kind: string; re: RegExp }>;
+  failures: ReadonlyArray<{ kind: FailureKind; re: RegExp }>;
 }
 
-/** Strings verified against Codex CLI 0.169.0. */
-export const CODEX_0_169: CodexStrings = {
+/** Codex CLI 0.169.0. */
+export const CODEX_0_169: CodexVocabulary = {
+  // startup, normal-turn: the empty composer.
   placeholders: ['Ask Codex to do anything'],
+  // startup: `>_ OpenAI Codex (v0.169.0)` in the header box.
   header: /^\s*>_ OpenAI Codex \(v[\d.]+/,
+  // normal-turn, interrupted: `• Working (3s • esc to interrupt)`.
   statusLine: /^[•◦] .*\((?:\d+h )?(?:\d+m )?\d+s • esc to interrupt\)$/,
+  // enter-during-startup: a prompt submitted before the session is up.
   waitingForStartup: /^\s*Waiting for startup\b/,
+  // startup: `  gpt-fake-1 · ~/work` under the composer once the session is up.
   modelFooter: /^ {2}\S.* · [~/]/,
   shortcutsHint: /\? for shortcuts/,
+  // permission-prompt.
   approvalDialog: {
     header: /^ {2}Would you like to run the following command\?$/,
     footer: /^ {2}Press enter to confirm or esc to cancel$/,
   },
+  // startup-trust-dialog.
   trustDialog: [/^\s*Trust this folder\?/, /^[› ] 1\. Trust and continue$/],
+  // startup-fresh-home: the F2 warnings overlay.
   warningsOverlay: /esc dismiss & close/,
   slashPopupEntry: /^[› ] \/[a-z][\w-]*(?: {2,}\S.*)?$/,
   // `  Worked for 2s • 08:36`; the rule-drawn form `─ Worked for 2s ───` is taken as well.
   turnFinished:
     /^(?: {2}Worked for (?:\d+h )?(?:\d+m )?\d+s • \S+|─+ Worked for (?:\d+h )?(?:\d+m )?\d+s(?: ─+)?)$/,
+  // interrupted: `■ Conversation interrupted - tell the model what to do differently.`
   interrupted: /^■ Conversation interrupted\b/,
+  // error-500, error-429-rate-limit, error-529-overloaded.
   errorLine: /^■ (.+)$/,
+  // cli-exit.
   exited: [/^Disconnected from this task\./, /^\s*codex resume \S+/],
   failures: [
     { kind: 'rate_limited', re: /\b429\b|Too Many Requests|rate limit/i },
     { kind: 'overloaded', re: /at capacity|overloaded/i },
     { kind: 'server_error', re: /experiencing high demand|\b5\d\d\b|Internal Server Error/i },
-    { kind: 'stream_error', re: /stream disconnected|stream error/i },
+    { kind: 'connection_failed', re: /stream disconnected|stream error/i },
   ],
 };
 
