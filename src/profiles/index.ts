@@ -2,6 +2,8 @@ import { createClaudeCodeProfile } from './claude_code/index.js';
 import { createCodexProfile } from './codex/index.js';
 import { createGeminiCliProfile } from './gemini_cli/index.js';
 import { isVerified } from './internal/define.js';
+import { createKiloProfile } from './kilo/index.js';
+import { createOpencodeProfile } from './opencode/index.js';
 import type { ProfileFactory, ToolProfile } from './types.js';
 import { createUnsupportedProfile } from './unsupported/index.js';
 
@@ -12,6 +14,8 @@ export const PROFILES: Readonly<Record<string, ProfileFactory>> = {
   claude_code: createClaudeCodeProfile,
   codex: createCodexProfile,
   gemini_cli: createGeminiCliProfile,
+  opencode: createOpencodeProfile,
+  kilo: createKiloProfile,
   unsupported: createUnsupportedProfile,
 };
 

@@ -27,9 +27,13 @@ export interface ToolProfile {
   /** tmux key names that interrupt a running turn (sent as keys, not text). */
   interruptKeys: readonly string[];
   /**
-   * When set, the interrupt keys must be sent one at a time with this pause (ms) between them:
-   * CLIs that interrupt on a second Escape read two Escapes sent together as one Alt+Escape.
+   * How many times the interrupt keys must be pressed (default 1): opencode, Kilo and Copilot
+   * CLI arm the interrupt on the first Escape and interrupt on the second. Two Escapes sent in
+   * one `send-keys` arrive together and read as Alt+Escape, so each press is its own send,
+   * `interruptKeyGapMs` apart.
    */
+  interruptPresses?: number;
+  /** Pause between two presses of the interrupt keys, in ms. */
   interruptKeyGapMs?: number;
   /** tmux key names that submit the typed prompt. */
   submitKeys: readonly string[];

@@ -185,6 +185,17 @@ export function readGeminiCliScreen(screen: Screen, v: GeminiCliVocabulary): Scr
     s.draft.startsWith('/') &&
     s.lines.slice(s.inputTop).some((l) => v.slashSuggestion.test(l));
   const startup = s.latestTurnStart === 0 && !hasReply && bannerVisible;
+  // The box is drawn half a second before the banner, and a prompt typed then is lost
+  // (startup): with nothing above the status area yet, the CLI does not take input.
+  const empty = s.lines.slice(0, s.transcriptEnd).every((l) => l.trim() === '');
+  if (empty && !bannerVisible && active.length === 0) {
+    return {
+      ...cli,
+      dialog: null,
+      outcome: null,
+      prompt: { mode: 'unknown', editing, context: 'startup' },
+    };
+  }
   return {
     ...cli,
     dialog: null,

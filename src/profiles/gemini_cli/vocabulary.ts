@@ -34,7 +34,7 @@ export interface GeminiCliVocabulary {
   banner: RegExp;
   /** Permission dialogs (permission-prompt, edit-approval). */
   permission: RegExp;
-  /** The "Keep trying / Stop" dialog after failed attempts (error-500). */
+  /** The "Keep trying / Stop" dialog after failed attempts (error-500, error-529-overloaded). */
   quotaDialog: RegExp;
   /** The folder trust dialog (startup-trust-dialog). */
   trust: RegExp;
@@ -66,7 +66,9 @@ export const GEMINI_CLI_0_61: GeminiCliVocabulary = {
   reply: /^✦ /,
   banner: /Gemini CLI v\d/,
   permission: /Allow execution of|Apply this change\?|Allow once/,
-  quotaDialog: /Keep trying|We are currently experiencing high demand|Usage limit reached/,
+  // The options inside the dialog's frame (`│ ● 1. Keep trying │`): the same words in the
+  // transcript, or a reply quoting them, are not the dialog.
+  quotaDialog: /^│ (?:● | {2})\d\. Keep trying\s*│$/,
   trust: /Do you trust (this|the files in this) folder/,
   auth: /How would you like to authenticate|Enter Gemini API Key|Existing API key detected/,
   goodbye: /Agent powering down\. Goodbye!/,

@@ -18,6 +18,9 @@ export interface ProfileDefinition<V> {
   verifiedVersions: readonly string[];
   processNames: readonly string[];
   interruptKeys: readonly string[];
+  /** See {@link ToolProfile.interruptPresses}. */
+  interruptPresses?: number;
+  interruptKeyGapMs?: number;
   submitKeys: readonly string[];
   /** Editions newest first; the first that covers the version is used, the newest when unknown. */
   editions: ReadonlyArray<VocabularyEdition<V>>;
@@ -39,6 +42,12 @@ export function defineProfile<V>(def: ProfileDefinition<V>): ProfileFactory {
       verified: def.verifiedVersions,
       processNames: def.processNames,
       interruptKeys: def.interruptKeys,
+      ...(def.interruptPresses === undefined
+        ? {}
+        : {
+            interruptPresses: def.interruptPresses,
+            interruptKeyGapMs: def.interruptKeyGapMs ?? 400,
+          }),
       submitKeys: def.submitKeys,
       parse: (screen) => decide(def.read(screen, edition.vocabulary), detector),
     };

@@ -79,6 +79,8 @@ export interface ChatAgent {
    * `retries: 'capped'` and with its default retries (false: it retries without end).
    */
   givesUp: { capped: boolean; default: boolean };
+  /** The CLI has a setting for its retries (else `capped` and `default` are the same run). */
+  retrySetting: boolean;
   /** Start-up dialogs a fresh setup shows, each with the keys that get past it. */
   startupDialogs?: ReadonlyArray<{ text: RegExp; keys: readonly KeyStep[] }>;
   /** Notices drawn over the prompt at every start (a promotion), with the key that closes them. */

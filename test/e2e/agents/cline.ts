@@ -52,6 +52,7 @@ export const clineAgent: ChatAgent = {
   },
   // About a minute of retries, then "Error: … (HTTP 500)"; there is no setting for fewer.
   givesUp: { capped: true, default: true },
+  retrySetting: false,
   notices: [{ text: /any other key to close/, keys: [{ keys: ['Escape'] }] }],
   async stopDaemons(o) {
     // `cline hub stop` asks the hub to quit; what still runs of ours afterwards is signalled.

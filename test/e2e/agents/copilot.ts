@@ -59,6 +59,7 @@ export const copilotAgent: ChatAgent = {
   },
   // "Retrying..." five times, then "✗ Failed to get response from the AI model".
   givesUp: { capped: true, default: true },
+  retrySetting: false,
   startupDialogs: [
     { text: /Do you trust the files in this folder\?/, keys: [{ keys: ['Enter'] }] },
   ],

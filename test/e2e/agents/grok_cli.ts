@@ -40,5 +40,6 @@ export const grokCliAgent: ChatAgent = {
   },
   // The client's own retries, then "Sorry, I encountered an error: Grok API error: …".
   givesUp: { capped: true, default: true },
+  retrySetting: false,
   startupTimeoutMs: 60_000,
 };

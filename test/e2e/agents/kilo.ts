@@ -64,6 +64,7 @@ export const kiloAgent: ChatAgent = {
     ],
   },
   // KILO_SESSION_RETRY_LIMIT=1 ends the turn in its error block; by default it retries on.
-  givesUp: { capped: true, default: false },
+  givesUp: { capped: true, default: true },
+  retrySetting: true,
   startupTimeoutMs: 60_000,
 };

@@ -96,7 +96,9 @@ export const opencodeAgent: ChatAgent = {
       { keys: ['Enter'] },
     ],
   },
-  // 5xx and 429 are retried without end ("retrying in Ns attempt #N").
-  givesUp: { capped: false, default: false },
+  // Five retries with backoff ("[retrying in 4s attempt #3]"), then the provider's message in a
+  // block; there is no setting for fewer.
+  givesUp: { capped: true, default: true },
+  retrySetting: false,
   startupTimeoutMs: 60_000,
 };

@@ -69,5 +69,6 @@ export const piAgent: ChatAgent = {
   permission: null,
   // `retry.maxRetries` (3 by default) then "Error: Retry failed after N attempts".
   givesUp: { capped: true, default: true },
+  retrySetting: true,
   startupTimeoutMs: 60_000,
 };

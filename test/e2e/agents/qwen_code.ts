@@ -62,6 +62,7 @@ export const qwenCodeAgent: ChatAgent = {
   },
   // Seven attempts with backoff (about 80 s), each one request with `maxRetries: 0`.
   givesUp: { capped: true, default: true },
+  retrySetting: true,
   startupDialogs: [{ text: /Do you trust/, keys: [{ keys: ['Enter'] }] }],
   startupTimeoutMs: 60_000,
 };

@@ -66,6 +66,8 @@ export interface FakeModelServer {
   port: number;
   /** Appends plans to the queue. */
   enqueue(...plans: TurnPlanInput[]): void;
+  /** Drops the plans no request has taken (a CLI gave up before using them all); returns how many. */
+  dropPlans(): number;
   /** Every request so far, in arrival order. */
   log(): RequestLogEntry[];
   /** Resolves when `count` requests matching `pred` have ended (or rejects after `timeoutMs`). */
@@ -214,6 +216,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions): Promis
     url: `http://127.0.0.1:${port}`,
     port,
     enqueue: (...plans) => queue.push(...plans.map((p) => TurnPlan.parse(p))),
+    dropPlans: () => queue.splice(0).length,
     log: () => entries.slice(),
     waitFor: (pred, o = {}) =>
       new Promise((resolve, reject) => {

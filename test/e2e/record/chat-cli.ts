@@ -78,6 +78,11 @@ export const QUOTED_CHROME = [
   'Approve tool call?  [y] Approve   [n] Deny\n',
   'Do you want to proceed with this operation?\n',
   '✗ Failed to get response from the AI model; retried 5 times\n',
+  '\nThose were quotes, not the state of this session.\n',
+  'The turn goes on for a few more lines,\n',
+  'so that the quoted lines sit in the middle of the reply\n',
+  'and the live edge of the screen shows only this reply,\n',
+  'its end, and the idle prompt.\n',
   'That is all.',
 ];
 
@@ -102,15 +107,22 @@ async function interruptedTurn(ctx: Ctx, prompt: string, ended: number) {
  * Errors on every request of a turn. Where the CLI gives up, the turn ends in its final error;
  * where it retries without end, the user interrupts after a while.
  */
-function errorScenario(status: number, retries: 'capped' | 'default'): Scenario {
+function errorScenario(
+  status: number,
+  retries: 'capped' | 'default',
+  retried = true,
+  /** The user interrupts while the CLI still retries. */
+  interrupt = false,
+): Scenario {
   return {
     retries,
     async run(ctx) {
-      const givesUp = ctx.agent.givesUp[retries];
+      // A status no client retries (400) ends the turn at once.
+      const givesUp = !retried || ctx.agent.givesUp[retries];
       ctx.server.enqueue(...Array.from({ length: 200 }, () => ({ error: { status } })));
       await ctx.submit('trigger an error please');
       await ctx.turnsEnded(1, 60_000);
-      if (givesUp) {
+      if (givesUp && !interrupt) {
         await ctx.idle(240_000);
       } else {
         await ctx.turnsEnded(3, 120_000);
@@ -202,7 +214,9 @@ export const SCENARIOS: Record<string, Scenario> = {
   'error-429-rate-limit': errorScenario(429, 'capped'),
   'error-500-default-retries': errorScenario(500, 'default'),
   // A request the provider refuses outright (400): nothing to retry.
-  'error-400': errorScenario(400, 'capped'),
+  'error-400': errorScenario(400, 'capped', false),
+  // Escape while the CLI waits to retry a failed request.
+  'retry-interrupted': errorScenario(500, 'default', true, true),
   'permission-approved': permissionScenario('approve'),
   'permission-denied': permissionScenario('deny'),
   'quoted-chrome': {
@@ -257,10 +271,10 @@ export const SCENARIOS: Record<string, Scenario> = {
   },
 };
 
-/** The default set, in recording order (error-400 only where 5xx never ends a turn). */
+/** The default set, in recording order (default retries only where the CLI has a setting). */
 function defaultScenarios(agent: ChatAgent): string[] {
   return Object.keys(SCENARIOS).filter((name) => {
-    if (name === 'error-400') return !agent.givesUp.capped;
+    if (name === 'error-500-default-retries') return agent.retrySetting;
     return SCENARIOS[name]!.applies?.(agent) ?? true;
   });
 }
@@ -374,7 +388,13 @@ async function record(agent: ChatAgent, name: string, scenario: Scenario): Promi
           const screen = await s.capture();
           const notice = agent.notices?.find((n) => n.text.test(screen));
           if (notice) await ctx.keys(notice.keys);
-          const ready = agent.idle.test(screen) && !agent.busy.test(screen);
+          // Busy markers are read near the bottom only: a reply may quote them (quoted-chrome).
+          const tail = screen
+            .split('\n')
+            .filter((l) => l.trim() !== '')
+            .slice(-10)
+            .join('\n');
+          const ready = agent.idle.test(screen) && !agent.busy.test(tail);
           if (screen !== last || !ready) {
             last = screen;
             since = Date.now();

@@ -1,0 +1,13 @@
+import { OPENCODE_1_18, type OpencodeVocabulary } from '../opencode/vocabulary.js';
+
+/**
+ * Kilo CLI 7.7.7: an opencode fork, read with opencode's reader. Only its words differ; each
+ * was seen in the recordings under `test/fixtures/kilo/` (the scenario named beside it).
+ */
+export const KILO_7_7: OpencodeVocabulary = {
+  ...OPENCODE_1_18,
+  // startup: `Ask anything... "What is the tech stack of this project?"` (three dots).
+  placeholder: /^Ask anything\.\.\. /,
+  // startup: the block logo spelling KILO (`██  ██ ██🬺🬏`).
+  logo: /██ {2}██ ██/,
+};
