@@ -1,5 +1,6 @@
 import { createClaudeCodeProfile } from './claude_code/index.js';
 import { createCodexProfile } from './codex/index.js';
+import { createCopilotProfile } from './copilot/index.js';
 import { createGeminiCliProfile } from './gemini_cli/index.js';
 import { isVerified } from './internal/define.js';
 import { createKiloProfile } from './kilo/index.js';
@@ -16,6 +17,7 @@ export const PROFILES: Readonly<Record<string, ProfileFactory>> = {
   gemini_cli: createGeminiCliProfile,
   opencode: createOpencodeProfile,
   kilo: createKiloProfile,
+  copilot: createCopilotProfile,
   unsupported: createUnsupportedProfile,
 };
 

@@ -46,7 +46,7 @@ export function defineProfile<V>(def: ProfileDefinition<V>): ProfileFactory {
         ? {}
         : {
             interruptPresses: def.interruptPresses,
-            interruptKeyGapMs: def.interruptKeyGapMs ?? 400,
+            interruptKeyGapMs: def.interruptKeyGapMs ?? 200,
           }),
       submitKeys: def.submitKeys,
       parse: (screen) => decide(def.read(screen, edition.vocabulary), detector),

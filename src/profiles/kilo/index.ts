@@ -9,7 +9,7 @@ export const createKiloProfile = defineProfile({
   processNames: ['kilo'],
   interruptKeys: ['Escape'],
   interruptPresses: 2,
-  interruptKeyGapMs: 400,
+  interruptKeyGapMs: 200,
   submitKeys: ['Enter'],
   editions: [{ label: '7.7', covers: (major) => major >= 7, vocabulary: KILO_7_7 }],
   read: readOpencodeScreen,

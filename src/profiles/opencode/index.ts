@@ -12,7 +12,7 @@ export const createOpencodeProfile = defineProfile({
   processNames: ['opencode'],
   interruptKeys: ['Escape'],
   interruptPresses: 2,
-  interruptKeyGapMs: 400,
+  interruptKeyGapMs: 200,
   submitKeys: ['Enter'],
   editions: [
     {

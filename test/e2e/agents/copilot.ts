@@ -46,7 +46,7 @@ export const copilotAgent: ChatAgent = {
   busy: /esc esc interrupt|Working|Do you want to run this command\?/,
   typed: (text) => new RegExp(`❯ ${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
   submitKeys: ['Enter'],
-  interrupt: [{ keys: ['Escape'], pauseMs: 500 }, { keys: ['Escape'] }],
+  interrupt: [{ keys: ['Escape'], pauseMs: 200 }, { keys: ['Escape'] }],
   exit: [{ keys: ['C-c'], pauseMs: 500 }, { keys: ['C-c'] }],
   permission: {
     toolUse: (file) => ({

@@ -48,7 +48,7 @@ export const kiloAgent: ChatAgent = {
   busy: /esc (again to )?interrupt|Permission required/,
   typed: (text) => new RegExp(`┃  ${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
   submitKeys: ['Enter'],
-  interrupt: [{ keys: ['Escape'], pauseMs: 500 }, { keys: ['Escape'] }],
+  interrupt: [{ keys: ['Escape'], pauseMs: 200 }, { keys: ['Escape'] }],
   exit: [{ text: '/exit', pauseMs: 500 }, { keys: ['Enter'] }],
   permission: {
     toolUse: (file) => ({

@@ -80,7 +80,7 @@ export const opencodeAgent: ChatAgent = {
   typed: (text) => new RegExp(`┃  ${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
   submitKeys: ['Enter'],
   // One Escape only arms it ("esc again to interrupt"); the second interrupts.
-  interrupt: [{ keys: ['Escape'], pauseMs: 500 }, { keys: ['Escape'] }],
+  interrupt: [{ keys: ['Escape'], pauseMs: 200 }, { keys: ['Escape'] }],
   exit: [{ keys: ['C-c'] }],
   permission: {
     toolUse: (file) => ({
