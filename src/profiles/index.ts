@@ -5,6 +5,7 @@ import { createGeminiCliProfile } from './gemini_cli/index.js';
 import { isVerified } from './internal/define.js';
 import { createKiloProfile } from './kilo/index.js';
 import { createOpencodeProfile } from './opencode/index.js';
+import { createPiProfile } from './pi/index.js';
 import type { ProfileFactory, ToolProfile } from './types.js';
 import { createUnsupportedProfile } from './unsupported/index.js';
 
@@ -18,6 +19,7 @@ export const PROFILES: Readonly<Record<string, ProfileFactory>> = {
   opencode: createOpencodeProfile,
   kilo: createKiloProfile,
   copilot: createCopilotProfile,
+  pi: createPiProfile,
   unsupported: createUnsupportedProfile,
 };
 

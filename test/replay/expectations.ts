@@ -1,7 +1,12 @@
 import type { TerminalState } from '../../src/schemas/terminal-state.js';
 
-/** How an explicit turn ended, as `lastTurn.result` must report it (`none`: never an outcome). */
-export type TurnOutcome = 'success' | 'interrupted' | 'known_failure' | 'none';
+/**
+ * How an explicit turn ended, as `lastTurn.result` must report it. `none`: never an outcome and
+ * never completed (the input made no model request). `unknown`: the turn ended (completion
+ * `completed`, never before the true end) but the screen has no marker that tells how, so no
+ * outcome may be reported: never a guessed success.
+ */
+export type TurnOutcome = 'success' | 'interrupted' | 'known_failure' | 'none' | 'unknown';
 
 /** What the replay of one recording must show. */
 export interface ScenarioExpectation {
@@ -19,6 +24,11 @@ export interface ScenarioExpectation {
   dialog?: string;
   /** The turn's model stream hangs until the user interrupts it: the turn stays in progress. */
   hang?: boolean;
+  /**
+   * The turn ends on a key the user presses after its last request (Escape while a retry
+   * waits): the screen's drawing delay after that request is not measured.
+   */
+  endedByKey?: boolean;
 }
 
 /** Per-tool facts and the table of scenarios. */
@@ -36,10 +46,12 @@ export interface ToolExpectations {
 import { claudeCode } from './expectations/claude_code.js';
 import { codex } from './expectations/codex.js';
 import { geminiCli } from './expectations/gemini_cli.js';
+import { pi } from './expectations/pi.js';
 
 /** Each tool's table lives in its own file under expectations/. */
 export const EXPECTATIONS: Record<string, ToolExpectations> = {
   claude_code: claudeCode,
   codex,
   gemini_cli: geminiCli,
+  pi,
 };
