@@ -2,6 +2,7 @@ import { createClaudeCodeProfile } from './claude_code/index.js';
 import { createCodexProfile } from './codex/index.js';
 import { createCopilotProfile } from './copilot/index.js';
 import { createGeminiCliProfile } from './gemini_cli/index.js';
+import { createGrokCliProfile } from './grok_cli/index.js';
 import { isVerified } from './internal/define.js';
 import { createKiloProfile } from './kilo/index.js';
 import { createOpencodeProfile } from './opencode/index.js';
@@ -20,6 +21,7 @@ export const PROFILES: Readonly<Record<string, ProfileFactory>> = {
   kilo: createKiloProfile,
   copilot: createCopilotProfile,
   pi: createPiProfile,
+  grok_cli: createGrokCliProfile,
   unsupported: createUnsupportedProfile,
 };
 

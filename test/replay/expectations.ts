@@ -29,6 +29,11 @@ export interface ScenarioExpectation {
    * waits): the screen's drawing delay after that request is not measured.
    */
   endedByKey?: boolean;
+  /**
+   * On the interrupt the CLI stops reading the stream but leaves the request open (grok-cli
+   * does not abort it): the server's end is not the turn's end, so only the outcome is checked.
+   */
+  abandonsStream?: boolean;
 }
 
 /** Per-tool facts and the table of scenarios. */
@@ -46,6 +51,7 @@ export interface ToolExpectations {
 import { claudeCode } from './expectations/claude_code.js';
 import { codex } from './expectations/codex.js';
 import { geminiCli } from './expectations/gemini_cli.js';
+import { grokCli } from './expectations/grok_cli.js';
 import { pi } from './expectations/pi.js';
 
 /** Each tool's table lives in its own file under expectations/. */
@@ -54,4 +60,5 @@ export const EXPECTATIONS: Record<string, ToolExpectations> = {
   codex,
   gemini_cli: geminiCli,
   pi,
+  grok_cli: grokCli,
 };
