@@ -50,8 +50,10 @@ export interface ToolExpectations {
 
 import { claudeCode } from './expectations/claude_code.js';
 import { codex } from './expectations/codex.js';
+import { copilot } from './expectations/copilot.js';
 import { geminiCli } from './expectations/gemini_cli.js';
 import { grokCli } from './expectations/grok_cli.js';
+import { opencode } from './expectations/opencode.js';
 import { pi } from './expectations/pi.js';
 
 /** Each tool's table lives in its own file under expectations/. */
@@ -59,6 +61,8 @@ export const EXPECTATIONS: Record<string, ToolExpectations> = {
   claude_code: claudeCode,
   codex,
   gemini_cli: geminiCli,
+  opencode,
+  copilot,
   pi,
   grok_cli: grokCli,
 };

@@ -82,7 +82,8 @@ function checkTurns(r: Replayed, tool: ToolExpectations, exp: ScenarioExpectatio
       expect(completed! - trueEnd, `${label}: completion lag`).toBeLessThanOrEqual(windows + EPS);
     } else {
       // Interruption and failure need no settle window: reported on the frame that shows them
-      // (some CLIs draw the idle prompt a frame before the outcome line).
+      // (some CLIs draw the idle prompt a frame before the outcome line; a turn read as
+      // interrupted because it vanished, as Claude Code's does, has no such line).
       const shown = r.frames.find(
         (f) =>
           f.t >= trueEnd - EPS &&
@@ -90,9 +91,8 @@ function checkTurns(r: Replayed, tool: ToolExpectations, exp: ScenarioExpectatio
             ? f.parsed?.signals.interrupted === true
             : (f.parsed?.signals.knownFailure ?? null) !== null),
       );
-      expect(shown, `${label}: a frame showing the outcome`).toBeDefined();
       expect(outcomeAt, `${label}: ${expected} reported at`).toBeLessThanOrEqual(
-        Math.max(onScreen!, shown!.t) + EPS,
+        Math.max(onScreen!, shown?.t ?? onScreen!) + EPS,
       );
     }
   });

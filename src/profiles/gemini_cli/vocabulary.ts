@@ -38,7 +38,7 @@ export interface GeminiCliVocabulary {
   quotaDialog: RegExp;
   /** The folder trust dialog (startup-trust-dialog). */
   trust: RegExp;
-  /** The authentication picker, then the API key box (startup-auth-dialog). */
+  /** The authentication picker, the wait for it, then the API key box (startup-auth-dialog). */
   auth: RegExp;
   /** The goodbye box after `/quit` (cli-exit). */
   goodbye: RegExp;
@@ -70,7 +70,7 @@ export const GEMINI_CLI_0_61: GeminiCliVocabulary = {
   // transcript, or a reply quoting them, are not the dialog.
   quotaDialog: /^│ (?:● | {2})\d\. Keep trying\s*│$/,
   trust: /Do you trust (this|the files in this) folder/,
-  auth: /How would you like to authenticate|Enter Gemini API Key|Existing API key detected/,
+  auth: /How would you like to authenticate|Enter Gemini API Key|Existing API key detected|Waiting for authentication\.\.\./,
   goodbye: /Agent powering down\. Goodbye!/,
   slashSuggestion: /^\s{1,2}\/?[a-z][\w-]*\s{2,}\S/,
   idleHint: /^\s*\? for shortcuts$/,

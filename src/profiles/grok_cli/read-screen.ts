@@ -47,7 +47,7 @@ export function readGrokCliScreen(screen: Screen, v: GrokCliVocabulary): ScreenR
       };
     }
     if (isShellPromptLine(bottom)) return { shape: 'exited', why: 'shell_prompt' };
-    return lines.some((l) => v.banner.test(l))
+    return lines.some((l) => v.banner.test(l) || v.starting.test(l))
       ? { ...cli, dialog: null, prompt: null, projection: '' }
       : { shape: 'unrecognised' };
   }

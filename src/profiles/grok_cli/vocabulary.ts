@@ -25,8 +25,9 @@ export interface GrokCliVocabulary {
   /** The confirmation drawn in the box's place (permission-approved). */
   permission: RegExp;
   permissionKeys: RegExp;
-  /** The hint above the box at start-up (startup). */
+  /** The hint above the box at start-up, and the line printed before the first screen (startup). */
   banner: RegExp;
+  starting: RegExp;
   failures: ReadonlyArray<{ kind: FailureKind; re: RegExp }>;
 }
 
@@ -45,5 +46,6 @@ export const GROK_CLI_0_0: GrokCliVocabulary = {
   permission: /^ {2}Do you want to proceed with this operation\?$/,
   permissionKeys: /^ {2}↑↓ navigate • Enter select • Esc cancel$/,
   banner: /^ {2}Type your request in natural language\. Ctrl\+C to clear, 'exit' to quit\.$/,
+  starting: /^🤖 Starting Grok CLI Conversational Assistant\.\.\.$/,
   failures: [],
 };

@@ -10,4 +10,9 @@ export const KILO_7_7: OpencodeVocabulary = {
   placeholder: /^Ask anything\.\.\. /,
   // startup: the block logo spelling KILO (`██  ██ ██🬺🬏`).
   logo: /██ {2}██ ██/,
+  permissionDialogs: [
+    ...OPENCODE_1_18.permissionDialogs,
+    // permission-denied: after Reject, `△ Reject permission`, `Tell Kilo what to do differently`.
+    { title: /^\s*┃\s+△ Reject permission$/, keys: /enter confirm\s+esc cancel/ },
+  ],
 };

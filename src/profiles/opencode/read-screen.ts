@@ -64,8 +64,9 @@ export function readOpencodeScreen(screen: Screen, v: OpencodeVocabulary): Scree
   const cli = { shape: 'cli' as const, outcome: null, active: [] as string[] };
   if (bar < 0) {
     const tail = lines.slice(-15);
-    const title = lines.findLastIndex((l) => v.permissionTitle.test(l));
-    if (title >= lines.length - 15 && tail.some((l) => v.permissionOptions.test(l))) {
+    for (const dialog of v.permissionDialogs) {
+      const title = lines.findLastIndex((l) => dialog.title.test(l));
+      if (title < lines.length - 15 || !tail.some((l) => dialog.keys.test(l))) continue;
       let top = title;
       while (top > 0 && v.blockLine.test(lines[top - 1]!)) top--;
       return {

@@ -32,9 +32,11 @@ export interface OpencodeVocabulary {
   messageFooter: RegExp;
   finishedSuffix: RegExp;
   interruptedSuffix: RegExp;
-  /** The permission dialog drawn in place of the box (permission-approved). */
-  permissionTitle: RegExp;
-  permissionOptions: RegExp;
+  /**
+   * Permission dialogs drawn in place of the box, each by its title and the key line under it
+   * (permission-approved; Kilo asks what to do instead after a rejection: permission-denied).
+   */
+  permissionDialogs: ReadonlyArray<{ title: RegExp; keys: RegExp }>;
   /** The start screen's logo rows (startup). */
   logo: RegExp;
   /** Printed under the logo on the way out: `Continue  opencode -s ses_…` (cli-exit). */
@@ -65,8 +67,9 @@ export const OPENCODE_1_18: OpencodeVocabulary = {
   messageFooter: /^ {3,}▣ {2}\S+ · /,
   finishedSuffix: / · (?:\d+h )?(?:\d+m )?\d+(?:\.\d+)?m?s$/,
   interruptedSuffix: / · interrupted$/,
-  permissionTitle: /^\s*┃\s+△ Permission required/,
-  permissionOptions: /Allow once\s+Allow always\s+Reject/,
+  permissionDialogs: [
+    { title: /^\s*┃\s+△ Permission required$/, keys: /Allow once\s+Allow always\s+Reject/ },
+  ],
   logo: /█▀▀█ █▀▀█ █▀▀█ █▀▀▄/,
   exitNote: /^\s*Continue\s+opencode -s ses_\w+/,
   failures: PROVIDER_MESSAGES,

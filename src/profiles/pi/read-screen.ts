@@ -25,7 +25,7 @@ export function readPiScreen(screen: Screen, v: PiVocabulary): ScreenReading {
   if (isPaneDeadLine(bottomLine)) return { shape: 'exited', why: 'pane_dead' };
 
   const box = editor(lines, v);
-  const known = lines.some((l) => v.header.test(l) || v.hints.test(l));
+  const known = lines.some((l) => v.header.test(l) || v.hints.test(l) || v.startupNote.test(l));
   if (box === null) {
     if (isShellPromptLine(bottomLine)) return { shape: 'exited', why: 'shell_prompt' };
     return known

@@ -12,6 +12,8 @@ export interface PiVocabulary {
   /** The header line naming the version, and the key hints under it (startup). */
   header: RegExp;
   hints: RegExp;
+  /** Printed before the first screen when offline: `fd not found. Offline mode enabled, …` (startup). */
+  startupNote: RegExp;
   /** Right above the editor while a turn runs: `⠋ Working...` (normal-turn). */
   working: RegExp;
   /** `⠦ Retrying (1/1) in 1s... (escape to cancel)` (error-500). */
@@ -32,6 +34,7 @@ export const PI_0_73: PiVocabulary = {
   rule: /^─{20,}$/,
   header: /^ pi v\d+\.\d+\.\d+$/,
   hints: /^ escape interrupt · ctrl\+c\/ctrl\+d clear\/exit\b/,
+  startupNote: /^(?:fd|ripgrep) not found\. Offline mode enabled, skipping download\.$/,
   working: /^ \S Working\.\.\.$/,
   retrying: /^ \S Retrying \(\d+\/\d+\) in \d+s\.\.\. \(escape to cancel\)$/,
   aborted: /^ Operation aborted$/,

@@ -57,9 +57,11 @@ export const kiloAgent: ChatAgent = {
     }),
     dialog: /Permission required/,
     approve: [{ keys: ['Enter'] }],
+    // After Reject, Kilo asks what to do instead; Enter sends no answer.
     deny: [
       { keys: ['Right'], pauseMs: 200 },
       { keys: ['Right'], pauseMs: 200 },
+      { keys: ['Enter'], pauseMs: 1500 },
       { keys: ['Enter'] },
     ],
   },

@@ -14,14 +14,18 @@ function prepare(o: ChatLaunchOptions): AgentLaunch {
   mkdirSync(o.workDir, { recursive: true });
   const settings = {
     modelProviders: {
-      openai: [{ id: 'fake-model', baseUrl: `${o.serverUrl}/v1`, envKey: 'FAKE_API_KEY' }],
+      openai: [
+        {
+          id: 'fake-model',
+          baseUrl: `${o.serverUrl}/v1`,
+          envKey: 'FAKE_API_KEY',
+          // The client's own retries under each of the CLI's seven attempts: none.
+          ...(o.retries === 'capped' ? { generationConfig: { maxRetries: 0 } } : {}),
+        },
+      ],
     },
     security: { auth: { selectedType: 'openai' }, folderTrust: { enabled: !!o.fresh } },
-    model: {
-      name: 'fake-model',
-      // The client's own retries under each of the CLI's seven attempts.
-      ...(o.retries === 'capped' ? { generationConfig: { maxRetries: 0 } } : {}),
-    },
+    model: { name: 'fake-model' },
     general: { disableAutoUpdate: true, disableUpdateNag: true },
     // The background memory extraction sends a model request of its own after every turn.
     memory: { enableManagedAutoMemory: false, enableManagedAutoDream: false },
