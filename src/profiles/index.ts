@@ -1,4 +1,5 @@
 import { createClaudeCodeProfile } from './claude_code/index.js';
+import { createClineProfile } from './cline/index.js';
 import { createCodexProfile } from './codex/index.js';
 import { createCopilotProfile } from './copilot/index.js';
 import { createGeminiCliProfile } from './gemini_cli/index.js';
@@ -22,6 +23,7 @@ export const PROFILES: Readonly<Record<string, ProfileFactory>> = {
   copilot: createCopilotProfile,
   pi: createPiProfile,
   grok_cli: createGrokCliProfile,
+  cline: createClineProfile,
   unsupported: createUnsupportedProfile,
 };
 

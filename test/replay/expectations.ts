@@ -49,10 +49,12 @@ export interface ToolExpectations {
 }
 
 import { claudeCode } from './expectations/claude_code.js';
+import { cline } from './expectations/cline.js';
 import { codex } from './expectations/codex.js';
 import { copilot } from './expectations/copilot.js';
 import { geminiCli } from './expectations/gemini_cli.js';
 import { grokCli } from './expectations/grok_cli.js';
+import { kilo } from './expectations/kilo.js';
 import { opencode } from './expectations/opencode.js';
 import { pi } from './expectations/pi.js';
 
@@ -65,4 +67,6 @@ export const EXPECTATIONS: Record<string, ToolExpectations> = {
   copilot,
   pi,
   grok_cli: grokCli,
+  kilo,
+  cline,
 };

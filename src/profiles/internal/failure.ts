@@ -38,3 +38,12 @@ export function failureFrom(
     (status === undefined ? 'other' : kindOfStatus(status));
   return { kind, message: boundMessage(message), ...(status === undefined ? {} : { status }) };
 }
+
+/** What OpenAI-compatible providers say in their error bodies (the CLIs print them as is). */
+export const PROVIDER_MESSAGES: ReadonlyArray<{ kind: FailureKind; re: RegExp }> = [
+  { kind: 'rate_limited', re: /rate limit|too many requests/i },
+  { kind: 'overloaded', re: /overloaded/i },
+  { kind: 'auth_failed', re: /incorrect api key|unauthori[sz]ed/i },
+  { kind: 'server_error', re: /server had an error|internal server error/i },
+  { kind: 'request_rejected', re: /^invalid request\b/i },
+];

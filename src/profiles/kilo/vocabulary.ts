@@ -10,6 +10,8 @@ export const KILO_7_7: OpencodeVocabulary = {
   placeholder: /^Ask anything\.\.\. /,
   // startup: the block logo spelling KILO (`██  ██ ██🬺🬏`).
   logo: /██ {2}██ ██/,
+  // cli-exit: beside the logo, `kilo -s ses_…` to resume the session.
+  exitNote: /\bkilo -s ses_\w+$/,
   permissionDialogs: [
     ...OPENCODE_1_18.permissionDialogs,
     // permission-denied: after Reject, `△ Reject permission`, `Tell Kilo what to do differently`.

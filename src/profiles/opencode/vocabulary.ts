@@ -1,4 +1,5 @@
 import type { FailureKind } from '../../schemas/signals.js';
+import { PROVIDER_MESSAGES } from '../internal/failure.js';
 
 /**
  * The screen vocabulary of opencode and of its fork Kilo (one layout, other words). Every
@@ -44,15 +45,6 @@ export interface OpencodeVocabulary {
   /** Failure kinds by the provider's message, which the CLI shows as it got it. */
   failures: ReadonlyArray<{ kind: FailureKind; re: RegExp }>;
 }
-
-/** What OpenAI-compatible providers say in their error bodies (the CLIs print them as is). */
-export const PROVIDER_MESSAGES: ReadonlyArray<{ kind: FailureKind; re: RegExp }> = [
-  { kind: 'rate_limited', re: /rate limit|too many requests/i },
-  { kind: 'overloaded', re: /overloaded/i },
-  { kind: 'auth_failed', re: /incorrect api key|unauthori[sz]ed/i },
-  { kind: 'server_error', re: /server had an error|internal server error/i },
-  { kind: 'request_rejected', re: /^invalid request\b/i },
-];
 
 /** opencode 1.18.33. */
 export const OPENCODE_1_18: OpencodeVocabulary = {
