@@ -79,6 +79,9 @@ export function readCopilotScreen(screen: Screen, v: CopilotVocabulary): ScreenR
     prompt: { mode: 'freeform', editing: draft !== '' },
     active,
     outcome: latestOutcome(transcript, v),
-    projection: transcript.join('\n').trim(),
+    projection: transcript
+      .filter((l) => !v.logo.test(l))
+      .join('\n')
+      .trim(),
   };
 }

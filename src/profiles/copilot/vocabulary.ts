@@ -34,6 +34,8 @@ export interface CopilotVocabulary {
   header: RegExp;
   /** The tab row drawn first at start-up: `[Current]  Sessions   Issues   …` (startup). */
   tabs: RegExp;
+  /** Rows of the header's logo, whose eyes blink (`█ ▘▝ █`, `█ ╴╶ █`): not transcript (startup). */
+  logo: RegExp;
   /** The summary printed on the way out: `Resume     copilot --resume=<id>` (cli-exit). */
   exitNote: RegExp;
   failures: ReadonlyArray<{ kind: FailureKind; re: RegExp }>;
@@ -55,5 +57,6 @@ export const COPILOT_1_0: CopilotVocabulary = {
   header: /Copilot v\d+\.\d+\.\d+ uses AI\./,
   exitNote: /^.{0,12}Resume {2,}copilot --resume=\S+$/,
   tabs: /^ \[Current\] {2}Sessions {3}Issues\b/,
+  logo: /^\s*(?:╭─╮╭─╮|╰─╯╰─╯|█ \S\S █|▔▔▔▔)/,
   failures: [],
 };

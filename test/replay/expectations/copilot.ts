@@ -17,11 +17,15 @@ export const copilot: ToolExpectations = {
     'normal-turn': { turns: ['success'], final: READY },
     'long-turn-pause': { turns: ['success'], final: READY },
     'two-turns': { turns: ['success', 'success'], final: READY },
+    // Two Escapes, the second soon after the first: `● Operation cancelled by user`.
+    interrupted: { turns: ['interrupted'], final: READY },
     // Five retries ("Request failed due to a transient API error. Retrying..."), then
     // "✗ Failed to get response from the AI model; retried 5 times … Last error: 500 …".
     'error-500': { turns: ['known_failure'], final: READY },
     'error-429-rate-limit': { turns: ['known_failure'], final: READY },
     'error-400': { turns: ['known_failure'], final: READY },
+    // Two Escapes while a retry waits: `● Operation cancelled by user`.
+    'retry-interrupted': { turns: ['interrupted'], final: READY, endedByKey: true },
     'permission-approved': {
       turns: ['success'],
       final: READY,
@@ -34,6 +38,9 @@ export const copilot: ToolExpectations = {
       dialog: 'Do you want to run this command?',
     },
     'quoted-chrome': { turns: ['success'], final: READY },
+    // Two Escapes before any reply text: Copilot takes the prompt back into the box to edit
+    // ("esc esc edit prompt") and leaves no note of the interrupt. No outcome.
+    hang: { turns: ['unknown'], final: READY },
     'size-80x24-normal-turn': { turns: ['success'], final: READY },
     'cli-exit': { turns: ['success'], final: DOWN },
     'cli-killed': { turns: ['success'], final: DOWN },

@@ -15,6 +15,9 @@ export const opencode: ToolExpectations = {
     'two-turns': { turns: ['success', 'success'], final: READY },
     // Two Escapes: the footer reads `· interrupted`.
     interrupted: { turns: ['interrupted'], final: READY },
+    // Five retries ("[retrying in 4s attempt #3]"), then the provider's message in a block
+    // above the message footer. opencode has no setting for fewer retries.
+    'error-500': { turns: ['known_failure'], final: READY },
     'error-429-rate-limit': { turns: ['known_failure'], final: READY },
     // A 400 is not retried.
     'error-400': { turns: ['known_failure'], final: READY },
