@@ -8,6 +8,7 @@ import { isVerified } from './internal/define.js';
 import { createKiloProfile } from './kilo/index.js';
 import { createOpencodeProfile } from './opencode/index.js';
 import { createPiProfile } from './pi/index.js';
+import { createQwenCodeProfile } from './qwen_code/index.js';
 import type { ProfileFactory, ToolProfile } from './types.js';
 import { createUnsupportedProfile } from './unsupported/index.js';
 
@@ -20,6 +21,7 @@ export const PROFILES: Readonly<Record<string, ProfileFactory>> = {
   gemini_cli: createGeminiCliProfile,
   opencode: createOpencodeProfile,
   kilo: createKiloProfile,
+  qwen_code: createQwenCodeProfile,
   copilot: createCopilotProfile,
   pi: createPiProfile,
   grok_cli: createGrokCliProfile,

@@ -57,6 +57,7 @@ import { grokCli } from './expectations/grok_cli.js';
 import { kilo } from './expectations/kilo.js';
 import { opencode } from './expectations/opencode.js';
 import { pi } from './expectations/pi.js';
+import { qwenCode } from './expectations/qwen_code.js';
 
 /** Each tool's table lives in its own file under expectations/. */
 export const EXPECTATIONS: Record<string, ToolExpectations> = {
@@ -69,4 +70,5 @@ export const EXPECTATIONS: Record<string, ToolExpectations> = {
   grok_cli: grokCli,
   kilo,
   cline,
+  qwen_code: qwenCode,
 };

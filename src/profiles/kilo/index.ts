@@ -6,7 +6,8 @@ import { KILO_7_7 } from './vocabulary.js';
 export const createKiloProfile = defineProfile({
   id: 'kilo',
   verifiedVersions: ['7.7.7'],
-  processNames: ['kilo'],
+  // The node launcher, and the native binary it starts (`.kilo`).
+  processNames: ['kilo', '.kilo'],
   interruptKeys: ['Escape'],
   interruptPresses: 2,
   interruptKeyGapMs: 200,

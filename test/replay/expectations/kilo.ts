@@ -21,6 +21,9 @@ export const kilo: ToolExpectations = {
     // Escape while a retry waits: a bare footer, as in opencode. No outcome.
     'retry-interrupted': { turns: ['unknown'], final: READY, endedByKey: true },
     'permission-approved': { turns: ['success'], final: READY, dialog: 'Permission required' },
+    // Rejected, Kilo asks what to do instead (`△ Reject permission`, still the operator's turn);
+    // Enter with no answer ends the turn with a bare footer: no outcome.
+    'permission-denied': { turns: ['unknown'], final: READY, dialog: '△' },
     'quoted-chrome': { turns: ['success'], final: READY },
     hang: { turns: ['interrupted'], final: READY, hang: true },
     'size-80x24-normal-turn': { turns: ['success'], final: READY },
