@@ -48,6 +48,7 @@ export const CODEX_0_169: CodexVocabulary = {
   waitingForStartup: /^\s*Waiting for startup\b/,
   // startup: `  gpt-fake-1 · ~/work` under the composer once the session is up.
   modelFooter: /^ {2}\S.* · [~/]/,
+  // startup: the idle composer's footer hint.
   shortcutsHint: /\? for shortcuts/,
   // permission-prompt.
   approvalDialog: {
@@ -58,8 +59,9 @@ export const CODEX_0_169: CodexVocabulary = {
   trustDialog: [/^\s*Trust this folder\?/, /^[› ] 1\. Trust and continue$/],
   // startup-fresh-home: the F2 warnings overlay.
   warningsOverlay: /esc dismiss & close/,
+  // cli-exit: the popup over the composer while `/quit` is typed.
   slashPopupEntry: /^[› ] \/[a-z][\w-]*(?: {2,}\S.*)?$/,
-  // `  Worked for 2s • 08:36`; the rule-drawn form `─ Worked for 2s ───` is taken as well.
+  // normal-turn: `  Worked for 2s • 08:36`; the rule-drawn form `─ Worked for 2s ───` is taken as well.
   turnFinished:
     /^(?: {2}Worked for (?:\d+h )?(?:\d+m )?\d+s • \S+|─+ Worked for (?:\d+h )?(?:\d+m )?\d+s(?: ─+)?)$/,
   // interrupted: `■ Conversation interrupted - tell the model what to do differently.`

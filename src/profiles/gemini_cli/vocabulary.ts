@@ -7,13 +7,13 @@ import type { FailureKind } from '../../schemas/signals.js';
  * scenario named beside it).
  */
 export interface GeminiCliVocabulary {
-  /** The prompt box's bars (`▄▄▄…` above, `▀▀▀…` below) and the rule over the status area. */
+  /** The prompt box's bars (`▄▄▄…` above, `▀▀▀…` below) and the rule over the status area (startup). */
   topBar: RegExp;
   bottomBar: RegExp;
   rule: RegExp;
   /** The footer under the prompt box (startup). */
   footer: RegExp;
-  /** The line above the rule: the spinner with "esc to cancel", or the idle shortcuts hint. */
+  /** The line above the rule: the spinner with "esc to cancel", or the idle shortcuts hint (normal-turn). */
   statusLine: RegExp;
   /** The empty prompt box's placeholder (startup). */
   placeholder: string;
@@ -42,6 +42,10 @@ export interface GeminiCliVocabulary {
   auth: RegExp;
   /** The goodbye box after `/quit` (cli-exit). */
   goodbye: RegExp;
+  /**
+   * A slash-command suggestion listed under a box holding `/…`. No recording shows one yet: it
+   * keeps a half-typed command from reading as a draft prompt.
+   */
   slashSuggestion: RegExp;
   /** The idle hint, kept out of the projection (as is the spinner line). */
   idleHint: RegExp;
