@@ -17,10 +17,24 @@ export interface ToolProfile {
   id: string;
   /** The version range or label this parser was built and verified against. */
   verifiedVersions: string;
+  /**
+   * The exact versions whose screens were recorded and verified; a pane running another version
+   * is read with the nearest vocabulary, unverified (see `isVerifiedVersion` in the registry).
+   */
+  verified?: readonly string[];
   /** Process names (argv[0] basenames or script names) that mean the agent runs in the pane. */
   processNames: readonly string[];
   /** tmux key names that interrupt a running turn (sent as keys, not text). */
   interruptKeys: readonly string[];
+  /**
+   * How many times the interrupt keys must be pressed (default 1): opencode, Kilo and Copilot
+   * CLI arm the interrupt on the first Escape and interrupt on the second. Two Escapes sent in
+   * one `send-keys` arrive together and read as Alt+Escape, so each press is its own send,
+   * `interruptKeyGapMs` apart.
+   */
+  interruptPresses?: number;
+  /** Pause between two presses of the interrupt keys, in ms. */
+  interruptKeyGapMs?: number;
   /** tmux key names that submit the typed prompt. */
   submitKeys: readonly string[];
   /** Parses one frame. */

@@ -36,6 +36,11 @@ export const TurnPlan = z.object({
     .optional(),
   /** Start the stream and never finish it (until the client goes away or the server closes). */
   hang: z.boolean().default(false),
+  /**
+   * Cut the connection mid-stream: after chunk `afterChunk` (0-based) the server destroys the
+   * socket without ending the response (no final chunk, no `[DONE]`).
+   */
+  disconnect: z.object({ afterChunk: z.number().int().nonnegative() }).optional(),
 });
 export type TurnPlan = z.infer<typeof TurnPlan>;
 export type TurnPlanInput = z.input<typeof TurnPlan>;

@@ -16,7 +16,10 @@ export interface RequestLogEntry {
   firstByteAt: number | null;
   /** When the response ended, however it ended. */
   endedAt: number | null;
-  outcome: 'completed' | 'error' | 'hung' | 'aborted' | 'pending';
+  /**
+   * `aborted`: the client went away first; `disconnected`: the server cut the stream as planned.
+   */
+  outcome: 'completed' | 'error' | 'hung' | 'aborted' | 'disconnected' | 'pending';
   status: number;
   plan: TurnPlan | null;
 }
@@ -39,6 +42,8 @@ export interface HandlerContext {
   write(chunk: string): void;
   /** Writes one Server-Sent Event (`event:` line omitted when `event` is null). */
   sse(event: string | null, data: unknown): void;
+  /** Cuts the connection without ending the response (a planned mid-stream disconnect). */
+  disconnect(): void;
 }
 
 /** A model protocol: which requests it answers and how. */
@@ -61,6 +66,8 @@ export interface FakeModelServer {
   port: number;
   /** Appends plans to the queue. */
   enqueue(...plans: TurnPlanInput[]): void;
+  /** Drops the plans no request has taken (a CLI gave up before using them all); returns how many. */
+  dropPlans(): number;
   /** Every request so far, in arrival order. */
   log(): RequestLogEntry[];
   /** Resolves when `count` requests matching `pred` have ended (or rejects after `timeoutMs`). */
@@ -133,6 +140,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions): Promis
       entries.push(entry);
       open.add(res);
       let gone = false;
+      let cut = false;
       const wake = new Set<() => void>();
       res.on('close', () => {
         gone = true;
@@ -172,12 +180,20 @@ export async function startFakeModelServer(opts: FakeModelServerOptions): Promis
           const payload = typeof data === 'string' ? data : JSON.stringify(data);
           ctx.write(`${event === null ? '' : `event: ${event}\n`}data: ${payload}\n\n`);
         },
+        disconnect: () => {
+          cut = true;
+          // What was written still goes out; then the socket closes mid-body (no last chunk).
+          const socket = res.socket;
+          if (socket) socket.destroySoon();
+          else res.destroy();
+        },
       };
       try {
         if (plan.delayMs > 0) await ctx.sleep(plan.delayMs);
         await chosen.protocol.handle(ctx);
         entry.status = res.statusCode;
         if (plan.hang) entry.outcome = 'hung';
+        else if (cut) entry.outcome = 'disconnected';
         else if (gone && !res.writableEnded) entry.outcome = 'aborted';
         else entry.outcome = res.statusCode >= 400 ? 'error' : 'completed';
       } catch (err) {
@@ -185,7 +201,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions): Promis
         if (!res.headersSent) res.writeHead(500);
         res.end(String(err));
       } finally {
-        if (!res.writableEnded && !plan.hang) res.end();
+        if (!res.writableEnded && !plan.hang && !cut) res.end();
         entry.endedAt = Date.now();
         if (opts.logFile) appendFileSync(opts.logFile, JSON.stringify(entry) + '\n');
         notify();
@@ -200,6 +216,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions): Promis
     url: `http://127.0.0.1:${port}`,
     port,
     enqueue: (...plans) => queue.push(...plans.map((p) => TurnPlan.parse(p))),
+    dropPlans: () => queue.splice(0).length,
     log: () => entries.slice(),
     waitFor: (pred, o = {}) =>
       new Promise((resolve, reject) => {

@@ -58,7 +58,7 @@ export const standInProfile: ProfileFactory = () => ({
           availability: 'supported',
           businessState: 'awaiting_operator',
           inputMode: 'modal',
-          uiContext: 'tool_permission',
+          uiContext: 'permission_prompt',
           projectionText,
         },
         signals: {
@@ -98,7 +98,7 @@ export const standInProfile: ProfileFactory = () => ({
         availability: 'supported',
         businessState: 'unknown',
         inputMode: 'unknown',
-        uiContext: 'unknown',
+        uiContext: 'unrecognised',
         projectionText,
       },
       signals: { ...NO_SIGNALS, activeReasons: [] },
