@@ -92,7 +92,7 @@ function startRuntime(
     journal: deps.journal,
     restore: deps.journal.index.facts(id) ?? null,
     interrupt: () =>
-      transport.run(['send-keys', '-t', target, ...profile.interruptKeys]).then(() => {}),
+      pressInterrupt(profile, (keys) => transport.run(['send-keys', '-t', target, ...keys])),
   });
   const fail = (error: unknown) => {
     sendBack({
@@ -198,7 +198,7 @@ class TerminalCommands {
       case 'submit':
         return this.submit(args as { text: string; force?: boolean });
       case 'interrupt':
-        return this.keys(this.profile.interruptKeys);
+        return pressInterrupt(this.profile, (keys) => this.keys(keys));
       case 'keys':
         return this.keys((args as { keys: string[] }).keys);
       case 'resume':
@@ -302,4 +302,20 @@ export function commandError(error: unknown): PanewardError {
   return new PanewardError('internal', error instanceof Error ? error.message : String(error), {
     cause: error,
   });
+}
+
+/**
+ * Presses a profile's interrupt keys as often as the CLI needs (opencode, Kilo and Copilot CLI
+ * interrupt on the second Escape), each press its own send so the keys are not read as one
+ * chord, `interruptKeyGapMs` apart.
+ */
+export async function pressInterrupt(
+  profile: Pick<ToolProfile, 'interruptKeys' | 'interruptPresses' | 'interruptKeyGapMs'>,
+  send: (keys: readonly string[]) => Promise<unknown>,
+): Promise<void> {
+  const presses = Math.max(1, profile.interruptPresses ?? 1);
+  for (let i = 0; i < presses; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, profile.interruptKeyGapMs ?? 200));
+    await send(profile.interruptKeys);
+  }
 }

@@ -9,7 +9,6 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createSupervisor,
-  getProfile,
   type Supervisor,
   type TerminalState,
 } from '../../../src/index.js';
@@ -140,7 +139,6 @@ export function describeLiveAgent(agent: LiveAgent): void {
     const scratch = resolve('.tmp/e2e-live', agent.tool, String(process.pid));
     const workDir = join(scratch, 'work');
     const timeline = new Timeline();
-    const profile = getProfile(agent.tool);
     const step = agent.startupTimeoutMs + 60_000;
     let server: FakeModelServer;
     let session: AgentSession;
@@ -265,12 +263,8 @@ export function describeLiveAgent(agent: LiveAgent): void {
           await sleep(50);
         }
         await sleep(1500);
-        // Some CLIs interrupt on a second press only (opencode, Copilot CLI): press as often as
-        // the profile says, as a user would.
-        for (let i = 0; i < (profile.interruptPresses ?? 1); i++) {
-          if (i > 0) await sleep(profile.interruptKeyGapMs ?? 0);
-          await sup.interrupt(id);
-        }
+        // One call, however many presses the CLI needs (opencode, Copilot CLI: two).
+        await sup.interrupt(id);
         const result = await sup.waitForTurn(id, turnId, { timeoutMs: 30_000 });
         expect(result.lastTurn.result, timeline.describe(seenFrom)).toBe('interrupted');
         expect(result.lastTurn.turnId).toBe(turnId);
