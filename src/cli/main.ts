@@ -6,6 +6,7 @@ import { briefPrinter } from './format.js';
 import { replayRecording } from '../tracker/replay.js';
 import { registerRecord } from './record.js';
 import { CliExit, registerClient } from './client.js';
+import { registerDoctor } from './doctor.js';
 import { registerJournal } from './journal.js';
 import { registerServe } from './serve.js';
 import { registerWatch } from './watch.js';
@@ -54,6 +55,7 @@ export function buildProgram(): Command {
   registerRecord(program);
   registerWatch(program);
   registerJournal(program);
+  registerDoctor(program);
   registerServe(program);
   registerClient(program);
 

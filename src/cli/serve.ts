@@ -39,6 +39,7 @@ export const ServeOptions = z
     discoverInterval: z.coerce.number().positive().default(5),
     sessionBudget: z.coerce.number({ error: 'must be a number of seconds' }).positive().optional(),
     pollInterval: z.coerce.number({ error: 'must be a number of seconds' }).positive().optional(),
+    readUnverified: z.boolean().default(false),
   })
   .refine((o) => !(o.socketName && o.socketPath), {
     error: 'cannot be combined with --socket-name',
@@ -124,6 +125,7 @@ export async function startServe(
       ...(o.sessionBudget === undefined ? {} : { sessionWallClockSeconds: o.sessionBudget }),
       ...(o.pollInterval === undefined ? {} : { pollIntervalSeconds: o.pollInterval }),
     },
+    readUnverifiedVersions: o.readUnverified,
   });
   if (o.discover) sup.discoverContinuously(o.discoverInterval);
   const http = createHttpApp(sup, {
@@ -175,6 +177,10 @@ export function registerServe(program: Command): void {
     .option('--discover-interval <seconds>', 'how often to look for new agent panes', '5')
     .option('--session-budget <seconds>', 'arm the watchdog of every attached session')
     .option('--poll-interval <seconds>', 'time between two samples of a pane')
+    .option(
+      '--read-unverified',
+      'read the screens of an agent CLI newer than the versions paneward was verified against (default: reported unrecognised)',
+    )
     .action(async (opts: Record<string, unknown>) => {
       const running = await startServe(opts);
       await new Promise<void>((resolve) => {

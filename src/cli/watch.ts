@@ -28,6 +28,8 @@ export const WatchOptions = z
       .number({ error: 'must be a number of seconds' })
       .positive({ error: 'must be positive' })
       .optional(),
+    /** Read the screens of a CLI newer than its verified versions anyway. */
+    readUnverified: z.boolean().default(false),
   })
   .refine((o) => o.targets.length > 0 || o.discover, {
     error: 'name at least one target, or use --discover',
@@ -85,6 +87,7 @@ export async function runWatch(
     // Without --data-dir the records stay in memory: several watches never contend for a lock.
     dataDir: o.dataDir ?? null,
     config: o.sessionBudget === undefined ? {} : { sessionWallClockSeconds: o.sessionBudget },
+    readUnverifiedVersions: o.readUnverified,
   });
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
@@ -174,6 +177,10 @@ export function registerWatch(program: Command): void {
     .option(
       '--session-budget <seconds>',
       'arm the session watchdog: interrupt a turn still running after this long',
+    )
+    .option(
+      '--read-unverified',
+      'read the screens of an agent CLI newer than the versions paneward was verified against (default: reported unrecognised)',
     )
     .action(async (targets: string[], opts: Record<string, unknown>) => {
       await runWatch({ ...opts, targets });

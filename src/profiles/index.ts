@@ -4,15 +4,16 @@ import { createCodexProfile } from './codex/index.js';
 import { createCopilotProfile } from './copilot/index.js';
 import { createGeminiCliProfile } from './gemini_cli/index.js';
 import { createGrokCliProfile } from './grok_cli/index.js';
-import { isVerified } from './internal/define.js';
+import { isNewerThanVerified, isVerified } from './internal/define.js';
 import { createKiloProfile } from './kilo/index.js';
 import { createOpencodeProfile } from './opencode/index.js';
 import { createPiProfile } from './pi/index.js';
 import { createQwenCodeProfile } from './qwen_code/index.js';
-import type { ProfileFactory, ToolProfile } from './types.js';
+import type { ProfileFactory, ProfileOptions, ToolProfile } from './types.js';
 import { createUnsupportedProfile } from './unsupported/index.js';
 
-export type { ProfileFactory, Screen, ToolProfile } from './types.js';
+export type { ProfileFactory, ProfileOptions, Screen, ToolProfile } from './types.js';
+export { compareVersions } from './internal/define.js';
 
 /** Every profile paneward ships, by id: adding a CLI is one folder and one line here. */
 export const PROFILES: Readonly<Record<string, ProfileFactory>> = {
@@ -30,8 +31,12 @@ export const PROFILES: Readonly<Record<string, ProfileFactory>> = {
 };
 
 /** The profile for a tool id and version; unknown ids fall back to the generic profile. */
-export function getProfile(tool: string, toolVersion?: string): ToolProfile {
-  return (PROFILES[tool] ?? createUnsupportedProfile)(toolVersion);
+export function getProfile(
+  tool: string,
+  toolVersion?: string,
+  options?: ProfileOptions,
+): ToolProfile {
+  return (PROFILES[tool] ?? createUnsupportedProfile)(toolVersion, options);
 }
 
 /** Process names per known tool, for discovering panes that run an agent. */
@@ -53,4 +58,12 @@ export function verifiedVersionsOf(tool: string): readonly string[] {
  */
 export function isVerifiedVersion(tool: string, toolVersion: string | undefined): boolean {
   return isVerified(verifiedVersionsOf(tool), toolVersion);
+}
+
+/**
+ * Whether `toolVersion` is newer than every version the tool's profile was verified against:
+ * its screens are then reported unrecognised unless the profile is asked to read them anyway.
+ */
+export function isNewerThanVerifiedVersion(tool: string, toolVersion: string | undefined): boolean {
+  return isNewerThanVerified(verifiedVersionsOf(tool), toolVersion);
 }

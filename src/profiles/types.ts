@@ -22,6 +22,16 @@ export interface ToolProfile {
    * is read with the nearest vocabulary, unverified (see `isVerifiedVersion` in the registry).
    */
   verified?: readonly string[];
+  /**
+   * npm packages the CLI ships as (platform builds such as `@github/copilot-linux-x64` count
+   * too): a running CLI's version is read from their `package.json`.
+   */
+  packages?: readonly string[];
+  /**
+   * True when this profile reads no screen at all because its version is newer than every
+   * verified one (see {@link ProfileOptions.readUnverified}): every frame is unrecognised.
+   */
+  unverifiedUnread?: boolean;
   /** Process names (argv[0] basenames or script names) that mean the agent runs in the pane. */
   processNames: readonly string[];
   /** tmux key names that interrupt a running turn (sent as keys, not text). */
@@ -41,5 +51,15 @@ export interface ToolProfile {
   parse(screen: Screen): ProfileResult;
 }
 
+/** How a profile treats a version it was not verified against. */
+export interface ProfileOptions {
+  /**
+   * Read the screens of a version newer than every verified one with the newest vocabulary.
+   * Off by default: such a version's screens are reported unrecognised (readiness `unknown`,
+   * never a success) until someone verifies it or accepts the risk.
+   */
+  readUnverified?: boolean;
+}
+
 /** Picks a parser for a tool version; profiles whose screens changed across versions use it. */
-export type ProfileFactory = (toolVersion?: string) => ToolProfile;
+export type ProfileFactory = (toolVersion?: string, options?: ProfileOptions) => ToolProfile;

@@ -61,6 +61,11 @@ export const SupervisorOptions = z.strictObject({
     })
     .strict()
     .optional(),
+  /**
+   * Read the screens of an agent CLI newer than every version its profile was verified against.
+   * Off by default: such a pane reads as unrecognised (readiness `unknown`, never a success).
+   */
+  readUnverifiedVersions: z.boolean().default(false),
   /** Restart backoff of a terminal's runtime: first delay and cap, in seconds. */
   restartBackoff: z
     .strictObject({ initialSeconds: z.number().positive(), maxSeconds: z.number().positive() })
@@ -602,7 +607,8 @@ export class Supervisor {
   }
 
   private profileFor(tool: string, version?: string) {
-    return this.customProfiles[tool]?.(version) ?? getProfile(tool, version);
+    const options = { readUnverified: this.options.readUnverifiedVersions };
+    return this.customProfiles[tool]?.(version, options) ?? getProfile(tool, version, options);
   }
 
   private toolIds(): string[] {

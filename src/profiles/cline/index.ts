@@ -10,6 +10,7 @@ import { CLINE_3_0 } from './vocabulary.js';
 export const createClineProfile = defineProfile({
   id: 'cline',
   verifiedVersions: ['3.0.65'],
+  packages: ['cline', '@cline/cli'],
   processNames: ['cline'],
   interruptKeys: ['Escape'],
   submitKeys: ['Enter'],

@@ -10,6 +10,7 @@ import { COPILOT_1_0 } from './vocabulary.js';
 export const createCopilotProfile = defineProfile({
   id: 'copilot',
   verifiedVersions: ['1.0.102'],
+  packages: ['@github/copilot'],
   processNames: ['copilot'],
   interruptKeys: ['Escape'],
   interruptPresses: 2,

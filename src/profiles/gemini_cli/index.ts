@@ -9,6 +9,7 @@ import { GEMINI_CLI_0_61 } from './vocabulary.js';
 export const createGeminiCliProfile = defineProfile({
   id: 'gemini_cli',
   verifiedVersions: ['0.61.0'],
+  packages: ['@google/gemini-cli'],
   processNames: ['gemini'],
   interruptKeys: ['Escape'],
   submitKeys: ['Enter'],

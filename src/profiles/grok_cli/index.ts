@@ -6,6 +6,7 @@ import { GROK_CLI_0_0 } from './vocabulary.js';
 export const createGrokCliProfile = defineProfile({
   id: 'grok_cli',
   verifiedVersions: ['0.0.34'],
+  packages: ['@vibe-kit/grok-cli'],
   processNames: ['grok'],
   interruptKeys: ['Escape'],
   submitKeys: ['Enter'],

@@ -6,6 +6,7 @@ import { KILO_7_7 } from './vocabulary.js';
 export const createKiloProfile = defineProfile({
   id: 'kilo',
   verifiedVersions: ['7.7.7'],
+  packages: ['@kilocode/cli'],
   // The node launcher, and the native binary it starts (`.kilo`).
   processNames: ['kilo', '.kilo'],
   interruptKeys: ['Escape'],

@@ -9,6 +9,7 @@ import { OPENCODE_1_18 } from './vocabulary.js';
 export const createOpencodeProfile = defineProfile({
   id: 'opencode',
   verifiedVersions: ['1.18.33'],
+  packages: ['opencode-ai', 'opencode'],
   processNames: ['opencode'],
   interruptKeys: ['Escape'],
   interruptPresses: 2,

@@ -6,6 +6,7 @@ import { PI_0_73 } from './vocabulary.js';
 export const createPiProfile = defineProfile({
   id: 'pi',
   verifiedVersions: ['0.73.1'],
+  packages: ['@mariozechner/pi-coding-agent'],
   processNames: ['pi'],
   interruptKeys: ['Escape'],
   submitKeys: ['Enter'],

@@ -6,6 +6,7 @@ import { QWEN_CODE_0_15 } from './vocabulary.js';
 export const createQwenCodeProfile = defineProfile({
   id: 'qwen_code',
   verifiedVersions: ['0.15.10'],
+  packages: ['@qwen-code/qwen-code'],
   processNames: ['qwen'],
   interruptKeys: ['Escape'],
   submitKeys: ['Enter'],

@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createSupervisor,
+  verifiedVersionsOf,
   type Supervisor,
   type TerminalState,
 } from '../../../src/index.js';
@@ -197,6 +198,11 @@ export function describeLiveAgent(agent: LiveAgent): void {
         expect(s.diagnostics.process).toBe('tui_up');
         expect(s.surface.acceptingInput).toBe('yes');
         expect(s.lastTurn.result).toBe('none');
+        // The version is read from the running CLI's package: the pinned, verified one.
+        const withVersion = await timeline.waitFor('its version', (v) => v.toolVersion !== null, {
+          timeoutMs: 10_000,
+        });
+        expect(verifiedVersionsOf(agent.tool)).toContain(withVersion.s.toolVersion);
       },
       step,
     );
