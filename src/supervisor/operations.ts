@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isNewerThanVerifiedVersion, verifiedVersionsOf } from '../profiles/index.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 
 /** Whether an operation is acceptable now: `wait` means not yet, but soon by itself. */
@@ -85,6 +86,17 @@ function sendInput(s: TerminalState): OperationVerdict {
     case 'stalled':
       return verdict('no', 'the surface has been unreadable too long (stalled)');
     case 'unknown':
+      if (s.surface.uiContext === 'unrecognised' && s.toolVersion !== null) {
+        if (isNewerThanVerifiedVersion(s.tool, s.toolVersion)) {
+          return verdict(
+            'no',
+            `${s.tool} ${s.toolVersion} is newer than the verified ${verifiedVersionsOf(s.tool).join(', ')}: its screens are not read (--read-unverified)`,
+          );
+        }
+      }
+      if (s.surface.uiContext === 'unrecognised') {
+        return verdict('wait', 'the screen matches no shape paneward knows');
+      }
       return verdict('wait', 'cannot tell yet');
     case 'waiting':
       return s.turn.phase === 'active' || s.surface.businessState === 'working'
