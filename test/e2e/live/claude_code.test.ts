@@ -13,10 +13,10 @@ import {
   type Supervisor,
   type TerminalState,
 } from '../../../src/index.js';
-import { CLAUDE_CODE_BIN, claudeCodeFacts, prepareClaudeCode } from '../agents/claude_code.js';
-import { anthropicProtocol } from '../fake-model/anthropic.js';
-import type { RequestLogEntry } from '../fake-model/server.js';
-import { startFakeModelServer, type FakeModelServer } from '../fake-model/server.js';
+import { CLAUDE_CODE_BIN, claudeCodeFacts, prepareClaudeCode } from '../../../src/agents/claude_code.js';
+import { anthropicProtocol } from '../../../src/model-server/anthropic.js';
+import type { RequestLogEntry } from '../../../src/model-server/server.js';
+import { startFakeModelServer, type FakeModelServer } from '../../../src/model-server/server.js';
 import { startAgentSession, uniqueSocketName, type AgentSession } from '../harness/session.js';
 
 const POLL_SECONDS = 0.25;

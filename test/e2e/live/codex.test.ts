@@ -1,5 +1,5 @@
-import { codexAgent, prepareCodex, stopCodexDaemons } from '../agents/codex.js';
-import { openaiProtocol } from '../fake-model/openai.js';
+import { codexAgent, prepareCodex, stopCodexDaemons } from '../../../src/agents/codex.js';
+import { openaiProtocol } from '../../../src/model-server/openai.js';
 import { describeLiveAgent } from './live-suite.js';
 
 describeLiveAgent({

@@ -1,5 +1,5 @@
-import { copilotAgent } from '../agents/copilot.js';
-import { chatCompletionsProtocol } from '../fake-model/chat-completions.js';
+import { copilotAgent } from '../../../src/agents/copilot.js';
+import { chatCompletionsProtocol } from '../../../src/model-server/chat-completions.js';
 import { describeLiveAgent } from './live-suite.js';
 
 describeLiveAgent({

@@ -13,10 +13,10 @@ import {
   type Supervisor,
   type TerminalState,
 } from '../../../src/index.js';
-import type { AgentLaunch, KeyStep } from '../agents/chat-agent.js';
-import type { TurnPlanInput } from '../fake-model/plan.js';
-import type { Protocol, RequestLogEntry } from '../fake-model/server.js';
-import { startFakeModelServer, type FakeModelServer } from '../fake-model/server.js';
+import type { AgentLaunch, KeyStep } from '../../../src/agents/chat-agent.js';
+import type { TurnPlanInput } from '../../../src/model-server/plan.js';
+import type { Protocol, RequestLogEntry } from '../../../src/model-server/server.js';
+import { startFakeModelServer, type FakeModelServer } from '../../../src/model-server/server.js';
 import { startAgentSession, uniqueSocketName, type AgentSession } from '../harness/session.js';
 
 const POLL_SECONDS = 0.25;

@@ -1,5 +1,5 @@
-import { opencodeAgent } from '../agents/opencode.js';
-import { chatCompletionsProtocol } from '../fake-model/chat-completions.js';
+import { opencodeAgent } from '../../../src/agents/opencode.js';
+import { chatCompletionsProtocol } from '../../../src/model-server/chat-completions.js';
 import { describeLiveAgent } from './live-suite.js';
 
 describeLiveAgent({

@@ -8,16 +8,16 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readProcessTree } from '../../../src/observe/process.js';
-import { CHAT_AGENTS } from '../agents/index.js';
-import { REPO_ROOT, type AgentLaunch } from '../agents/chat-agent.js';
-import { prepareClaudeCode } from '../agents/claude_code.js';
-import { prepareCodex, stopCodexDaemons } from '../agents/codex.js';
-import { prepareGeminiCli } from '../agents/gemini_cli.js';
-import { anthropicProtocol } from '../fake-model/anthropic.js';
-import { chatCompletionsProtocol } from '../fake-model/chat-completions.js';
-import { geminiProtocol } from '../fake-model/gemini.js';
-import { openaiProtocol } from '../fake-model/openai.js';
-import { startFakeModelServer, type Protocol } from '../fake-model/server.js';
+import { CHAT_AGENTS } from '../../../src/agents/index.js';
+import { REPO_ROOT, type AgentLaunch } from '../../../src/agents/chat-agent.js';
+import { prepareClaudeCode } from '../../../src/agents/claude_code.js';
+import { prepareCodex, stopCodexDaemons } from '../../../src/agents/codex.js';
+import { prepareGeminiCli } from '../../../src/agents/gemini_cli.js';
+import { anthropicProtocol } from '../../../src/model-server/anthropic.js';
+import { chatCompletionsProtocol } from '../../../src/model-server/chat-completions.js';
+import { geminiProtocol } from '../../../src/model-server/gemini.js';
+import { openaiProtocol } from '../../../src/model-server/openai.js';
+import { startFakeModelServer, type Protocol } from '../../../src/model-server/server.js';
 import { startAgentSession, uniqueSocketName } from '../harness/session.js';
 
 interface TreeSource {

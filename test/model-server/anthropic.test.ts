@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { anthropicProtocol } from './anthropic.js';
-import { startFakeModelServer, type FakeModelServer } from './server.js';
+import { anthropicProtocol } from '../../src/model-server/anthropic.js';
+import { startFakeModelServer, type FakeModelServer } from '../../src/model-server/server.js';
 
 interface SseEvent {
   event: string;

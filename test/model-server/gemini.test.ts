@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFakeModelServer, type FakeModelServer } from './server.js';
-import { geminiProtocol, sampleForSchema } from './gemini.js';
+import { startFakeModelServer, type FakeModelServer } from '../../src/model-server/server.js';
+import { geminiProtocol, sampleForSchema } from '../../src/model-server/gemini.js';
 
 let server: FakeModelServer | undefined;
 afterEach(async () => {

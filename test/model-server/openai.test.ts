@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openaiProtocol } from './openai.js';
-import { startFakeModelServer, type FakeModelServer } from './server.js';
+import { openaiProtocol } from '../../src/model-server/openai.js';
+import { startFakeModelServer, type FakeModelServer } from '../../src/model-server/server.js';
 
 interface SseEvent {
   event: string | null;

@@ -59,6 +59,8 @@ export interface FakeModelServerOptions {
   port?: number;
   /** Appends each finished log entry here as JSON Lines. */
   logFile?: string;
+  /** What a request gets when no queued plan is left (default: the reply `OK.`). */
+  defaultPlan?: TurnPlanInput;
 }
 
 export interface FakeModelServer {
@@ -100,7 +102,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions): Promis
 
   const takePlan = (streaming: boolean): TurnPlan => {
     const i = queue.findIndex((p) => p.match === 'any' || streaming);
-    if (i < 0) return TurnPlan.parse({});
+    if (i < 0) return TurnPlan.parse(opts.defaultPlan ?? {});
     return queue.splice(i, 1)[0]!;
   };
 

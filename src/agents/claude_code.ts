@@ -1,8 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { agentBin } from './chat-agent.js';
 
 /** Where `scripts/install-agent.sh claude_code` puts the pinned CLI. */
-export const CLAUDE_CODE_BIN = resolve('.tmp/agents/claude_code/node_modules/.bin/claude');
+export const CLAUDE_CODE_BIN = agentBin('claude_code', 'claude');
 
 /** Facts about the pinned Claude Code build that tests and recordings rely on. */
 export const claudeCodeFacts = {
