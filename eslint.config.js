@@ -54,7 +54,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bin/**/*.js', 'scripts/**/*.js', 'test/**/*.mjs'],
+    files: ['bin/**/*.js', 'scripts/**/*.js', 'test/**/*.mjs', 'src/demo/*.mjs'],
     languageOptions: {
       globals: {
         process: 'readonly',

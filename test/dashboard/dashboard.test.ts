@@ -9,7 +9,8 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { CHROMIUM, launchBrowser } from './internal/browser.js';
 import { filter, firstValueFrom, timeout } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSupervisor, type Supervisor } from '../../src/index.js';
@@ -18,25 +19,8 @@ import type { TerminalState } from '../../src/schemas/terminal-state.js';
 import { startAgentSession, type AgentSession } from '../e2e/harness/session.js';
 import { STAND_IN_AGENT, standInProfile } from '../supervisor/internal/stand-in-profile.js';
 
-const CHROMIUM = process.env.PANEWARD_CHROMIUM ?? '/usr/bin/chromium';
 const SHOTS = join(import.meta.dirname, '../../reports/screenshots');
 const TOKEN = 'dashboard-test-token-0123456789';
-
-export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-}
 
 async function listen(server: Server, port = 0): Promise<number> {
   await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
