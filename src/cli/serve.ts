@@ -6,8 +6,9 @@ import pretty from 'pino-pretty';
 import { z } from 'zod';
 import { PanewardError } from '../errors.js';
 import { describeZodError } from '../internal/zod-errors.js';
+import { startStatelyInspection } from '../inspect/stately.js';
 import { createHttpApp } from '../server/app.js';
-import { createSupervisor } from '../supervisor/supervisor.js';
+import { createSupervisor, type Supervisor } from '../supervisor/supervisor.js';
 
 /** Where `paneward serve` listens by default, and what the client commands talk to. */
 export const DEFAULT_PORT = 7420;
@@ -40,6 +41,19 @@ export const ServeOptions = z
     sessionBudget: z.coerce.number({ error: 'must be a number of seconds' }).positive().optional(),
     pollInterval: z.coerce.number({ error: 'must be a number of seconds' }).positive().optional(),
     readUnverified: z.boolean().default(false),
+    /** Relay the actor system to Stately's inspector: true (port 8080) or the bridge's port. */
+    inspect: z
+      .union([
+        z.boolean(),
+        z.coerce
+          .number({ error: 'must be a port number' })
+          .int({ error: 'must be a whole number' })
+          .min(1)
+          .max(65535),
+      ])
+      .default(false),
+    /** Send pane text and prompts to the inspector as well (default: only their length). */
+    inspectPaneText: z.boolean().default(false),
   })
   .refine((o) => !(o.socketName && o.socketPath), {
     error: 'cannot be combined with --socket-name',
@@ -90,6 +104,7 @@ export function createLogger(level: ServeOptions['logLevel']): Logger {
 export interface RunningServer {
   url: string;
   server: Server;
+  supervisor: Supervisor;
   stop(): Promise<void>;
 }
 
@@ -117,16 +132,30 @@ export async function startServe(
     );
   }
   const log = logger ?? createLogger(o.logLevel);
-  const sup = createSupervisor({
-    socketName: o.socketName,
-    socketPath: o.socketPath,
-    ...(o.dataDir ? { dataDir: o.dataDir } : {}),
-    config: {
-      ...(o.sessionBudget === undefined ? {} : { sessionWallClockSeconds: o.sessionBudget }),
-      ...(o.pollInterval === undefined ? {} : { pollIntervalSeconds: o.pollInterval }),
-    },
-    readUnverifiedVersions: o.readUnverified,
-  });
+  const inspection =
+    o.inspect === false
+      ? null
+      : await startStatelyInspection({
+          ...(o.inspect === true ? {} : { port: o.inspect }),
+          paneText: o.inspectPaneText,
+        });
+  let sup: Supervisor;
+  try {
+    sup = createSupervisor({
+      ...(inspection ? { inspect: inspection.inspect } : {}),
+      socketName: o.socketName,
+      socketPath: o.socketPath,
+      ...(o.dataDir ? { dataDir: o.dataDir } : {}),
+      config: {
+        ...(o.sessionBudget === undefined ? {} : { sessionWallClockSeconds: o.sessionBudget }),
+        ...(o.pollInterval === undefined ? {} : { pollIntervalSeconds: o.pollInterval }),
+      },
+      readUnverifiedVersions: o.readUnverified,
+    });
+  } catch (error) {
+    inspection?.stop();
+    throw error;
+  }
   if (o.discover) sup.discoverContinuously(o.discoverInterval);
   const http = createHttpApp(sup, {
     ...(token ? { token } : {}),
@@ -146,16 +175,24 @@ export async function startServe(
     { url, dataDir: sup.journal.directory, terminals: sup.ids().length, token: token !== null },
     'paneward serve listening',
   );
+  if (inspection) {
+    log.info(
+      { inspector: inspection.pageUrl, socket: inspection.socketUrl, paneText: o.inspectPaneText },
+      `live actors: open ${inspection.pageUrl} (it embeds https://stately.ai/inspect)`,
+    );
+  }
   let stopping: Promise<void> | null = null;
   return {
     url,
     server,
+    supervisor: sup,
     stop: () =>
       (stopping ??= (async () => {
         server.close();
         server.closeAllConnections();
         http.close();
         await sup.stop();
+        inspection?.stop();
         log.info('paneward serve stopped');
       })()),
   };
@@ -177,6 +214,11 @@ export function registerServe(program: Command): void {
     .option('--discover-interval <seconds>', 'how often to look for new agent panes', '5')
     .option('--session-budget <seconds>', 'arm the watchdog of every attached session')
     .option('--poll-interval <seconds>', 'time between two samples of a pane')
+    .option(
+      '--inspect [port]',
+      "relay the live actors to Stately's inspector through a local bridge (default port 8080; needs @statelyai/inspect)",
+    )
+    .option('--inspect-pane-text', 'also send pane text and prompts to the inspector')
     .option(
       '--read-unverified',
       'read the screens of an agent CLI newer than the versions paneward was verified against (default: reported unrecognised)',
