@@ -66,6 +66,7 @@ export class ControlClient {
   #stderr = '';
   #lastReadAt: number;
   #bytesRead = 0;
+  #currentSeq = 0;
   /** Waits for the attach command's own block (flag 0), the first one the client prints. */
   #attach: { resolve(reply: ControlReply): void; reject(error: unknown): void } | null = null;
   readonly exited: Promise<ControlExit>;
@@ -75,8 +76,9 @@ export class ControlClient {
     this.#lastReadAt = performance.now();
     const parser = new ControlParser({
       reply: (reply) => this.#reply(reply),
-      notification: (n) => {
+      notification: (n, seq) => {
         if (n.type === 'exit') this.#exitReason = n.reason;
+        this.#currentSeq = seq;
         this.#notifications.next(n);
       },
     });
@@ -177,6 +179,15 @@ export class ControlClient {
   /** Commands written and not answered yet (timed-out ones included). */
   get outstanding(): number {
     return this.#queue.length;
+  }
+
+  /**
+   * The stream position (see {@link ControlReply.seq}) of the notification being delivered, or
+   * of the last one: read it inside a `notifications` subscriber to order that notification
+   * against replies.
+   */
+  get currentSeq(): number {
+    return this.#currentSeq;
   }
 
   /** `performance.now()` of the last bytes read from the client. */

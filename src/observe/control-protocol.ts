@@ -20,6 +20,11 @@ export interface ControlReply {
   ok: boolean;
   /** The lines between the guards, joined with `\n`, without a final newline. */
   body: string;
+  /**
+   * Position in the stream: one count per reply and notification, in arrival order. A
+   * notification with a lower `seq` arrived before this reply (tmux wrote it first).
+   */
+  seq: number;
 }
 
 /** A notification line, reduced to what an observer acts on. */
@@ -47,7 +52,8 @@ export type ControlNotification =
 
 export interface ControlParserHandlers {
   reply(reply: ControlReply): void;
-  notification(notification: ControlNotification): void;
+  /** `seq` counts replies and notifications together, like {@link ControlReply.seq}. */
+  notification(notification: ControlNotification, seq: number): void;
 }
 
 const NL = 0x0a;
@@ -72,6 +78,7 @@ export class ControlParser {
   #carry: Buffer | null = null;
   /** Inside a long `%output` line whose pane is already reported: its bytes are only counted. */
   #skipping = false;
+  #seq = 0;
   /** The closing guards of the open block, and its lines so far. */
   #block: {
     number: number;
@@ -126,7 +133,7 @@ export class ControlParser {
     if (!carry || this.#block || carry.length < OUTPUT_PREFIX_MAX) return;
     const paneId = outputPane(carry);
     if (paneId === null) return;
-    this.handlers.notification({ type: 'output', paneId, bytes: carry.length });
+    this.handlers.notification({ type: 'output', paneId, bytes: carry.length }, ++this.#seq);
     this.#carry = null;
     this.#skipping = true;
   }
@@ -143,6 +150,7 @@ export class ControlParser {
           fromClient: block.flags === 1,
           ok: line === block.end,
           body: block.lines.join('\n'),
+          seq: ++this.#seq,
         });
       } else {
         block.lines.push(line);
@@ -151,7 +159,7 @@ export class ControlParser {
     }
     const paneId = outputPane(raw);
     if (paneId !== null) {
-      this.handlers.notification({ type: 'output', paneId, bytes: raw.length });
+      this.handlers.notification({ type: 'output', paneId, bytes: raw.length }, ++this.#seq);
       return;
     }
     const line = raw.toString('utf8');
@@ -170,7 +178,7 @@ export class ControlParser {
         return;
       }
     }
-    this.handlers.notification(parseNotification(line));
+    this.handlers.notification(parseNotification(line), ++this.#seq);
   }
 }
 

@@ -9,8 +9,8 @@ export interface ProcessWatcherOptions {
   procRoot?: string;
   /**
    * Every this many ms a refresh reads every process again, not only new ones: that catches a
-   * pid reused between two refreshes, a process re-parented, and an `exec` no pane asked about.
-   * Default 10000.
+   * pid reused between two refreshes, a process re-parented, an `exec` no pane asked about, and
+   * a process that exited but is not reaped yet (a zombie keeps its /proc entry). Default 10000.
    */
   rescanMs?: number;
   /** Clock in ms; default `performance.now`. */
@@ -133,7 +133,8 @@ export class ProcessWatcher {
         await nextTurn();
       }
       const stat = readStatEntry(this.#root, pid);
-      if (!stat) {
+      // An exited process waiting to be reaped is dead for a pane's purposes.
+      if (!stat || stat.exited) {
         if (known) {
           this.#remove(pid);
           died.push(pid);
@@ -169,7 +170,7 @@ export class ProcessWatcher {
     let root = this.#entries.get(rootPid);
     if (!root) {
       const stat = readStatEntry(this.#root, rootPid);
-      if (!stat) return { pids: [], tree: [] };
+      if (!stat || stat.exited) return { pids: [], tree: [] };
       root = { ...stat, argv: null, gen: this.#gen };
       this.#add(root);
     }
@@ -182,7 +183,7 @@ export class ProcessWatcher {
         if (!entry || entry.gen >= this.#gen) continue;
         const stat = readStatEntry(this.#root, pid);
         entry.gen = this.#gen;
-        if (!stat || stat.start !== entry.start) continue;
+        if (!stat || stat.start !== entry.start || stat.exited) continue;
         if (stat.comm !== entry.comm) {
           entry.comm = stat.comm;
           entry.argv = null;

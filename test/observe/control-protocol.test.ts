@@ -170,6 +170,7 @@ describe('ControlParser edge cases', () => {
         fromClient: true,
         ok: true,
         body: '%end 1700000000 40 1\n%error 1700000000 41 0\n%output %3 x',
+        seq: 1,
       },
     ]);
     expect(p.notes).toEqual([]);

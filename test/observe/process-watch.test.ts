@@ -20,10 +20,17 @@ describe('ProcessWatcher on a fake /proc', () => {
   });
 
   /** One process; `start` is the stat start time (field 22). */
-  function put(pid: number, ppid: number, comm: string, argv: string[], start = pid): void {
+  function put(
+    pid: number,
+    ppid: number,
+    comm: string,
+    argv: string[],
+    start = pid,
+    state = 'S',
+  ): void {
     const dir = join(root, String(pid));
     mkdirSync(dir, { recursive: true });
-    const fields = ['S', ppid, pid, pid, 0, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 20, 0, 1, 0, start];
+    const fields = [state, ppid, pid, pid, 0, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 20, 0, 1, 0, start];
     writeFileSync(join(dir, 'stat'), `${pid} (${comm}) ${fields.join(' ')} 0 0\n`);
     writeFileSync(join(dir, 'cmdline'), argv.map((a) => `${a}\0`).join(''));
   }
@@ -91,6 +98,21 @@ describe('ProcessWatcher on a fake /proc', () => {
     expect(full.born).toEqual([{ pid: 10, ppid: 1 }]);
     // The orphan started before the new pid 10: it is not that process's child.
     expect(await w.match(10, ['claude'])).toEqual({ pids: [], tree: [10] });
+  });
+
+  it('counts a zombie as dead: at once when new, on the next full rescan when known', async () => {
+    put(10, 1, 'claude', ['claude'], 10, 'Z');
+    put(11, 1, 'codex', ['codex']);
+    const w = watcher(5000);
+    expect((await w.refresh()).born).toEqual([{ pid: 11, ppid: 1 }]);
+    expect(await w.match(10, ['claude'])).toEqual({ pids: [], tree: [] });
+    // The agent exits and is not reaped: its /proc entry stays.
+    put(11, 1, 'codex', ['codex'], 11, 'Z');
+    clock = 1000;
+    expect((await w.refresh()).died).toEqual([]);
+    clock = 6000;
+    expect((await w.refresh()).died).toEqual([11]);
+    expect((await w.match(11, ['codex'])).pids).toEqual([]);
   });
 
   it('shares one running refresh between callers', async () => {

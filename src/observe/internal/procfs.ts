@@ -103,6 +103,8 @@ function readStat(root: string, pid: number): ProcessEntry | null {
 export interface StatEntry extends ProcessEntry {
   /** Tells a reused pid from the process that had it before. */
   start: number;
+  /** A zombie (`Z`) or dead (`X`) process has exited: it is only waiting to be reaped. */
+  exited: boolean;
 }
 
 /** Reads `/proc/<pid>/stat` synchronously; null when the process is gone or unreadable. */
@@ -111,9 +113,15 @@ export function readStatEntry(root: string, pid: number): StatEntry | null {
   if (stat === null) return null;
   const entry = parseStat(stat);
   if (!entry) return null;
-  // Field 22 (starttime) is the 20th after the closing parenthesis of the name.
-  const start = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-  return { ...entry, start: Number.isFinite(start) ? start : 0 };
+  // After the name: state first, starttime (field 22) twentieth.
+  const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const start = Number(after[19]);
+  const state = after[0] ?? '';
+  return {
+    ...entry,
+    start: Number.isFinite(start) ? start : 0,
+    exited: state === 'Z' || state === 'X',
+  };
 }
 
 /** The numeric entries of `root` (one per process); rejects with `internal` if unlistable. */
