@@ -31,10 +31,16 @@ export interface ControlSourceOptions {
   socketPath?: string;
   tmuxBinary?: string;
   /**
-   * The tick: a pane that printed is captured at the next tick, so at most this long after its
-   * output (plus the capture's round trip). The supervisor's poll interval; 500 ms typically.
+   * The poll interval: a pane that keeps changing is captured once per interval, so at most
+   * this long after its output (plus the capture's round trip). 500 ms typically.
    */
   intervalMs: number;
+  /**
+   * How often the source looks for changed panes; default a quarter of `intervalMs` (at least
+   * 20 ms). A pane that printed after a quiet spell is captured within one tick; a pane that
+   * keeps printing, once per interval.
+   */
+  tickMs?: number;
   /**
    * A pane is captured again at least this often even without output (a resize, a redraw
    * that wrote nothing, a pane in a session the client does not attach to); default 5000 ms.
@@ -152,6 +158,10 @@ class ControlModeSource implements FrameSource {
   #ticking = false;
   #skippedTicks = 0;
   #lastTickAt = performance.now();
+  readonly #tickMs: number;
+  readonly #subTicksPerInterval: number;
+  #subTicks = 0;
+  #fullPending = false;
   #budget = Infinity;
   #urgentQueued = false;
   #samples = 0;
@@ -174,6 +184,11 @@ class ControlModeSource implements FrameSource {
       floodBytesPerTick: 64 * 1024,
       ...options,
     };
+    this.#tickMs = Math.min(
+      this.#o.intervalMs,
+      options.tickMs ?? Math.max(20, this.#o.intervalMs / 4),
+    );
+    this.#subTicksPerInterval = Math.max(1, Math.round(this.#o.intervalMs / this.#tickMs));
     this.transport = options.transport;
     this.#scheduler = options.scheduler ?? asyncScheduler;
     let proc: ProcessWatcher | null = null;
@@ -247,7 +262,7 @@ class ControlModeSource implements FrameSource {
 
   #start(): void {
     if (this.#tick || this.#abort.signal.aborted) return;
-    this.#tick = interval(this.#o.intervalMs, this.#scheduler).subscribe(() => this.#onTick());
+    this.#tick = interval(this.#tickMs, this.#scheduler).subscribe(() => this.#onTick());
     this.#connecting = this.#connectLoop().catch(() => undefined);
   }
 
@@ -484,42 +499,57 @@ class ControlModeSource implements FrameSource {
 
   #onTick(): void {
     const now = performance.now();
-    const late = now - this.#lastTickAt - this.#o.intervalMs;
+    const late = now - this.#lastTickAt - this.#tickMs;
     this.#lastTickAt = now;
+    const full = this.#subTicks++ % this.#subTicksPerInterval === 0;
     if (this.#ticking || this.#connection !== 'connected') {
       if (this.#ticking) {
         this.#skippedTicks += 1;
         this.#lastSkipAt = now;
+        // The chores of a skipped full tick wait for the next tick that runs.
+        if (full) this.#fullPending = true;
       }
-      this.#publishHealth();
+      if (full) this.#publishHealth();
       return;
     }
     this.#ticking = true;
-    void this.#runTick(now, late)
+    const chores = full || this.#fullPending;
+    this.#fullPending = false;
+    void this.#runTick(now, late, chores)
       .catch(() => undefined)
       .finally(() => {
         this.#ticking = false;
-        this.#publishHealth();
+        if (chores) this.#publishHealth();
       });
   }
 
-  async #runTick(now: number, lateMs: number): Promise<void> {
+  /**
+   * One tick. Every tick captures the panes that changed and are due (a pane is captured at
+   * most once per interval). Once per interval the tick also pauses floods, refreshes the
+   * process table, checks off-session windows, and re-captures a share of the quiet panes.
+   */
+  async #runTick(now: number, lateMs: number, chores: boolean): Promise<void> {
     const client = this.#client;
     if (!client) return;
-    this.#pauseFloods(client);
-    // One /proc listing per tick: a process that ended under a quiet pane (no output, no
-    // notification, e.g. a pane kept after its command exits) makes the pane due now.
-    const procReady = this.#refreshProcesses();
-    if (this.#hasOffSession()) await this.#checkActivity(client);
-    const changes = await procReady;
-    if (changes) this.#onProcessChanges(changes.born, changes.died);
+    if (chores) {
+      this.#pauseFloods(client);
+      // One /proc listing per interval: a process that ended under a quiet pane (no output,
+      // no notification) makes the pane due.
+      const procReady = this.#refreshProcesses();
+      if (this.#hasOffSession()) await this.#checkActivity(client);
+      const changes = await procReady;
+      if (changes) this.#onProcessChanges(changes.born, changes.died);
+    }
 
     const dirty: Watch[] = [];
     const due: Watch[] = [];
+    // A pane that keeps changing is captured once per interval, on the tick nearest its turn.
+    const spacing = this.#o.intervalMs - this.#tickMs / 2;
     for (const w of this.#watches) {
       if (w.inFlight) continue;
-      if (w.urgent || w.dirty || (w.paneId !== null && this.#paused.has(w.paneId))) dirty.push(w);
-      else if (now - w.lastCaptureAt >= this.#o.refreshMs) due.push(w);
+      const changed = w.dirty || (w.paneId !== null && this.#paused.has(w.paneId));
+      if (w.urgent || (changed && now - w.lastCaptureAt >= spacing)) dirty.push(w);
+      else if (chores && !changed && now - w.lastCaptureAt >= this.#o.refreshMs) due.push(w);
     }
     dirty.sort((a, b) => Number(b.urgent) - Number(a.urgent) || a.dirtySince - b.dirtySince);
     due.sort((a, b) => a.lastCaptureAt - b.lastCaptureAt);
@@ -537,7 +567,8 @@ class ControlModeSource implements FrameSource {
     const started = performance.now();
     await this.#capture(chosen);
     const took = performance.now() - started;
-    // Keep each tick's work within about half an interval; grow back when there is room.
+    // Keep a batch within about half an interval, quiet panes' re-captures shed first (they
+    // only take what room is left); grow back when there is room.
     const target = this.#o.intervalMs * 0.5;
     if (took > target || lateMs > this.#o.intervalMs) {
       this.#budget = Math.max(8, Math.floor((chosen.length * target) / Math.max(took, lateMs, 1)));
@@ -890,7 +921,10 @@ class ControlModeSource implements FrameSource {
     for (const w of this.#watches ?? []) {
       if (w.dirty || w.urgent) {
         backlog += 1;
-        if (w.dirty) lagMs = Math.max(lagMs, now - w.dirtySince - this.#o.intervalMs);
+        // Due one interval after its previous capture, or when it changed if later; a tick late
+        // is still on time.
+        const due = Math.max(w.dirtySince, w.lastCaptureAt + this.#o.intervalMs);
+        if (w.dirty) lagMs = Math.max(lagMs, now - due - this.#tickMs);
       }
       if (w.lastCaptureAt !== -Infinity) oldestCapture = Math.min(oldestCapture, w.lastCaptureAt);
     }
