@@ -42,11 +42,17 @@ export interface ControlSourceOptions {
    */
   tickMs?: number;
   /**
-   * A pane is captured again at least this often even without output (a resize, a redraw
-   * that wrote nothing, a pane in a session the client does not attach to); default 5000 ms.
-   * Under overload this is what stretches first.
+   * Every this often, one `list-panes -a` reads a fingerprint of every pane (size, cursor,
+   * history, dead, mode, process, window): a pane whose screen changed without output (a
+   * resize, a reset by tmux, a dead pane's notice) is captured. Default 5000 ms.
    */
   refreshMs?: number;
+  /**
+   * Every pane is captured again at least this often whatever else happened, spread over the
+   * period: the last line of defence against a change nothing reported. Default 60000 ms.
+   * Under overload this is what stretches first.
+   */
+  recaptureMs?: number;
   /**
    * How long the source waits for tmux to answer a batch before it calls tmux hung (nothing
    * read from the client for that long); default 10000 ms.
@@ -89,6 +95,8 @@ interface Watch {
   lastCaptureAt: number;
   lastTransport: TransportOutcome | null;
   last: { text: string; ansi: string | undefined; key: string } | null;
+  /** The pane's fingerprint at the last check, and when that check ran. */
+  fingerprint: string | null;
   /** Pids of the pane's process tree at its last sample. */
   tree: number[];
 }
@@ -106,11 +114,27 @@ const FACTS_FORMAT = [
 
 const ACTIVITY_FORMAT = '#{window_id}\t#{window_activity}\t#{window_layout}';
 
+// What tells a pane's screen changed when it printed nothing: the first fields are structural,
+// the cursor and history move with output too.
+const FINGERPRINT_FORMAT = [
+  '#{pane_id}',
+  '#{window_id}',
+  '#{pane_pid}',
+  '#{pane_dead}',
+  '#{pane_width}x#{pane_height}',
+  '#{pane_in_mode}',
+  '#{alternate_on}',
+  '#{cursor_x},#{cursor_y}',
+  '#{history_size}',
+].join('\t');
+const STRUCTURAL_FIELDS = 7;
+
 /**
  * The control-mode source: one long-lived `tmux -C` client per tmux server carries every
  * capture. `%output` marks a pane dirty and the next tick captures only dirty panes, in one
- * batch of command lines whose replies are matched in order; panes without output are captured
- * again every `refreshMs`. Window and pane lifecycle notifications trigger a capture at once,
+ * batch of command lines whose replies are matched in order. A pane whose screen changed without
+ * output is found by a fingerprint of every pane read every `refreshMs`, and every pane is
+ * captured again every `recaptureMs`. Window and pane lifecycle notifications trigger a capture at once,
  * so a killed pane is reported as missing within a round trip. Processes are read from one
  * incremental /proc table per tick shared by every pane. The client is restarted with backoff
  * when it ends; while the server is gone every pane is reported `tmux_missing`.
@@ -129,7 +153,12 @@ class ControlModeSource implements FrameSource {
   readonly #o: Required<
     Pick<
       ControlSourceOptions,
-      'intervalMs' | 'refreshMs' | 'commandTimeoutMs' | 'pauseAfterSeconds' | 'floodBytesPerTick'
+      | 'intervalMs'
+      | 'refreshMs'
+      | 'recaptureMs'
+      | 'commandTimeoutMs'
+      | 'pauseAfterSeconds'
+      | 'floodBytesPerTick'
     >
   > &
     ControlSourceOptions;
@@ -149,6 +178,7 @@ class ControlModeSource implements FrameSource {
   /** Off-session windows: their last `activity layout` key. */
   readonly #activity = new Map<string, string>();
   #activityCheckedAt = 0;
+  #fingerprintsAt = performance.now();
   #client: ControlClient | null = null;
   #attachedSession: string | null = null;
   #connection: Connection = 'idle';
@@ -179,6 +209,7 @@ class ControlModeSource implements FrameSource {
     }
     this.#o = {
       refreshMs: 5000,
+      recaptureMs: 60_000,
       commandTimeoutMs: 10_000,
       pauseAfterSeconds: 1,
       floodBytesPerTick: 64 * 1024,
@@ -232,6 +263,7 @@ class ControlModeSource implements FrameSource {
         lastCaptureAt: -Infinity,
         lastTransport: null,
         last: null,
+        fingerprint: null,
         tree: [],
       };
       this.#watches.add(watch);
@@ -537,6 +569,7 @@ class ControlModeSource implements FrameSource {
       // no notification) makes the pane due.
       const procReady = this.#refreshProcesses();
       if (this.#hasOffSession()) await this.#checkActivity(client);
+      if (now - this.#fingerprintsAt >= this.#o.refreshMs) await this.#checkPanes(client, now);
       const changes = await procReady;
       if (changes) this.#onProcessChanges(changes.born, changes.died);
     }
@@ -549,13 +582,13 @@ class ControlModeSource implements FrameSource {
       if (w.inFlight) continue;
       const changed = w.dirty || (w.paneId !== null && this.#paused.has(w.paneId));
       if (w.urgent || (changed && now - w.lastCaptureAt >= spacing)) dirty.push(w);
-      else if (chores && !changed && now - w.lastCaptureAt >= this.#o.refreshMs) due.push(w);
+      else if (chores && !changed && now - w.lastCaptureAt >= this.#o.recaptureMs) due.push(w);
     }
     dirty.sort((a, b) => Number(b.urgent) - Number(a.urgent) || a.dirtySince - b.dirtySince);
     due.sort((a, b) => a.lastCaptureAt - b.lastCaptureAt);
     // Re-captures of quiet panes are spread over the refresh period rather than bunched.
     const refreshShare =
-      Math.ceil((this.#watches.size * this.#o.intervalMs) / this.#o.refreshMs) * 2;
+      Math.ceil((this.#watches.size * this.#o.intervalMs) / this.#o.recaptureMs) * 2;
     const budget = this.#budget;
     const chosen = dirty.slice(0, Math.max(budget, dirty.filter((w) => w.urgent).length));
     const room = Math.max(0, Math.min(budget - chosen.length, refreshShare));
@@ -629,6 +662,49 @@ class ControlModeSource implements FrameSource {
         if (w.sessionId !== this.#attachedSession) this.#markDirty(w, 'output', seq);
       }
     }
+  }
+
+  /**
+   * One `list-panes -a`: a watched pane whose fingerprint changed is captured. A pane captured
+   * since the previous check is compared on its structural fields only (its cursor moved with
+   * the output that was captured); a watched pane that is not listed is captured at once.
+   */
+  async #checkPanes(client: ControlClient, now: number): Promise<void> {
+    const previousAt = this.#fingerprintsAt;
+    this.#fingerprintsAt = now;
+    let reply: ControlReply;
+    try {
+      reply = await client.command(commandLine('list-panes', ['-a', '-F', FINGERPRINT_FORMAT]), {
+        timeoutMs: this.#o.commandTimeoutMs,
+        signal: this.#abort.signal,
+      });
+    } catch {
+      return;
+    }
+    if (!reply.ok) return;
+    const seq = client.currentSeq;
+    const listed = new Set<string>();
+    for (const line of reply.body.split('\n')) {
+      const tab = line.indexOf('\t');
+      const paneId = line.slice(0, tab);
+      listed.add(paneId);
+      const watches = this.#byPane.get(paneId);
+      if (!watches) continue;
+      for (const w of watches) {
+        const before = w.fingerprint;
+        w.fingerprint = line;
+        if (before === null || before === line) continue;
+        const capturedSince = w.lastCaptureAt >= previousAt;
+        if (capturedSince && structural(before) === structural(line)) continue;
+        this.#markDirty(w, 'lifecycle', seq);
+      }
+    }
+    for (const w of this.#watches) {
+      if (w.paneId !== null && w.lastTransport === 'tmux_up' && !listed.has(w.paneId)) {
+        this.#markUrgent(w, 'lifecycle');
+      }
+    }
+    this.#queueUrgent();
   }
 
   /** Captures `watches` in one batch and emits a sample for each that was answered. */
@@ -936,7 +1012,7 @@ class ControlModeSource implements FrameSource {
       // Behind by more than an interval, or unable to start a tick on time just now.
       lagging: lagMs > this.#o.intervalMs || now - this.#lastSkipAt < 2 * this.#o.intervalMs,
       lagMs,
-      degraded: this.#budget !== Infinity || refreshAgeMs > 2 * this.#o.refreshMs,
+      degraded: this.#budget !== Infinity || refreshAgeMs > 2 * this.#o.recaptureMs,
       refreshAgeMs,
       panes: this.#watches?.size ?? 0,
       backlog,
@@ -953,6 +1029,10 @@ class ControlModeSource implements FrameSource {
   #publishHealth(): void {
     if (this.#health?.closed === false) this.#health.next(this.#snapshot());
   }
+}
+
+function structural(fingerprint: string): string {
+  return fingerprint.split('\t', STRUCTURAL_FIELDS).join('\t');
 }
 
 interface Facts {

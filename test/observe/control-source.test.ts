@@ -64,6 +64,7 @@ function source(s: AgentSession, opts: { intervalMs?: number; refreshMs?: number
     socketName: s.socketName,
     intervalMs: opts.intervalMs ?? 100,
     refreshMs: opts.refreshMs ?? 60_000,
+    recaptureMs: 120_000,
   });
   cleanups.push(() => src.close());
   return src;
@@ -202,6 +203,20 @@ describe('control-mode source on a real tmux server', () => {
     await s.transport.run(['send-keys', '-t', 'side:0.0', 'Enter']);
     const seen = await side.until((p) => /^from-the-side$/m.test(p.capture?.text ?? ''));
     expect(seen.cause).toBe('output');
+  });
+
+  it('finds a pane whose screen changed without output or notification', async () => {
+    const s = await server();
+    await s.transport.run(['set-option', '-g', 'remain-on-exit', 'on']);
+    const pane = await addPane(s, 'window', 'sleep 1');
+    // With no process names there is no process inspection: only the fingerprint check every
+    // 300 ms can see the pane die (tmux reports no window event and nothing is printed).
+    const src = source(s, { intervalMs: 100, refreshMs: 300 });
+    const r = record(src.samples({ target: pane, processNames: [] }));
+    expect((await r.until(() => true)).pane?.dead).toBe(false);
+    const dead = await r.until((p) => p.pane?.dead === true, 10_000);
+    expect(dead).toMatchObject({ cause: 'lifecycle', transport: 'tmux_up' });
+    expect(r.got.filter((p) => p.cause === 'output')).toEqual([]);
   });
 
   it('keeps sampling a quiet pane while another floods', async () => {
