@@ -44,7 +44,6 @@ interface Pending {
   reject(error: unknown): void;
   /** Settled already (timed out or aborted); its reply is still awaited and dropped. */
   done: boolean;
-  cleanup(): void;
 }
 
 const STDERR_LIMIT = 300;
@@ -109,10 +108,7 @@ export class ControlClient {
           details: exit,
         },
       );
-      for (const p of this.#queue.splice(0)) {
-        p.cleanup();
-        if (!p.done) p.reject(error);
-      }
+      for (const p of this.#queue.splice(0)) p.reject(error);
       this.#attach?.reject(error);
       this.#attach = null;
       this.#notifications.complete();
@@ -229,45 +225,58 @@ export class ControlClient {
       }
     }
     const timeoutMs = opts.timeoutMs ?? 10_000;
+    // One timer and one abort listener per batch, however many lines it holds.
+    const batch: Pending[] = [];
+    let open = lines.length;
+    const settled = (): void => {
+      if (--open === 0) cleanup();
+    };
+    const failAll = (error: PanewardError): void => {
+      for (const entry of batch) entry.reject(error);
+    };
+    const timer = setTimeout(
+      () =>
+        failAll(
+          new PanewardError('tmux_timeout', `tmux control command timed out after ${timeoutMs} ms`),
+        ),
+      timeoutMs,
+    );
+    const onAbort = (): void =>
+      failAll(
+        new PanewardError('aborted', 'tmux control command aborted', {
+          cause: opts.signal?.reason,
+        }),
+      );
+    const cleanup = (): void => {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+    };
     const replies = lines.map(
       () =>
         new Promise<ControlReply>((resolve, reject) => {
           const entry: Pending = {
             done: false,
             resolve: (r) => {
-              entry.cleanup();
-              if (!entry.done) resolve(r);
-              entry.done = true;
+              if (!entry.done) {
+                entry.done = true;
+                resolve(r);
+                settled();
+              }
             },
             reject: (e) => {
-              entry.cleanup();
-              if (!entry.done) reject(e);
-              entry.done = true;
-            },
-            cleanup: () => {
-              clearTimeout(timer);
-              opts.signal?.removeEventListener('abort', onAbort);
+              if (!entry.done) {
+                entry.done = true;
+                reject(e);
+                settled();
+              }
             },
           };
-          const timer = setTimeout(() => {
-            entry.reject(
-              new PanewardError(
-                'tmux_timeout',
-                `tmux control command timed out after ${timeoutMs} ms`,
-              ),
-            );
-          }, timeoutMs);
-          const onAbort = (): void =>
-            entry.reject(
-              new PanewardError('aborted', 'tmux control command aborted', {
-                cause: opts.signal?.reason,
-              }),
-            );
-          if (opts.signal?.aborted) onAbort();
-          else opts.signal?.addEventListener('abort', onAbort, { once: true });
+          batch.push(entry);
           this.#queue.push(entry);
         }),
     );
+    if (opts.signal?.aborted) onAbort();
+    else opts.signal?.addEventListener('abort', onAbort, { once: true });
     this.#child.stdin.write(`${lines.join('\n')}\n`);
     return replies;
   }

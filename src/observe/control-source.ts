@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import {
   BehaviorSubject,
@@ -215,6 +216,8 @@ class ControlModeSource implements FrameSource {
       floodBytesPerTick: 64 * 1024,
       ...options,
     };
+    // Every command in flight listens to it.
+    setMaxListeners(0, this.#abort.signal);
     this.#tickMs = Math.min(
       this.#o.intervalMs,
       options.tickMs ?? Math.max(20, this.#o.intervalMs / 4),

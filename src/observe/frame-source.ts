@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import {
   BehaviorSubject,
@@ -106,6 +107,8 @@ export interface PollingSourceOptions {
 export function createPollingSource(options: PollingSourceOptions): FrameSource {
   const scheduler = options.scheduler ?? asyncScheduler;
   const abort = new AbortController();
+  // Every probe in flight (one per pane at most) listens to it.
+  setMaxListeners(0, abort.signal);
   // Per subscription: when its current sample started, or null between samples.
   const running = new Map<object, { dueAt: number; lastAt: number }>();
   let samples = 0;
