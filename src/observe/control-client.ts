@@ -22,8 +22,10 @@ export interface ControlClientOptions {
 /** Per-command options. */
 export interface ControlCommandOptions {
   /**
-   * How long to wait for this reply, counted from when the line is written; default 10000 ms.
-   * A reply that arrives later is still read and dropped: replies stay matched in order.
+   * How long tmux may stay silent before this reply, from when the line is written; default
+   * 10000 ms. While tmux keeps writing (it is answering a long batch) the wait goes on, up to six
+   * times this. A reply that arrives later is still read and dropped: replies stay matched in
+   * order.
    */
   timeoutMs?: number;
   signal?: AbortSignal;
@@ -47,6 +49,8 @@ interface Pending {
 }
 
 const STDERR_LIMIT = 300;
+// However much tmux keeps saying, a command waits at most this many timeouts in all.
+const MAX_TIMEOUTS = 6;
 const CLOSE_GRACE_MS = 1000;
 
 /**
@@ -225,6 +229,7 @@ export class ControlClient {
       }
     }
     const timeoutMs = opts.timeoutMs ?? 10_000;
+    const startedAt = performance.now();
     // One timer and one abort listener per batch, however many lines it holds.
     const batch: Pending[] = [];
     let open = lines.length;
@@ -234,13 +239,26 @@ export class ControlClient {
     const failAll = (error: PanewardError): void => {
       for (const entry of batch) entry.reject(error);
     };
-    const timer = setTimeout(
-      () =>
-        failAll(
-          new PanewardError('tmux_timeout', `tmux control command timed out after ${timeoutMs} ms`),
-        ),
-      timeoutMs,
-    );
+    // The timeout counts silence, not work: a batch tmux is still answering (a big one, or one
+    // this process was too busy to read) is not abandoned. The verdict waits for the I/O phase
+    // after the timer, so replies that came while this process was busy are read first.
+    let timer: NodeJS.Timeout;
+    const arm = (ms: number): void => {
+      timer = setTimeout(() => setImmediate(check), ms);
+    };
+    const check = (): void => {
+      if (open === 0) return;
+      const now = performance.now();
+      const silentMs = now - Math.max(this.#lastReadAt, startedAt);
+      if (silentMs < timeoutMs && now - startedAt < MAX_TIMEOUTS * timeoutMs) {
+        arm(timeoutMs - silentMs);
+        return;
+      }
+      failAll(
+        new PanewardError('tmux_timeout', `tmux control command timed out after ${timeoutMs} ms`),
+      );
+    };
+    arm(timeoutMs);
     const onAbort = (): void =>
       failAll(
         new PanewardError('aborted', 'tmux control command aborted', {

@@ -199,6 +199,8 @@ class ControlModeSource implements FrameSource {
   #pauses = 0;
   #flowControl = false;
   #lastSkipAt = -Infinity;
+  #lastLateAt = -Infinity;
+  #lateMs = 0;
   readonly #health: BehaviorSubject<SourceHealth>;
 
   constructor(options: ControlSourceOptions) {
@@ -536,6 +538,12 @@ class ControlModeSource implements FrameSource {
     const now = performance.now();
     const late = now - this.#lastTickAt - this.#tickMs;
     this.#lastTickAt = now;
+    if (late > this.#o.intervalMs) {
+      // This process could not run the source on time (its event loop was busy).
+      this.#lateMs = late;
+      this.#lastLateAt = now;
+      this.#publishHealth();
+    }
     const full = this.#subTicks++ % this.#subTicksPerInterval === 0;
     if (this.#ticking || this.#connection !== 'connected') {
       if (this.#ticking) {
@@ -771,7 +779,9 @@ class ControlModeSource implements FrameSource {
   #unanswered(w: Watch, client: ControlClient, error: unknown): void {
     const code = isPanewardError(error) ? error.code : 'internal';
     if (code !== 'tmux_timeout') return;
-    const silentMs = performance.now() - client.lastReadAt;
+    // The client times out on silence, read after this process's own I/O; a stall of this
+    // process that ended just now is not tmux's silence.
+    const silentMs = performance.now() - Math.max(client.lastReadAt, this.#lastLateAt);
     if (silentMs < this.#o.commandTimeoutMs) return;
     this.#emit(w, {
       transport: 'probe_error',
@@ -1007,6 +1017,8 @@ class ControlModeSource implements FrameSource {
       }
       if (w.lastCaptureAt !== -Infinity) oldestCapture = Math.min(oldestCapture, w.lastCaptureAt);
     }
+    // A tick that came late (this process was busy) counts for two intervals.
+    if (now - this.#lastLateAt < 2 * this.#o.intervalMs) lagMs = Math.max(lagMs, this.#lateMs);
     lagMs = Math.max(0, Math.round(lagMs));
     const refreshAgeMs = Math.round(now - oldestCapture);
     return {

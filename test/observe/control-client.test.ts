@@ -78,6 +78,17 @@ describe('ControlClient on a real tmux server', () => {
     expect(client.outstanding).toBe(0);
   });
 
+  it('does not time out a reply that came while its own process was too busy to read it', async () => {
+    const reply = client.command("display-message -p 'late but there'", { timeoutMs: 100 });
+    // tmux answers within milliseconds; this process reads nothing for 400 ms, then finds both
+    // the reply and the expired timer.
+    const end = performance.now() + 400;
+    while (performance.now() < end) {
+      // Busy: no I/O, no timers.
+    }
+    await expect(reply).resolves.toMatchObject({ ok: true, body: 'late but there' });
+  });
+
   it('answers a missing pane and a bad command with an error reply', async () => {
     const [missing, bad, fine] = await Promise.all(
       client.commands(["capture-pane -p -t '%9999'", 'not-a-command', "display-message -p 'ok'"]),

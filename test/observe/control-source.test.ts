@@ -250,6 +250,50 @@ describe('control-mode source on a real tmux server', () => {
     await s.sendKeys('C-c');
   });
 
+  it('reports its own stalls as lag, never as a pane error', async () => {
+    const s = await server();
+    const other = await addPane(s, 'window');
+    const src = createControlModeSource({
+      transport: s.transport,
+      socketName: s.socketName,
+      intervalMs: 100,
+      refreshMs: 60_000,
+      // Shorter than the stalls below: a timer that fires after a stall must not call tmux hung.
+      commandTimeoutMs: 300,
+    });
+    cleanups.push(() => src.close());
+    const a = record(src.samples({ target: s.target, processNames: ['bash'] }));
+    const b = record(src.samples({ target: other, processNames: ['bash'] }));
+    const healths: SourceHealth[] = [];
+    const hs = src.health$!.subscribe((h) => healths.push(h));
+    cleanups.push(async () => hs.unsubscribe());
+    await a.until((p) => p.transport === 'tmux_up');
+    await b.until((p) => p.transport === 'tmux_up');
+    const busyWait = (ms: number) => {
+      const end = performance.now() + ms;
+      while (performance.now() < end) {
+        // The observer's own process is too busy to run: nothing else gets a turn.
+      }
+    };
+    for (let i = 0; i < 6; i++) {
+      await s.transport.run(['send-keys', '-t', s.target, '-l', `echo stall-${i}`]);
+      await s.transport.run(['send-keys', '-t', s.target, 'Enter']);
+      await s.transport.run(['send-keys', '-t', other, '-l', `echo other-${i}`]);
+      await s.transport.run(['send-keys', '-t', other, 'Enter']);
+      // Stall at varying points of the source's tick and of its batch in flight.
+      await new Promise((r) => setTimeout(r, 20 + 30 * i));
+      busyWait(700);
+    }
+    await a.until((p) => /^stall-5$/m.test(p.capture?.text ?? ''));
+    await b.until((p) => /^other-5$/m.test(p.capture?.text ?? ''));
+    const errors = [...a.got, ...b.got].filter(
+      (p) => p.transport !== 'tmux_up' || p.process === 'probe_error' || p.error !== null,
+    );
+    expect(errors).toEqual([]);
+    expect(healths.some((h) => h.lagging)).toBe(true);
+    expect((await health(src, (h) => !h.lagging)).restarts).toBe(0);
+  });
+
   it('re-attaches to a restarted server, reporting the panes missing meanwhile', async () => {
     const s = await server();
     const src = source(s, { intervalMs: 100, refreshMs: 60_000 });
