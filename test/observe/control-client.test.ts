@@ -59,6 +59,16 @@ describe('ControlClient on a real tmux server', () => {
 
   it('matches a batch of replies to its lines, in order, equal to capture-pane', async () => {
     await s.waitForText(/^\$/m);
+    // Every window has printed its line: the screens are still from here on.
+    for (const [i, p] of panes.entries()) {
+      if (i === 0) continue;
+      for (let tries = 0; ; tries++) {
+        const screen = await s.transport.run(['capture-pane', '-p', '-t', p]);
+        if (screen.startsWith(`window ${i}`)) break;
+        if (tries > 200) throw new Error(`window ${i} did not print`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    }
     const lines = panes.flatMap((p) => [
       commandLine('display-message', ['-p', '-t', p, '#{pane_id}']),
       commandLine('capture-pane', ['-p', '-t', p]),
