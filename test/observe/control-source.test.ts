@@ -261,7 +261,7 @@ describe('control-mode source on a real tmux server', () => {
       intervalMs: 100,
       refreshMs: 60_000,
       // Shorter than the stalls below: a timer that fires after a stall must not call tmux hung.
-      commandTimeoutMs: 300,
+      commandTimeoutMs: 200,
     });
     cleanups.push(() => src.close());
     const a = record(src.samples({ target: s.target, processNames: ['bash'] }));
@@ -277,17 +277,17 @@ describe('control-mode source on a real tmux server', () => {
         // The observer's own process is too busy to run: nothing else gets a turn.
       }
     };
-    for (let i = 0; i < 6; i++) {
+    for (let i = 0; i < 4; i++) {
       await s.transport.run(['send-keys', '-t', s.target, '-l', `echo stall-${i}`]);
       await s.transport.run(['send-keys', '-t', s.target, 'Enter']);
       await s.transport.run(['send-keys', '-t', other, '-l', `echo other-${i}`]);
       await s.transport.run(['send-keys', '-t', other, 'Enter']);
       // Stall at varying points of the source's tick and of its batch in flight.
-      await new Promise((r) => setTimeout(r, 20 + 30 * i));
-      busyWait(700);
+      await new Promise((r) => setTimeout(r, 20 + 40 * i));
+      busyWait(450);
     }
-    await a.until((p) => /^stall-5$/m.test(p.capture?.text ?? ''));
-    await b.until((p) => /^other-5$/m.test(p.capture?.text ?? ''));
+    await a.until((p) => /^stall-3$/m.test(p.capture?.text ?? ''));
+    await b.until((p) => /^other-3$/m.test(p.capture?.text ?? ''));
     const errors = [...a.got, ...b.got].filter(
       (p) => p.transport !== 'tmux_up' || p.process === 'probe_error' || p.error !== null,
     );
