@@ -5,11 +5,15 @@ import type { Subscription } from 'rxjs';
 import { createControlModeSource } from '../../src/observe/control-source.js';
 import { createExecaTransport } from '../../src/observe/execa-transport.js';
 import { createPollingSource, type FrameSource } from '../../src/observe/frame-source.js';
+import type { ProfileFactory } from '../../src/profiles/types.js';
+import { NO_SIGNALS, type ProfileResult } from '../../src/schemas/signals.js';
+import { createSupervisor } from '../../src/supervisor/supervisor.js';
 import { FLEET_PROCESS_NAMES, type FleetPane } from './scale-tmux.js';
 
-export type ObserverName = 'control' | 'polling' | 'loop';
+export type ObserverName = 'supervisor' | 'control' | 'polling' | 'loop';
 
 export const OBSERVER_LABELS: Record<ObserverName, string> = {
+  supervisor: 'paneward supervisor, control mode (to public state)',
   control: 'paneward control mode',
   polling: 'paneward polling',
   loop: 'capture-pane loop',
@@ -76,6 +80,8 @@ const NAMES = [...FLEET_PROCESS_NAMES];
 
 export function startObserver(name: ObserverName, o: ObserverOptions): Observer {
   switch (name) {
+    case 'supervisor':
+      return supervisorObserver(o);
     case 'control':
       return sourceObserver(
         name,
@@ -117,6 +123,69 @@ function sourceObserver(name: ObserverName, source: FrameSource, o: ObserverOpti
     },
   };
 }
+
+/**
+ * The whole of paneward on control mode: a supervisor with one terminal actor per pane, each
+ * running its charts and journal records (in memory), read from its public state. The fleet's
+ * panes are no agent CLI, so a bench profile reads them: the pane is idle and ready, and its
+ * newest `tick` line is its one active reason, so each printed line changes the public state;
+ * what is logged is when that state was published.
+ */
+function supervisorObserver(o: ObserverOptions): Observer {
+  const sup = createSupervisor({
+    socketName: o.socketName,
+    dataDir: null,
+    source: 'control',
+    profiles: { fleet: fleetProfile },
+    config: { pollIntervalSeconds: o.intervalMs / 1000 },
+  });
+  const subs = o.panes.map((pane, i) => {
+    const id = sup.attach({ target: pane.id, tool: 'fleet', id: `f${i}` });
+    return sup.state$(id).subscribe((s) => o.log.sample(i, s.surface.activeReasons.join('\n')));
+  });
+  return {
+    name: 'supervisor',
+    childPids: () => tmuxChildren(),
+    async stop() {
+      for (const s of subs) s.unsubscribe();
+      await sup.stop();
+    },
+  };
+}
+
+const TICK = /^tick \d+ \d+\.\d+$/;
+
+const fleetProfile: ProfileFactory = () => ({
+  id: 'fleet',
+  verifiedVersions: 'bench',
+  processNames: NAMES,
+  interruptKeys: ['C-c'],
+  submitKeys: ['Enter'],
+  parse: (screen): ProfileResult => {
+    const tick = screen.text
+      .split('\n')
+      .reverse()
+      .find((l) => TICK.test(l));
+    return {
+      surface: {
+        availability: 'supported',
+        businessState: 'idle',
+        inputMode: 'freeform',
+        uiContext: 'normal_prompt',
+        projectionText: screen.text,
+      },
+      signals: {
+        ...NO_SIGNALS,
+        acceptingInput: 'yes',
+        editingInput: 'no',
+        readyPosture: 'yes',
+        chatContext: 'current',
+        activeReasons: tick ? [tick] : [],
+      },
+      evidence: { detector: 'fleet', rule: tick ? 'tick' : 'still' },
+    };
+  },
+});
 
 /**
  * The loop agent dashboards run: per pane, `tmux capture-pane -p` in a subprocess every

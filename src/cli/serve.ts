@@ -41,6 +41,8 @@ export const ServeOptions = z
     sessionBudget: z.coerce.number({ error: 'must be a number of seconds' }).positive().optional(),
     pollInterval: z.coerce.number({ error: 'must be a number of seconds' }).positive().optional(),
     readUnverified: z.boolean().default(false),
+    /** Where frames come from: `control` (one tmux -C client) or `polling`. */
+    source: z.enum(['control', 'polling']).default('control'),
     /** Relay the actor system to Stately's inspector: true (port 8080) or the bridge's port. */
     inspect: z
       .union([
@@ -151,6 +153,7 @@ export async function startServe(
         ...(o.pollInterval === undefined ? {} : { pollIntervalSeconds: o.pollInterval }),
       },
       readUnverifiedVersions: o.readUnverified,
+      source: o.source,
     });
   } catch (error) {
     inspection?.stop();
@@ -219,6 +222,11 @@ export function registerServe(program: Command): void {
       "relay the live actors to Stately's inspector through a local bridge (default port 8080; needs @statelyai/inspect)",
     )
     .option('--inspect-pane-text', 'also send pane text and prompts to the inspector')
+    .option(
+      '--source <kind>',
+      'control (one tmux -C client per server, panes captured when they change) or polling',
+      'control',
+    )
     .option(
       '--read-unverified',
       'read the screens of an agent CLI newer than the versions paneward was verified against (default: reported unrecognised)',

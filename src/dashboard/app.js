@@ -130,6 +130,25 @@ function restart() {
   void follow(stream.signal);
 }
 
+// paneward's own load (observer_lagging): said as paneward's, never shown as an agent's state.
+async function checkObserver() {
+  try {
+    const health = await request('GET', '/healthz');
+    const o = health.observer;
+    const el = $('#observer');
+    el.hidden = !o || (!o.lagging && o.connection === 'connected');
+    if (o && o.lagging) {
+      el.textContent = `paneward is behind by ${Math.round(o.lagMs / 100) / 10} s (${o.backlog} panes waiting): states may be late; the agents are not at fault`;
+    } else if (o && o.connection !== 'connected') {
+      el.textContent = `paneward's tmux client: ${o.connection}`;
+    }
+  } catch {
+    /* shown by the connection state */
+  }
+}
+void checkObserver();
+setInterval(() => void checkObserver(), 5000);
+
 setInterval(() => {
   const el = $('#connection');
   if (el.dataset.state === 'live' && Date.now() - lastHeard > STALE_AFTER_MS) {

@@ -215,6 +215,7 @@ export function createHttpApp(sup: Supervisor, options: HttpAppOptions = {}): Ht
           status: 'ok' as const,
           terminals: sup.ids().length,
           journal: { lastSeq: sup.journal.lastSeq, durableSeq: sup.journal.durableSeq },
+          observer: observerView(sup),
         },
         200,
       ),
@@ -471,4 +472,19 @@ export function createHttpApp(sup: Supervisor, options: HttpAppOptions = {}): Ht
     metrics,
     close: () => metrics.stop(),
   };
+}
+
+function observerView(sup: Supervisor) {
+  const h = sup.observer();
+  return h === null
+    ? null
+    : {
+        source: h.kind,
+        connection: h.connection,
+        lagging: h.lagging,
+        lagMs: h.lagMs,
+        backlog: h.backlog,
+        degraded: h.degraded,
+        pausedPanes: h.pausedPanes,
+      };
 }

@@ -81,6 +81,21 @@ export const Health = z
     status: z.literal('ok'),
     terminals: z.number().int(),
     journal: z.object({ lastSeq: z.number().int(), durableSeq: z.number().int() }),
+    /**
+     * The observer's own health (`observer_lagging`): whether paneward falls behind sampling its
+     * panes. A lag here is paneward's, never an agent's state. Null before the first report.
+     */
+    observer: z
+      .object({
+        source: z.enum(['control', 'polling']),
+        connection: z.string(),
+        lagging: z.boolean(),
+        lagMs: z.number(),
+        backlog: z.number().int(),
+        degraded: z.boolean(),
+        pausedPanes: z.number().int(),
+      })
+      .nullable(),
   })
   .openapi('Health');
 

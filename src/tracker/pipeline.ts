@@ -11,7 +11,7 @@ import { watchdogMachine } from '../../machines/watchdog.js';
 import { ChartRunner, InspectionHub } from '../kernel/chart-runner.js';
 import type { CompletionObserver } from '../kernel/completion-driver.js';
 import { Kernel, type ChartHost } from '../kernel/kernel.js';
-import { Timers } from '../kernel/timers.js';
+import { TimerOrder, Timers } from '../kernel/timers.js';
 import { WatchdogDriver, type WatchdogCancelRequest } from '../kernel/watchdog-driver.js';
 import { Journal } from '../journal/journal.js';
 import { isNewerThanVerified, isVerified } from '../profiles/internal/define.js';
@@ -512,6 +512,14 @@ export class TerminalPipeline {
     if (key !== this.surfaceKey || this.surfaceSince === null) {
       this.surfaceKey = key;
       this.surfaceSince = t;
+      // The surface turns stable when the window ends, not at the next frame: a pane that stops
+      // changing may send no frame for a long time (control mode samples on change).
+      this.timers.set(
+        'surface.stability',
+        t + this.kernel.config.stabilitySeconds,
+        TimerOrder.surfaceStability,
+        () => {},
+      );
     }
     this.publish(t);
   }
