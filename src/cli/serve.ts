@@ -166,10 +166,26 @@ export async function startServe(
     logger: log,
   });
   const server = createServer(http.listener);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(o.port, o.host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(o.port, o.host, () => resolve());
+    });
+  } catch (error) {
+    // Nothing half-started is left: the supervisor (and its journal's lock) stops again.
+    http.close();
+    await sup.stop();
+    inspection?.stop();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      throw new PanewardError(
+        'invalid_input',
+        `serve: field \`port\`: cannot listen on ${o.host}:${o.port} (${code === 'EADDRINUSE' ? 'in use' : code}); choose another with --port`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : o.port;
   const host = o.host.includes(':') ? `[${o.host}]` : o.host;

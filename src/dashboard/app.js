@@ -350,6 +350,8 @@ async function drawCharts(v) {
       div.className = 'chart';
       div.dataset.chart = name;
       div.innerHTML = `<h4>${name}</h4>${await diagram(name)}`;
+      div.title = 'click to enlarge';
+      div.addEventListener('click', () => div.classList.toggle('wide'));
       box.append(div);
     }
   }
