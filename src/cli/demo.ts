@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { startDemo } from '../demo/demo.js';
 import { PanewardError } from '../errors.js';
 import { describeZodError } from '../internal/zod-errors.js';
+import { untilStopSignal } from './signals.js';
 
 export const DemoOptions = z.strictObject({
   port: z.coerce
@@ -34,19 +35,25 @@ export function registerDemo(program: Command): void {
         throw new PanewardError('invalid_input', `demo: ${describeZodError(parsed.error)}`);
       }
       const o = parsed.data;
-      const demo = await startDemo({ port: o.port, host: o.host, live: o.live });
+      const signals = untilStopSignal();
+      let demo: Awaited<ReturnType<typeof startDemo>>;
+      try {
+        demo = await startDemo({ port: o.port, host: o.host, live: o.live });
+      } catch (error) {
+        signals.release();
+        throw error;
+      }
       process.stdout.write(
         `paneward demo: ${demo.terminals.length} terminals (${demo.terminals.join(', ')})\n` +
           `  dashboard   ${demo.url}\n` +
           `  tmux        tmux -L ${demo.socketName} attach   (to look at the panes)\n` +
           `Ctrl-C stops it and removes everything it started.\n`,
       );
-      await new Promise<void>((resolve) => {
-        const stop = () => resolve();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-        process.once('SIGHUP', stop);
-      });
-      await demo.stop();
+      try {
+        await signals.stopped;
+        await demo.stop();
+      } finally {
+        signals.release();
+      }
     });
 }

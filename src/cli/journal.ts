@@ -108,8 +108,8 @@ export async function runJournal(raw: Record<string, unknown>, io: JournalIo): P
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   if (!io.signal) {
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
   }
   io.signal?.addEventListener('abort', onSignal, { once: true });
   try {

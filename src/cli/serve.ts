@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { PanewardError } from '../errors.js';
 import { describeZodError } from '../internal/zod-errors.js';
 import { startStatelyInspection } from '../inspect/stately.js';
+import { untilStopSignal } from './signals.js';
 import { createHttpApp } from '../server/app.js';
 import { createSupervisor, type Supervisor } from '../supervisor/supervisor.js';
 
@@ -248,11 +249,13 @@ export function registerServe(program: Command): void {
       'read the screens of an agent CLI newer than the versions paneward was verified against (default: reported unrecognised)',
     )
     .action(async (opts: Record<string, unknown>) => {
-      const running = await startServe(opts);
-      await new Promise<void>((resolve) => {
-        const stop = () => void running.stop().then(resolve);
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      const signals = untilStopSignal();
+      try {
+        const running = await startServe(opts);
+        await signals.stopped;
+        await running.stop();
+      } finally {
+        signals.release();
+      }
     });
 }

@@ -103,8 +103,8 @@ export async function runWatch(
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
   if (!io.signal) {
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
   }
   io.signal?.addEventListener('abort', onSignal, { once: true });
   const timer = o.duration === undefined ? undefined : setTimeout(onSignal, o.duration * 1000);

@@ -28,7 +28,7 @@ describe('bench:scale', () => {
     expect(d).toMatchObject({
       panes: [100, 500, 1000],
       workloads: ['idle', 'busy'],
-      observers: ['control', 'polling', 'loop'],
+      observers: ['supervisor', 'control', 'polling', 'loop'],
       seconds: 15,
       intervalMs: 500,
       busyShare: 0.1,
@@ -64,8 +64,13 @@ describe('bench:scale', () => {
     const [row] = report.rows;
     expect(row).toMatchObject({ panes: 10, workload: 'busy' });
     // A baseline before the first observer and after each one.
-    expect(steps.filter((s) => s.includes('no observer'))).toHaveLength(4);
-    expect(row!.observers.map((o) => o.observer)).toEqual(['control', 'polling', 'loop']);
+    expect(steps.filter((s) => s.includes('no observer'))).toHaveLength(5);
+    expect(row!.observers.map((o) => o.observer)).toEqual([
+      'supervisor',
+      'control',
+      'polling',
+      'loop',
+    ]);
     for (const o of row!.observers) {
       expect(o.panes).toBe(10);
       expect(o.samples).toBeGreaterThan(0);
@@ -84,6 +89,9 @@ describe('bench:scale', () => {
     const text = formatScaleReport(report);
     expect(text).toMatch(/^Machine: .+ cores/m);
     expect(text).toMatch(/^\| 10 \| busy \| paneward control mode \|/m);
+    expect(text).toMatch(
+      /^\| 10 \| busy \| paneward supervisor, control mode \(to public state\) \|/m,
+    );
     expect(text).toMatch(/^\| 10 \| busy \| capture-pane loop \| .* \| 1\.0× \|/m);
     expect(JSON.parse(JSON.stringify(report))).toEqual(report);
     expect(fleetProcesses()).toEqual([]);
