@@ -31,7 +31,30 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bin/**/*.js', 'scripts/**/*.js', 'test/**/*.mjs'],
+    files: ['src/dashboard/**/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        [
+          'document',
+          'window',
+          'location',
+          'localStorage',
+          'sessionStorage',
+          'fetch',
+          'TextDecoder',
+          'AbortController',
+          'Option',
+          'confirm',
+          'setTimeout',
+          'setInterval',
+          'clearInterval',
+          'console',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
+  {
+    files: ['bin/**/*.js', 'scripts/**/*.js', 'test/**/*.mjs', 'src/demo/*.mjs'],
     languageOptions: {
       globals: {
         process: 'readonly',

@@ -15,6 +15,7 @@ import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { untilStopSignal } from '../src/cli/signals.js';
 import { journalDir, readRecords } from '../src/journal/segments.js';
 import {
   freePort,
@@ -127,20 +128,21 @@ async function main(): Promise<number> {
   const agent = `env STAND_IN_WORK_STEPS=6 ${AGENT}`;
   const children: ChildProcess[] = [];
   const nats = new NatsServer(await freePort(), join(dir, 'nats'));
-  const cleanup = async () => {
-    for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
-    await Promise.all(
-      children.map((c) =>
-        c.exitCode === null ? new Promise((r) => c.once('exit', r)) : Promise.resolve(),
-      ),
-    );
-    await nats.stop();
-    for (const h of hosts) await tmux(h, 'kill-server').catch(() => {});
-    rmSync(dir, { recursive: true, force: true });
-  };
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(sig, () => void cleanup().finally(() => process.exit(130)));
-  }
+  const running = (c: ChildProcess) => c.exitCode === null && c.signalCode === null;
+  let cleaning: Promise<void> | null = null;
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      const gone = children.filter(running).map((c) => new Promise((r) => c.once('exit', r)));
+      for (const c of children) if (running(c)) c.kill('SIGTERM');
+      await Promise.all(gone);
+      await nats.stop();
+      for (const h of hosts) await tmux(h, 'kill-server').catch(() => {});
+      rmSync(dir, { recursive: true, force: true });
+    })());
+  // The listeners stay until the end (a once-listener would let execa's exit hook raise the
+  // signal again and end the process before the cleanup); a second signal exits at once.
+  const signals = untilStopSignal();
+  void signals.stopped.then(() => cleanup().finally(() => process.exit(130)));
   try {
     const began = performance.now();
     await nats.start();
@@ -286,10 +288,9 @@ async function main(): Promise<number> {
     await client.done;
 
     // Stop the edges (each publishes what its journal holds before it exits), then compare.
-    for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
-    await Promise.all(
-      children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null)),
-    );
+    const exited = children.filter(running).map((c) => new Promise((r) => c.once('exit', r)));
+    for (const c of children) if (running(c)) c.kill('SIGTERM');
+    await Promise.all(exited);
     const stream = await readStream(nats.url);
     const size = await streamSize(nats.url);
     const perHost = hosts.map((host) => {

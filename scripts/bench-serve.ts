@@ -240,7 +240,10 @@ async function main(): Promise<number> {
     return equal && inOrder ? 0 : 1;
   } finally {
     stopServer();
+    const socketPath = await tmux('display-message', '-p', '#{socket_path}').catch(() => null);
     await tmux('kill-server').catch(() => {});
+    // tmux leaves its socket file behind when the server exits.
+    if (socketPath?.stdout.trim()) rmSync(socketPath.stdout.trim(), { force: true });
     rmSync(dir, { recursive: true, force: true });
   }
 }

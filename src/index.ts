@@ -25,7 +25,13 @@ export {
 export { PanewardError, isPanewardError, type PanewardErrorCode } from './errors.js';
 export { TerminalState } from './schemas/terminal-state.js';
 export { Observation } from './schemas/observation.js';
-export { TurnSignals, ProfileResult } from './schemas/signals.js';
+export {
+  TurnSignals,
+  ProfileResult,
+  FailureKind,
+  DialogContext,
+  UiContext,
+} from './schemas/signals.js';
 export { KernelConfig, type KernelRecord, type TransitionRecord } from './schemas/kernel.js';
 export { RecordingLine } from './schemas/recording.js';
 export { Kernel, type KernelOptions, type KernelSnapshot } from './kernel/kernel.js';
@@ -35,7 +41,14 @@ export { Journal, type JournalOptions } from './journal/journal.js';
 export { defaultDataDir } from './journal/data-dir.js';
 export { JournalRecord, RecordEvidence, ChartTransition, RECORD_FORMAT } from './schemas/record.js';
 export { replayRecording } from './tracker/replay.js';
-export { getProfile, PROFILES, type ToolProfile, type Screen } from './profiles/index.js';
+export {
+  getProfile,
+  isVerifiedVersion,
+  PROFILES,
+  verifiedVersionsOf,
+  type ToolProfile,
+  type Screen,
+} from './profiles/index.js';
 export { createExecaTransport } from './observe/execa-transport.js';
 export type { TmuxTransport } from './observe/transport.js';
 export * as machines from '../machines/index.js';

@@ -6,6 +6,7 @@ import type { TerminalState } from '../schemas/terminal-state.js';
 import type { Operations } from '../supervisor/operations.js';
 import { briefRecord } from './journal.js';
 import { terminalTable } from './table.js';
+import { untilStopSignal } from './signals.js';
 import { DEFAULT_URL } from './serve.js';
 
 /**
@@ -382,9 +383,13 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
         );
       }
       const stop = new AbortController();
-      process.once('SIGINT', () => stop.abort());
-      process.once('SIGTERM', () => stop.abort());
-      await followEvents(api, io(), { ...o, since }, stop.signal);
+      const signals = untilStopSignal();
+      void signals.stopped.then(() => stop.abort());
+      try {
+        await followEvents(api, io(), { ...o, since }, stop.signal);
+      } finally {
+        signals.release();
+      }
       return EXIT.ok;
     }),
   );

@@ -56,7 +56,14 @@ export function briefRecord(r: JournalRecord): string {
     case 'turn.reopened':
       return `${head} ${r.turnId}`;
     case 'anomaly':
-      return `${head} ${r.anomaly} ${r.phase}`;
+      switch (r.anomaly) {
+        case 'version_unverified':
+          return `${head} ${r.anomaly} ${r.tool} ${r.toolVersion} (verified: ${r.verifiedVersions.join(', ') || 'none'}; screens read: ${r.screensRead})`;
+        case 'unrecognised_screen':
+          return `${head} ${r.anomaly} ${r.tool}${r.toolVersion ? ` ${r.toolVersion}` : ''}: ${r.frames} frame${r.frames === 1 ? '' : 's'}, latest #${r.screenHash}`;
+        default:
+          return `${head} ${r.anomaly} ${r.phase}`;
+      }
     case 'watchdog.window':
       return `${head} ${r.reason}, budget ${r.budgetSeconds}s`;
     case 'watchdog.cancel':
@@ -101,8 +108,8 @@ export async function runJournal(raw: Record<string, unknown>, io: JournalIo): P
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   if (!io.signal) {
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
   }
   io.signal?.addEventListener('abort', onSignal, { once: true });
   try {

@@ -6,6 +6,9 @@ import { briefPrinter } from './format.js';
 import { replayRecording } from '../tracker/replay.js';
 import { registerRecord } from './record.js';
 import { CliExit, registerClient } from './client.js';
+import { registerDemo } from './demo.js';
+import { registerDoctor } from './doctor.js';
+import { registerMachines } from './machines.js';
 import { registerJournal } from './journal.js';
 import { registerServe } from './serve.js';
 import { registerWatch } from './watch.js';
@@ -54,6 +57,9 @@ export function buildProgram(): Command {
   registerRecord(program);
   registerWatch(program);
   registerJournal(program);
+  registerDoctor(program);
+  registerMachines(program);
+  registerDemo(program);
   registerServe(program);
   registerClient(program);
 

@@ -96,8 +96,8 @@ export async function runRecord(
   const stopper = new AbortController();
   const onSignal = (): void => stopper.abort();
   if (!io.signal) {
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
   }
   io.signal?.addEventListener('abort', onSignal, { once: true });
   if (io.signal?.aborted) onSignal();

@@ -11,9 +11,11 @@ import { describeZodError } from '../internal/zod-errors.js';
 import { FleetEdge } from '../fleet/edge.js';
 import { HostId } from '../fleet/schemas.js';
 import { FleetView } from '../fleet/view.js';
+import { startStatelyInspection } from '../inspect/stately.js';
 import type { ProfileFactory } from '../profiles/types.js';
 import { createHttpApp } from '../server/app.js';
 import type { SupervisorPort } from '../server/port.js';
+import { untilStopSignal } from './signals.js';
 import { createSupervisor, type Supervisor } from '../supervisor/supervisor.js';
 
 /** Where `paneward serve` listens by default, and what the client commands talk to. */
@@ -46,6 +48,22 @@ export const ServeOptions = z
     discoverInterval: z.coerce.number().positive().default(5),
     sessionBudget: z.coerce.number({ error: 'must be a number of seconds' }).positive().optional(),
     pollInterval: z.coerce.number({ error: 'must be a number of seconds' }).positive().optional(),
+    readUnverified: z.boolean().default(false),
+    /** Where frames come from: `control` (one tmux -C client) or `polling`. */
+    source: z.enum(['control', 'polling']).default('control'),
+    /** Relay the actor system to Stately's inspector: true (port 8080) or the bridge's port. */
+    inspect: z
+      .union([
+        z.boolean(),
+        z.coerce
+          .number({ error: 'must be a port number' })
+          .int({ error: 'must be a whole number' })
+          .min(1)
+          .max(65535),
+      ])
+      .default(false),
+    /** Send pane text and prompts to the inspector as well (default: only their length). */
+    inspectPaneText: z.boolean().default(false),
     /** NATS server URL: publish to a fleet (with --host-id), or serve one (with --fleet). */
     nats: z
       .string()
@@ -126,6 +144,8 @@ export function createLogger(level: ServeOptions['logLevel']): Logger {
 export interface RunningServer {
   url: string;
   server: Server;
+  /** The supervisor of a server with panes; null for a fleet server. */
+  supervisor: Supervisor | null;
   stop(): Promise<void>;
 }
 
@@ -156,6 +176,7 @@ export async function startServe(
   let sup: Supervisor | null = null;
   let edge: FleetEdge | null = null;
   let fleet: FleetView | null = null;
+  let inspection: Awaited<ReturnType<typeof startStatelyInspection>> | null = null;
   let served: SupervisorPort;
   if (o.fleet) {
     fleet = new FleetView({ nats: o.nats!, logger: log });
@@ -163,32 +184,75 @@ export async function startServe(
     served = fleet;
   } else {
     const profiles = o.profileModule ? await loadProfiles(o.profileModule) : undefined;
-    sup = createSupervisor({
-      socketName: o.socketName,
-      socketPath: o.socketPath,
-      ...(o.dataDir ? { dataDir: o.dataDir } : {}),
-      ...(profiles ? { profiles } : {}),
-      config: {
-        ...(o.sessionBudget === undefined ? {} : { sessionWallClockSeconds: o.sessionBudget }),
-        ...(o.pollInterval === undefined ? {} : { pollIntervalSeconds: o.pollInterval }),
-      },
-    });
+    inspection =
+      o.inspect === false
+        ? null
+        : await startStatelyInspection({
+            ...(o.inspect === true ? {} : { port: o.inspect }),
+            paneText: o.inspectPaneText,
+          });
+    try {
+      sup = createSupervisor({
+        ...(inspection ? { inspect: inspection.inspect } : {}),
+        socketName: o.socketName,
+        socketPath: o.socketPath,
+        ...(o.dataDir ? { dataDir: o.dataDir } : {}),
+        ...(profiles ? { profiles } : {}),
+        config: {
+          ...(o.sessionBudget === undefined ? {} : { sessionWallClockSeconds: o.sessionBudget }),
+          ...(o.pollInterval === undefined ? {} : { pollIntervalSeconds: o.pollInterval }),
+        },
+        readUnverifiedVersions: o.readUnverified,
+        source: o.source,
+      });
+    } catch (error) {
+      inspection?.stop();
+      throw error;
+    }
     if (o.discover) sup.discoverContinuously(o.discoverInterval);
     if (o.nats !== undefined) {
-      edge = new FleetEdge({ supervisor: sup, nats: o.nats, hostId: o.hostId!, logger: log });
+      try {
+        edge = new FleetEdge({ supervisor: sup, nats: o.nats, hostId: o.hostId!, logger: log });
+      } catch (error) {
+        await sup.stop();
+        inspection?.stop();
+        throw error;
+      }
     }
     served = sup;
   }
+  // What was started, stopped again: the edge publishes what its journal holds first.
+  const stopParts = async () => {
+    if (edge) await edge.stop({ before: () => sup!.stop(), drainMs: 5000 });
+    await sup?.stop();
+    await fleet?.stop();
+    inspection?.stop();
+  };
   const http = createHttpApp(served, {
     ...(token ? { token } : {}),
     ...(o.cors ? { corsOrigins: o.cors } : {}),
     logger: log,
   });
   const server = createServer(http.listener);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(o.port, o.host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(o.port, o.host, () => resolve());
+    });
+  } catch (error) {
+    // Nothing half-started is left: the supervisor (and its journal's lock) stops again.
+    http.close();
+    await stopParts();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      throw new PanewardError(
+        'invalid_input',
+        `serve: field \`port\`: cannot listen on ${o.host}:${o.port} (${code === 'EADDRINUSE' ? 'in use' : code}); choose another with --port`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : o.port;
   const host = o.host.includes(':') ? `[${o.host}]` : o.host;
@@ -205,18 +269,23 @@ export async function startServe(
     },
     'paneward serve listening',
   );
+  if (inspection) {
+    log.info(
+      { inspector: inspection.pageUrl, socket: inspection.socketUrl, paneText: o.inspectPaneText },
+      `live actors: open ${inspection.pageUrl} (it embeds https://stately.ai/inspect)`,
+    );
+  }
   let stopping: Promise<void> | null = null;
   return {
     url,
     server,
+    supervisor: sup,
     stop: () =>
       (stopping ??= (async () => {
         server.close();
         server.closeAllConnections();
         http.close();
-        if (edge) await edge.stop({ before: () => sup!.stop(), drainMs: 5000 });
-        await sup?.stop();
-        await fleet?.stop();
+        await stopParts();
         log.info('paneward serve stopped');
       })()),
   };
@@ -266,23 +335,34 @@ export function registerServe(program: Command): void {
     .option('--session-budget <seconds>', 'arm the watchdog of every attached session')
     .option('--poll-interval <seconds>', 'time between two samples of a pane')
     .option(
+      '--inspect [port]',
+      "relay the live actors to Stately's inspector through a local bridge (default port 8080; needs @statelyai/inspect)",
+    )
+    .option('--inspect-pane-text', 'also send pane text and prompts to the inspector')
+    .option(
+      '--source <kind>',
+      'control (one tmux -C client per server, panes captured when they change) or polling',
+      'control',
+    )
+    .option(
+      '--read-unverified',
+      'read the screens of an agent CLI newer than the versions paneward was verified against (default: reported unrecognised)',
+    )
+    .option(
       '--nats <url>',
-      'NATS server: publish to a fleet (with --host-id) or serve it (--fleet)',
+      'NATS server(s), comma-separated: publish to a fleet (with --host-id) or serve it (--fleet)',
     )
     .option('--host-id <name>', "this host's name in the fleet")
     .option('--fleet', 'serve every host of the fleet on --nats (no panes of its own)')
     .option('--profile-module <file>', 'a module whose `profiles` export adds tool profiles')
     .action(async (opts: Record<string, unknown>) => {
-      const running = await startServe(opts);
-      // `on`, not `once`: execa's exit hook re-raises a signal that no other listener holds,
-      // which would end the process in the middle of its stop.
-      let stop = () => {};
-      await new Promise<void>((resolve) => {
-        stop = () => void running.stop().then(resolve);
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+      const signals = untilStopSignal();
+      try {
+        const running = await startServe(opts);
+        await signals.stopped;
+        await running.stop();
+      } finally {
+        signals.release();
+      }
     });
 }

@@ -66,3 +66,16 @@ export function terminalTable(
       .trimEnd();
   return [line(head, false), ...rows.map((r) => line(r, true))];
 }
+
+/** Plain columns, padded to the widest cell; the last column is not padded. */
+export function renderTable(head: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  return [head, ...rows]
+    .map((cells) =>
+      cells
+        .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}

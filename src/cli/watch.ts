@@ -7,7 +7,15 @@ import { Target } from '../schemas/target.js';
 import { operationsFor } from '../supervisor/operations.js';
 import { createSupervisor, type Supervisor } from '../supervisor/supervisor.js';
 import { terminalTable } from './table.js';
-import { interval, merge, throttleTime, type Subscription } from 'rxjs';
+import {
+  distinctUntilChanged,
+  interval,
+  map,
+  merge,
+  skipWhile,
+  throttleTime,
+  type Subscription,
+} from 'rxjs';
 import { briefPrinter } from './format.js';
 
 /** Options of `paneward watch`, as commander hands them over. */
@@ -28,6 +36,10 @@ export const WatchOptions = z
       .number({ error: 'must be a number of seconds' })
       .positive({ error: 'must be positive' })
       .optional(),
+    /** Read the screens of a CLI newer than its verified versions anyway. */
+    readUnverified: z.boolean().default(false),
+    /** Where frames come from: `control` (one tmux -C client) or `polling`. */
+    source: z.enum(['control', 'polling']).default('control'),
   })
   .refine((o) => o.targets.length > 0 || o.discover, {
     error: 'name at least one target, or use --discover',
@@ -85,12 +97,14 @@ export async function runWatch(
     // Without --data-dir the records stay in memory: several watches never contend for a lock.
     dataDir: o.dataDir ?? null,
     config: o.sessionBudget === undefined ? {} : { sessionWallClockSeconds: o.sessionBudget },
+    readUnverifiedVersions: o.readUnverified,
+    source: o.source,
   });
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
   if (!io.signal) {
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
   }
   io.signal?.addEventListener('abort', onSignal, { once: true });
   const timer = o.duration === undefined ? undefined : setTimeout(onSignal, o.duration * 1000);
@@ -102,6 +116,23 @@ export async function runWatch(
       sup.discoverContinuously(DISCOVER_SECONDS);
       if (o.targets.length === 0) io.err('paneward: watching for panes that run a known agent CLI');
     }
+    // paneward's own overload goes to stderr as paneward's, never into a terminal's state.
+    subs.push(
+      sup.observer$
+        .pipe(
+          map((h) => h.lagging),
+          distinctUntilChanged(),
+          skipWhile((lagging) => !lagging),
+        )
+        .subscribe((lagging) => {
+          const h = sup.observer();
+          io.err(
+            lagging
+              ? `paneward: observer_lagging: ${h?.lagMs ?? 0} ms behind, ${h?.backlog ?? 0} panes waiting; states may be late (paneward's load, not the agents')`
+              : 'paneward: caught up',
+          );
+        }),
+    );
     if (format === 'table' && io.tty) subs.push(drawTable(sup, io.tty));
     else {
       const print =
@@ -174,6 +205,15 @@ export function registerWatch(program: Command): void {
     .option(
       '--session-budget <seconds>',
       'arm the session watchdog: interrupt a turn still running after this long',
+    )
+    .option(
+      '--source <kind>',
+      'control (one tmux -C client per server, panes captured when they change) or polling',
+      'control',
+    )
+    .option(
+      '--read-unverified',
+      'read the screens of an agent CLI newer than the versions paneward was verified against (default: reported unrecognised)',
     )
     .action(async (targets: string[], opts: Record<string, unknown>) => {
       await runWatch({ ...opts, targets });

@@ -541,6 +541,9 @@ export class FleetEdge {
       case 'detach':
         sup.detach(req.id);
         return { ok: true };
+      case 'screen':
+        // Asked for, answered, never stored: screens stay out of the stream and the buckets.
+        return sup.screen(req.id);
     }
   }
 

@@ -56,6 +56,7 @@ export const CommandRequest = z.discriminatedUnion('op', [
   z.strictObject({ ...Base, ...Id, op: z.literal('interrupt') }),
   z.strictObject({ ...Base, ...Id, op: z.literal('resume') }),
   z.strictObject({ ...Base, ...Id, op: z.literal('detach') }),
+  z.strictObject({ ...Base, ...Id, op: z.literal('screen') }),
 ]);
 export type CommandRequest = z.infer<typeof CommandRequest>;
 export type CommandOp = CommandRequest['op'];

@@ -252,6 +252,15 @@ export class FleetView implements SupervisorPort {
     await this.command(t.host, 'resume', { id: t.terminalId });
   }
 
+  /** The pane's latest capture, asked of its host (screens are never stored in NATS). */
+  async screen(id: string): Promise<{ text: string; t: number } | null> {
+    const t = this.terminal(id);
+    return (await this.command(t.host, 'screen', { id: t.terminalId })) as {
+      text: string;
+      t: number;
+    } | null;
+  }
+
   async detach(id: string): Promise<void> {
     const t = this.terminal(id);
     await this.command(t.host, 'detach', { id: t.terminalId });

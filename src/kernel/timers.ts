@@ -7,6 +7,7 @@ export const TimerOrder = {
   completionStability: 2,
   settle: 3,
   watchdog: 4,
+  surfaceStability: 5,
 } as const;
 
 interface TimerEntry {

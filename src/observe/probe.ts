@@ -33,7 +33,27 @@ export interface PaneProbe {
   error: ProbeErrorInfo | null;
   /** Wall time the probe took, in ms. */
   tookMs: number;
+  /** Epoch ms when the sample was asked of tmux (frame sources set it; `probePane` does not). */
+  sampledAt?: number;
+  /** Why the frame source took this sample (see `SampleCause`). */
+  cause?: SampleCause;
+  /**
+   * True when capture, pane facts and outcomes equal the previous sample of the same
+   * subscription: a consumer may advance its clock instead of parsing the screen again. Set by
+   * the control-mode source only; absent means unknown.
+   */
+  unchanged?: boolean;
 }
+
+/**
+ * Why a frame source took a sample: `first` after subscribing; `poll` the polling source's
+ * interval; `output` the pane printed; `flow` the pane floods and is captured every tick;
+ * `lifecycle` a pane, window or session event (closed, resized, mode changed, client
+ * re-attached); `process` a process under the pane started or ended; `refresh` the periodic
+ * look at a quiet pane; `server` the tmux server went away.
+ */
+export type SampleCause =
+  'first' | 'poll' | 'output' | 'flow' | 'lifecycle' | 'process' | 'refresh' | 'server';
 
 /** Options for {@link probePane}. */
 export interface ProbeOptions {

@@ -1,22 +1,42 @@
 import { createClaudeCodeProfile } from './claude_code/index.js';
+import { createClineProfile } from './cline/index.js';
 import { createCodexProfile } from './codex/index.js';
+import { createCopilotProfile } from './copilot/index.js';
 import { createGeminiCliProfile } from './gemini_cli/index.js';
-import type { ProfileFactory, ToolProfile } from './types.js';
+import { createGrokCliProfile } from './grok_cli/index.js';
+import { isNewerThanVerified, isVerified } from './internal/define.js';
+import { createKiloProfile } from './kilo/index.js';
+import { createOpencodeProfile } from './opencode/index.js';
+import { createPiProfile } from './pi/index.js';
+import { createQwenCodeProfile } from './qwen_code/index.js';
+import type { ProfileFactory, ProfileOptions, ToolProfile } from './types.js';
 import { createUnsupportedProfile } from './unsupported/index.js';
 
-export type { ProfileFactory, Screen, ToolProfile } from './types.js';
+export type { ProfileFactory, ProfileOptions, Screen, ToolProfile } from './types.js';
+export { compareVersions } from './internal/define.js';
 
-/** Every profile paneward ships, by id. */
+/** Every profile paneward ships, by id: adding a CLI is one folder and one line here. */
 export const PROFILES: Readonly<Record<string, ProfileFactory>> = {
   claude_code: createClaudeCodeProfile,
   codex: createCodexProfile,
   gemini_cli: createGeminiCliProfile,
+  opencode: createOpencodeProfile,
+  kilo: createKiloProfile,
+  qwen_code: createQwenCodeProfile,
+  copilot: createCopilotProfile,
+  pi: createPiProfile,
+  grok_cli: createGrokCliProfile,
+  cline: createClineProfile,
   unsupported: createUnsupportedProfile,
 };
 
 /** The profile for a tool id and version; unknown ids fall back to the generic profile. */
-export function getProfile(tool: string, toolVersion?: string): ToolProfile {
-  return (PROFILES[tool] ?? createUnsupportedProfile)(toolVersion);
+export function getProfile(
+  tool: string,
+  toolVersion?: string,
+  options?: ProfileOptions,
+): ToolProfile {
+  return (PROFILES[tool] ?? createUnsupportedProfile)(toolVersion, options);
 }
 
 /** Process names per known tool, for discovering panes that run an agent. */
@@ -24,4 +44,26 @@ export function knownTools(): Array<{ id: string; processNames: readonly string[
   return Object.entries(PROFILES)
     .map(([id, factory]) => ({ id, processNames: factory().processNames }))
     .filter((t) => t.processNames.length > 0);
+}
+
+/** The exact versions of a tool whose screens were recorded and verified (empty: none). */
+export function verifiedVersionsOf(tool: string): readonly string[] {
+  const factory = PROFILES[tool];
+  return factory ? (factory().verified ?? []) : [];
+}
+
+/**
+ * Whether `toolVersion` is one the tool's profile was verified against. A newer (or older)
+ * version is read with the nearest vocabulary but is not verified: its screens may have changed.
+ */
+export function isVerifiedVersion(tool: string, toolVersion: string | undefined): boolean {
+  return isVerified(verifiedVersionsOf(tool), toolVersion);
+}
+
+/**
+ * Whether `toolVersion` is newer than every version the tool's profile was verified against:
+ * its screens are then reported unrecognised unless the profile is asked to read them anyway.
+ */
+export function isNewerThanVerifiedVersion(tool: string, toolVersion: string | undefined): boolean {
+  return isNewerThanVerified(verifiedVersionsOf(tool), toolVersion);
 }

@@ -17,15 +17,49 @@ export interface ToolProfile {
   id: string;
   /** The version range or label this parser was built and verified against. */
   verifiedVersions: string;
+  /**
+   * The exact versions whose screens were recorded and verified; a pane running another version
+   * is read with the nearest vocabulary, unverified (see `isVerifiedVersion` in the registry).
+   */
+  verified?: readonly string[];
+  /**
+   * npm packages the CLI ships as (platform builds such as `@github/copilot-linux-x64` count
+   * too): a running CLI's version is read from their `package.json`.
+   */
+  packages?: readonly string[];
+  /**
+   * True when this profile reads no screen at all because its version is newer than every
+   * verified one (see {@link ProfileOptions.readUnverified}): every frame is unrecognised.
+   */
+  unverifiedUnread?: boolean;
   /** Process names (argv[0] basenames or script names) that mean the agent runs in the pane. */
   processNames: readonly string[];
   /** tmux key names that interrupt a running turn (sent as keys, not text). */
   interruptKeys: readonly string[];
+  /**
+   * How many times the interrupt keys must be pressed (default 1): opencode, Kilo and Copilot
+   * CLI arm the interrupt on the first Escape and interrupt on the second. Two Escapes sent in
+   * one `send-keys` arrive together and read as Alt+Escape, so each press is its own send,
+   * `interruptKeyGapMs` apart.
+   */
+  interruptPresses?: number;
+  /** Pause between two presses of the interrupt keys, in ms. */
+  interruptKeyGapMs?: number;
   /** tmux key names that submit the typed prompt. */
   submitKeys: readonly string[];
   /** Parses one frame. */
   parse(screen: Screen): ProfileResult;
 }
 
+/** How a profile treats a version it was not verified against. */
+export interface ProfileOptions {
+  /**
+   * Read the screens of a version newer than every verified one with the newest vocabulary.
+   * Off by default: such a version's screens are reported unrecognised (readiness `unknown`,
+   * never a success) until someone verifies it or accepts the risk.
+   */
+  readUnverified?: boolean;
+}
+
 /** Picks a parser for a tool version; profiles whose screens changed across versions use it. */
-export type ProfileFactory = (toolVersion?: string) => ToolProfile;
+export type ProfileFactory = (toolVersion?: string, options?: ProfileOptions) => ToolProfile;

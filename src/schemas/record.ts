@@ -147,17 +147,52 @@ export const JournalRecord = z.discriminatedUnion('kind', [
     startedAt: Seconds,
     t: Seconds,
   }),
-  z.object({
-    ...Base,
-    kind: z.literal('anomaly'),
-    anomaly: z.enum(['stalled_entered', 'stalled_recovered']),
-    phase: z.enum(['readiness', 'completion']),
-    t: Seconds,
-    elapsedUnknownSeconds: z.number().optional(),
-    elapsedStalledSeconds: z.number().optional(),
-    recoveredTo: z.string().optional(),
-    parserFamily: z.string(),
-  }),
+  z.discriminatedUnion('anomaly', [
+    z.object({
+      ...Base,
+      kind: z.literal('anomaly'),
+      anomaly: z.enum(['stalled_entered', 'stalled_recovered']),
+      phase: z.enum(['readiness', 'completion']),
+      t: Seconds,
+      elapsedUnknownSeconds: z.number().optional(),
+      elapsedStalledSeconds: z.number().optional(),
+      recoveredTo: z.string().optional(),
+      parserFamily: z.string(),
+    }),
+    /** The pane runs a version of the CLI its profile was not verified against. */
+    z.object({
+      ...Base,
+      kind: z.literal('anomaly'),
+      anomaly: z.literal('version_unverified'),
+      t: Seconds,
+      tool: z.string(),
+      toolVersion: z.string(),
+      verifiedVersions: z.array(z.string()),
+      /** Newer than every verified version (otherwise older, or between two). */
+      newer: z.boolean(),
+      /** How its screens are read: not at all (`unrecognised`), or with the nearest vocabulary. */
+      screensRead: z.enum(['unrecognised', 'nearest_vocabulary']),
+      /** Where the version came from: the attach request, or the running CLI's package.json. */
+      source: z.enum(['attach', 'process']),
+    }),
+    /**
+     * Frames that matched none of the profile's known shapes, counted since the previous such
+     * record (at most one a minute per terminal while they go on).
+     */
+    z.object({
+      ...Base,
+      kind: z.literal('anomaly'),
+      anomaly: z.literal('unrecognised_screen'),
+      t: Seconds,
+      tool: z.string(),
+      toolVersion: z.string().nullable(),
+      frames: z.number().int().positive(),
+      /** Observation time of the first of them. */
+      firstT: Seconds,
+      /** sha256 (first 16 hex digits) of the latest unrecognised screen. */
+      screenHash: z.string(),
+    }),
+  ]),
   z.object({
     ...Base,
     kind: z.literal('watchdog.window'),

@@ -17,13 +17,77 @@ export type BlockedPromptKind = z.infer<typeof BlockedPromptKind>;
 export const ChatContextState = z.enum(['current', 'degraded', 'unknown']);
 export type ChatContextState = z.infer<typeof ChatContextState>;
 
+/**
+ * What kind of failure a CLI reports, the same names for every CLI: `rate_limited` (429, quota),
+ * `overloaded` (the provider says it is overloaded: 529, 503), `server_error` (other 5xx),
+ * `request_rejected` (other 4xx), `auth_failed` (401, 403), `connection_failed` (no answer, a
+ * cut stream, a timeout), `other` (an error the CLI prints without saying which).
+ */
+export const FailureKind = z.enum([
+  'rate_limited',
+  'overloaded',
+  'server_error',
+  'request_rejected',
+  'auth_failed',
+  'connection_failed',
+  'other',
+]);
+export type FailureKind = z.infer<typeof FailureKind>;
+
 export const KnownFailure = z.object({
-  /** Stable id, e.g. `api_error_500`, `overloaded`, `rate_limited`. */
-  kind: z.string(),
+  kind: FailureKind,
   /** The line of screen text it was read from (bounded). */
   message: z.string(),
+  /** The HTTP status the screen names, when it names one. */
+  status: z.number().int().optional(),
 });
 export type KnownFailure = z.infer<typeof KnownFailure>;
+
+/**
+ * A question that holds the agent until the operator answers, the same names for every CLI:
+ * a tool or command needs permission, the folder is not trusted yet, a login or API key is
+ * asked for, a first-run question, or the CLI asks whether to retry after an error.
+ */
+export const DialogContext = z.enum([
+  'permission_prompt',
+  'trust_prompt',
+  'login_prompt',
+  'onboarding_prompt',
+  'retry_prompt',
+]);
+export type DialogContext = z.infer<typeof DialogContext>;
+
+/** Why a dialog blocks the turn, per dialog context. */
+export const BLOCKED_BY_DIALOG: Readonly<Record<DialogContext, BlockedPromptKind>> = {
+  permission_prompt: 'tool_permission',
+  trust_prompt: 'trust_folder',
+  login_prompt: 'login',
+  onboarding_prompt: 'onboarding',
+  retry_prompt: 'other',
+};
+
+/**
+ * Where a frame's keyboard focus is, as every profile names it: nothing drawn (`blank`), the
+ * CLI gone (`exited`), a screen that matches none of the profile's known shapes
+ * (`unrecognised`), a dialog (see {@link DialogContext}), the prompt box before it takes input
+ * (`startup`), the prompt box (`normal_prompt`, `error` when the latest turn failed), a
+ * slash-command menu over it (`slash_command`), a panel the CLI draws over the prompt that asks
+ * nothing (`overlay`), or a screen of the CLI with no prompt box the profile can place
+ * (`unplaced`).
+ */
+export const UiContext = z.enum([
+  'blank',
+  'exited',
+  'unrecognised',
+  ...DialogContext.options,
+  'startup',
+  'normal_prompt',
+  'error',
+  'slash_command',
+  'overlay',
+  'unplaced',
+]);
+export type UiContext = z.infer<typeof UiContext>;
 
 /**
  * What one screen says about the turn, as the tracker's per-frame priority chain
@@ -57,7 +121,7 @@ export const ParsedSurface = z.object({
   availability: Availability,
   businessState: BusinessState,
   inputMode: InputMode,
-  uiContext: z.string(),
+  uiContext: UiContext,
   projectionText: z.string(),
 });
 export type ParsedSurface = z.infer<typeof ParsedSurface>;
@@ -68,6 +132,12 @@ export const ProfileResult = z.object({
   signals: TurnSignals,
   /** Which detector and rule decided, for the journal's evidence (e.g. `claude_code@2/working`). */
   evidence: z.object({ detector: z.string(), rule: z.string() }),
+  /**
+   * False when the screen matches none of the profile's known shapes (a new release drew
+   * something else): the surface is then `unknown`, so readiness can only be `unknown`, never a
+   * guess. Every shipped profile sets it; a result without it counts as recognised.
+   */
+  recognised: z.boolean().optional(),
 });
 export type ProfileResult = z.infer<typeof ProfileResult>;
 

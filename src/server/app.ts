@@ -12,6 +12,7 @@ import { isPanewardError, PanewardError, type PanewardErrorCode } from '../error
 import { describeZodError } from '../internal/zod-errors.js';
 import { operationsFor } from '../supervisor/operations.js';
 import { createMetrics, type ServerMetrics } from './metrics.js';
+import { observerView } from './observer.js';
 import type { SupervisorPort } from './port.js';
 import {
   Accepted,
@@ -23,12 +24,14 @@ import {
   HistoryQuery,
   InputAccepted,
   InputBody,
+  Screen,
   TerminalId,
   TerminalList,
   TerminalView,
   TurnBody,
   TurnResponse,
 } from './schemas.js';
+import { isPublic, mountDashboard } from './dashboard.js';
 import { DEFAULT_SSE, streamRecords, type SseOptions } from './sse.js';
 
 export interface HttpAppOptions {
@@ -40,6 +43,13 @@ export interface HttpAppOptions {
   maxBodyBytes?: number;
   sse?: Partial<SseOptions>;
   logger?: Logger;
+  /**
+   * Serve each pane's latest screen at `/v1/terminals/{id}/screen` (default true). Screens can
+   * hold secrets: turn it off where the API is shared more widely than the panes.
+   */
+  screens?: boolean;
+  /** Serve the dashboard at `/` (default true). */
+  dashboard?: boolean;
 }
 
 /** The HTTP API of a supervisor (or a fleet of them): a Hono app, a Node request listener, its metrics. */
@@ -186,10 +196,12 @@ export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {})
   if (options.token) {
     const check = bearer(options.token);
     app.use('*', async (c, next) => {
-      if (c.req.path === '/healthz' || c.req.path === '/openapi.json') return next();
+      // The page and the diagrams hold no data: the page asks for the token itself.
+      if (isPublic(c.req.path)) return next();
       return check(c, next);
     });
   }
+  if (options.dashboard ?? true) mountDashboard(app);
 
   const view = (id: string) => {
     const state = sup.get(id);
@@ -209,6 +221,7 @@ export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {})
           status: 'ok' as const,
           terminals: sup.ids().length,
           journal: { lastSeq: sup.journal.lastSeq, durableSeq: sup.journal.durableSeq },
+          observer: observerView(sup.observer?.() ?? null),
           ...sup.healthDetails?.(),
         },
         200,
@@ -270,6 +283,29 @@ export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {})
         { records: await sup.history(c.req.valid('param').id, c.req.valid('query').limit) },
         200,
       ),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/terminals/{id}/screen',
+      summary: "The pane's latest capture as text (when screens are served)",
+      request: { params: Params },
+      responses: {
+        200: json(Screen, 'the screen, or `text: null` before the first capture'),
+        403: json(ErrorBody, 'this server does not serve screens'),
+        ...TERMINAL_ERRORS,
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      if (options.screens === false) {
+        sup.get(id);
+        return c.json(errorJson('screens_disabled', 'this server does not serve screens'), 403);
+      }
+      const screen = await sup.screen(id);
+      return c.json(screen ?? { text: null, t: null }, 200);
+    },
   );
 
   app.openapi(

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Subscription } from 'rxjs';
+import type { SourceHealth } from '../observe/frame-source.js';
 import type { SupervisorPort } from './port.js';
 
 /** The service's Prometheus metrics, on a registry of its own. */
@@ -73,6 +74,51 @@ export function createMetrics(sup: SupervisorPort): ServerMetrics {
       this.set(sup.journal.durableSeq);
     },
   });
+  // The observer's own health: its overload is a fact about paneward, never about an agent.
+  // A fleet server observes no pane and has none (each host's own /metrics does).
+  const observer = (name: string, help: string, read: (h: SourceHealth) => number) => {
+    const health = sup.observer?.bind(sup);
+    if (!health) return;
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const h = health();
+        if (h) this.set(read(h));
+      },
+    });
+  };
+  observer(
+    'paneward_observer_lagging',
+    'observer_lagging: 1 while paneward itself falls behind sampling its panes.',
+    (h) => (h.lagging ? 1 : 0),
+  );
+  observer(
+    'paneward_observer_lag_seconds',
+    'How far the most overdue pane is past its due time.',
+    (h) => h.lagMs / 1000,
+  );
+  observer(
+    'paneward_observer_backlog',
+    'Panes known to have changed and not captured yet.',
+    (h) => h.backlog,
+  );
+  observer(
+    'paneward_observer_paused_panes',
+    'Panes whose output tmux holds back (flooding).',
+    (h) => h.pausedPanes,
+  );
+  observer(
+    'paneward_observer_restarts',
+    'Times the tmux control client was started again.',
+    (h) => h.restarts,
+  );
+  observer(
+    'paneward_observer_degraded',
+    '1 while quiet panes are looked at less often to keep up.',
+    (h) => (h.degraded ? 1 : 0),
+  );
   const subs: Subscription[] = [
     sup.journal.records$.subscribe((r) => {
       records.inc({ kind: r.kind });

@@ -1,4 +1,5 @@
 import type { Observable } from 'rxjs';
+import type { SourceHealth } from '../observe/frame-source.js';
 import type { JournalRecord } from '../schemas/record.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import type { AttachRequest, Telemetry, TurnResult } from '../supervisor/supervisor.js';
@@ -48,6 +49,13 @@ export interface SupervisorPort {
   interrupt(id: string): Promise<void>;
   resume(id: string): Promise<void>;
   detach(id: string): void | Promise<void>;
+  /** The pane's latest capture as text and its observation time; null before the first. */
+  screen(id: string): Promise<{ text: string; t: number } | null>;
+  /**
+   * paneward's own sampling health (`observer_lagging`), null before its first report. Absent
+   * where no pane is observed: a fleet server.
+   */
+  observer?(): SourceHealth | null;
   /** More to say in `/healthz` (the fleet names its hosts). */
   healthDetails?(): Record<string, unknown>;
   /** Extra fields of a terminal's view (the fleet names its host). */

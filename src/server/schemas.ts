@@ -15,6 +15,26 @@ export const ErrorBody = z
   })
   .openapi('Error');
 
+/** A host of a fleet: it names subjects and keys, so no dot and no slash. */
+export const HostId = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, dash or underscore, at most 64');
+
+/**
+ * The observer's own health (`observer_lagging`): whether paneward falls behind sampling its
+ * panes. A lag here is paneward's, never an agent's state.
+ */
+export const ObserverView = z.object({
+  source: z.enum(['control', 'polling']),
+  connection: z.string(),
+  lagging: z.boolean(),
+  lagMs: z.number(),
+  backlog: z.number().int(),
+  degraded: z.boolean(),
+  pausedPanes: z.number().int(),
+});
+export type ObserverView = z.infer<typeof ObserverView>;
+
 /** A terminal's public state (contracts.md §3) and which operations it accepts now. */
 // Schemas built before this module extended zod have no `.openapi()`: their shapes are reused.
 export const TerminalView = z
@@ -23,11 +43,6 @@ export const TerminalView = z
 export type TerminalView = z.infer<typeof TerminalView>;
 
 export const TerminalList = z.object({ terminals: z.array(TerminalView) }).openapi('TerminalList');
-
-/** A host of a fleet: it names subjects and keys, so no dot and no slash. */
-export const HostId = z
-  .string()
-  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, dash or underscore, at most 64');
 
 /** A terminal id; a fleet view qualifies it by its host: `host/id` (`host%2Fid` in a path). */
 export const TerminalId = z
@@ -96,7 +111,16 @@ export const Health = z
     status: z.literal('ok'),
     terminals: z.number().int(),
     journal: z.object({ lastSeq: z.number().int(), durableSeq: z.number().int() }),
+    /**
+     * The observer's own health: null before its first report, and on a fleet server, which
+     * observes no pane.
+     */
+    observer: ObserverView.nullable(),
   })
   .openapi('Health');
 
 export const Accepted = z.object({ ok: z.literal(true) }).openapi('Ok');
+
+export const Screen = z
+  .object({ text: z.string().nullable(), t: z.number().nullable() })
+  .openapi('Screen');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isNewerThanVerifiedVersion, verifiedVersionsOf } from '../profiles/index.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 
 /** Whether an operation is acceptable now: `wait` means not yet, but soon by itself. */
@@ -71,6 +72,13 @@ function sendInput(s: TerminalState): OperationVerdict {
   }
   const why = gone(s);
   if (why !== null) return verdict('no', why);
+  // A prompt on screen needs a person even while the turn it interrupted is pending.
+  if (s.readiness.status === 'blocked') {
+    return verdict(
+      'no',
+      `the agent waits for the operator${s.surface.blockedPrompt ? ` (${s.surface.blockedPrompt})` : ''}`,
+    );
+  }
   const c = s.completion;
   if (c !== null && c.status !== 'completed' && c.status !== 'failed') {
     return verdict('wait', `turn ${c.turnId} has not finished`);
@@ -78,16 +86,22 @@ function sendInput(s: TerminalState): OperationVerdict {
   switch (s.readiness.status) {
     case 'ready':
       return verdict('yes', 'the agent waits for a prompt');
-    case 'blocked':
-      return verdict(
-        'no',
-        `the agent waits for the operator${s.surface.blockedPrompt ? ` (${s.surface.blockedPrompt})` : ''}`,
-      );
     case 'failed':
       return verdict('no', 'the surface is unsupported or disconnected');
     case 'stalled':
       return verdict('no', 'the surface has been unreadable too long (stalled)');
     case 'unknown':
+      if (s.surface.uiContext === 'unrecognised' && s.toolVersion !== null) {
+        if (isNewerThanVerifiedVersion(s.tool, s.toolVersion)) {
+          return verdict(
+            'no',
+            `${s.tool} ${s.toolVersion} is newer than the verified ${verifiedVersionsOf(s.tool).join(', ')}: its screens are not read (--read-unverified)`,
+          );
+        }
+      }
+      if (s.surface.uiContext === 'unrecognised') {
+        return verdict('wait', 'the screen matches no shape paneward knows');
+      }
       return verdict('wait', 'cannot tell yet');
     case 'waiting':
       return s.turn.phase === 'active' || s.surface.businessState === 'working'

@@ -1,4 +1,5 @@
 import {
+  EMPTY,
   EmptyError,
   Subject,
   asyncScheduler,
@@ -32,7 +33,7 @@ import { Journal } from '../journal/journal.js';
 import { InspectionHub } from '../kernel/chart-runner.js';
 import { detectPaneTool, discoverPanes } from '../observe/discover.js';
 import { createExecaTransport } from '../observe/execa-transport.js';
-import { createPollingSource, type FrameSource } from '../observe/frame-source.js';
+import { createFrameSource, type FrameSource, type SourceHealth } from '../observe/frame-source.js';
 import type { TmuxTransport } from '../observe/transport.js';
 import { getProfile, knownTools, type ProfileFactory } from '../profiles/index.js';
 import { KernelConfig } from '../schemas/kernel.js';
@@ -61,6 +62,18 @@ export const SupervisorOptions = z.strictObject({
     })
     .strict()
     .optional(),
+  /**
+   * Read the screens of an agent CLI newer than every version its profile was verified against.
+   * Off by default: such a pane reads as unrecognised (readiness `unknown`, never a success).
+   */
+  readUnverifiedVersions: z.boolean().default(false),
+  /**
+   * Where frames come from: `control` (one `tmux -C` client per server, panes captured when
+   * they change) or `polling` (a tmux process per pane per interval). Control mode needs the
+   * supervisor's own transport on a real clock; with a transport or scheduler of the caller's,
+   * polling is used.
+   */
+  source: z.enum(['control', 'polling']).default('control'),
   /** Restart backoff of a terminal's runtime: first delay and cap, in seconds. */
   restartBackoff: z
     .strictObject({ initialSeconds: z.number().positive(), maxSeconds: z.number().positive() })
@@ -160,6 +173,13 @@ export class Supervisor {
   readonly telemetry$: Observable<Telemetry> = this.telemetry.asObservable();
   private discovery: Subscription | null = null;
   private stopping: Promise<void> | null = null;
+  /**
+   * The frame source's own health, current value first: whether paneward itself falls behind
+   * (`lagging`, `lagMs`, `backlog`). Its own overload, never reported as an agent's state.
+   */
+  readonly observer$: Observable<SourceHealth>;
+  private readonly observerSub: Subscription;
+  private observerHealth: SourceHealth | null = null;
 
   constructor(input: SupervisorOptionsInput = {}) {
     const { transport, scheduler, profiles, inspect, ...rest } = input;
@@ -185,11 +205,17 @@ export class Supervisor {
         socketName: parsed.data.socketName,
         socketPath: parsed.data.socketPath,
       });
-    this.source = createPollingSource({
+    const control = parsed.data.source === 'control' && !transport && !scheduler;
+    this.source = createFrameSource({
+      kind: control ? 'control' : 'polling',
       transport: this.transport,
+      ...(parsed.data.socketName ? { socketName: parsed.data.socketName } : {}),
+      ...(parsed.data.socketPath ? { socketPath: parsed.data.socketPath } : {}),
       intervalMs: this.config.pollIntervalSeconds * 1000,
-      scheduler: this.scheduler,
+      scheduler: control ? asyncScheduler : this.scheduler,
     });
+    this.observer$ = this.source.health$ ?? EMPTY;
+    this.observerSub = this.observer$.subscribe((h) => (this.observerHealth = h));
     const hub = new InspectionHub(inspect);
     const terminal = provideTerminal({
       source: this.source,
@@ -362,6 +388,11 @@ export class Supervisor {
     );
   }
 
+  /** The frame source's health now (null before its first report). */
+  observer(): SourceHealth | null {
+    return this.observerHealth;
+  }
+
   get(id: string): TerminalState {
     return this.contextOf(id).state as TerminalState;
   }
@@ -482,6 +513,14 @@ export class Supervisor {
     await this.command(id, 'interrupt', {});
   }
 
+  /**
+   * The pane's latest capture (plain text, as `capture-pane -p` prints it) and its observation
+   * time; null before the first. Screens can hold secrets: they are never journaled.
+   */
+  async screen(id: string): Promise<{ text: string; t: number } | null> {
+    return (await this.command(id, 'screen', {})) as { text: string; t: number } | null;
+  }
+
   /** Resumes a session the watchdog blocked: a fresh wall-clock window. */
   async resume(id: string): Promise<void> {
     await this.command(id, 'resume', {});
@@ -496,6 +535,7 @@ export class Supervisor {
         defaultValue: null,
       });
       await this.journal.close();
+      this.observerSub.unsubscribe();
       await this.source.close();
       if (this.ownsTransport) await this.transport.close();
       this.telemetry.complete();
@@ -594,7 +634,8 @@ export class Supervisor {
   }
 
   private profileFor(tool: string, version?: string) {
-    return this.customProfiles[tool]?.(version) ?? getProfile(tool, version);
+    const options = { readUnverified: this.options.readUnverifiedVersions };
+    return this.customProfiles[tool]?.(version, options) ?? getProfile(tool, version, options);
   }
 
   private toolIds(): string[] {

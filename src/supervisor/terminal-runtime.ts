@@ -1,9 +1,11 @@
 import {
+  concatMap,
   exhaustMap,
   filter,
   firstValueFrom,
   from,
   interval,
+  of,
   take,
   timeout as rxTimeout,
   type SchedulerLike,
@@ -21,6 +23,7 @@ import type { Journal } from '../journal/journal.js';
 import type { InspectionHub } from '../kernel/chart-runner.js';
 import type { FrameSource } from '../observe/frame-source.js';
 import type { PaneProbe } from '../observe/probe.js';
+import { detectToolVersion } from '../observe/tool-version.js';
 import type { ToolProfile } from '../profiles/types.js';
 import type { KernelConfig } from '../schemas/kernel.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
@@ -36,6 +39,8 @@ export interface TerminalRuntimeDeps {
   profileFor(tool: string, toolVersion?: string): ToolProfile;
   /** The tool running in a pane (`unsupported` when none is known). */
   detectTool(target: string): Promise<string>;
+  /** Reads a running CLI's version (default: from /proc and its package.json). */
+  detectVersion?: typeof detectToolVersion;
   /** Told how long each sample of a pane took, in ms. */
   onSample?(terminalId: string, tookMs: number): void;
 }
@@ -44,7 +49,7 @@ export interface TerminalRuntimeDeps {
 const REDETECT_MS = 5000;
 
 /** The commands a running terminal answers. */
-export type CommandName = 'submit' | 'interrupt' | 'resume' | 'keys';
+export type CommandName = 'submit' | 'interrupt' | 'resume' | 'keys' | 'screen';
 
 /**
  * The terminal machine with its runtime provided: `prepare` detects the tool when none was
@@ -92,7 +97,7 @@ function startRuntime(
     journal: deps.journal,
     restore: deps.journal.index.facts(id) ?? null,
     interrupt: () =>
-      transport.run(['send-keys', '-t', target, ...profile.interruptKeys]).then(() => {}),
+      pressInterrupt(profile, (keys) => transport.run(['send-keys', '-t', target, ...keys])),
   });
   const fail = (error: unknown) => {
     sendBack({
@@ -102,16 +107,30 @@ function startRuntime(
   };
   const published = pipeline.state$.subscribe((state) => sendBack({ type: 'evt_state', state }));
   pipeline.startSession(now());
-  const samples = deps.source.samples({ target, processNames: profile.processNames }).subscribe({
-    next: (probe) => {
-      try {
-        handleSample(pipeline, now(), probe);
-      } catch (error) {
-        fail(error);
-      }
-    },
-    error: fail,
-  });
+  if (input.request.toolVersion) {
+    pipeline.useVersion(now(), input.request.toolVersion, profile, 'attach');
+  }
+  const versions = new VersionWatch(pipeline, profile, input.request.tool, deps, now);
+  const samples = deps.source
+    .samples({ target, processNames: profile.processNames })
+    // When the agent's processes change, its version is read before their first frame: a
+    // release paneward was not verified against is never read, not even for one frame.
+    .pipe(
+      concatMap((probe) => {
+        const reading = versions.check(probe.pids);
+        return reading ? from(reading.then(() => probe)) : of(probe);
+      }),
+    )
+    .subscribe({
+      next: (probe) => {
+        try {
+          handleSample(pipeline, now(), probe);
+        } catch (error) {
+          fail(error);
+        }
+      },
+      error: fail,
+    });
 
   // A pane attached without a tool and with no known agent in it: look again now and then, so
   // an agent CLI started later in that shell is supervised with its profile.
@@ -138,11 +157,61 @@ function startRuntime(
 
   return () => {
     redetect?.unsubscribe();
+    versions.stop();
     samples.unsubscribe();
     published.unsubscribe();
     commands.abort();
     pipeline.dispose();
   };
+}
+
+/**
+ * Reads the running CLI's version from its package whenever the agent's processes change (it
+ * was started, or restarted after an upgrade), and tells the pipeline when it differs.
+ */
+class VersionWatch {
+  private pidsKey = '';
+  private stopped = false;
+
+  constructor(
+    private readonly pipeline: TerminalPipeline,
+    private readonly profile: ToolProfile,
+    private readonly tool: string,
+    private readonly deps: TerminalRuntimeDeps,
+    private readonly now: () => number,
+  ) {}
+
+  /**
+   * Reads the version when `pids` differ from the last ones read (null: nothing to read, the
+   * sample goes on at once); the promise never rejects.
+   */
+  check(pids: readonly number[]): Promise<void> | null {
+    const packages = this.profile.packages ?? [];
+    if (pids.length === 0 || packages.length === 0) return null;
+    const key = pids.join(',');
+    if (key === this.pidsKey) return null;
+    this.pidsKey = key;
+    return this.read(pids, packages);
+  }
+
+  private async read(pids: readonly number[], packages: readonly string[]): Promise<void> {
+    try {
+      const found = await (this.deps.detectVersion ?? detectToolVersion)(pids, packages);
+      if (this.stopped || !found) return;
+      this.pipeline.useVersion(
+        this.now(),
+        found.version,
+        this.deps.profileFor(this.tool, found.version),
+        'process',
+      );
+    } catch {
+      // Unreadable /proc entries: the version stays as it was; the next change tries again.
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
 }
 
 /** One sample → one pipeline step. */
@@ -198,12 +267,14 @@ class TerminalCommands {
       case 'submit':
         return this.submit(args as { text: string; force?: boolean });
       case 'interrupt':
-        return this.keys(this.profile.interruptKeys);
+        return pressInterrupt(this.profile, (keys) => this.keys(keys));
       case 'keys':
         return this.keys((args as { keys: string[] }).keys);
       case 'resume':
         this.pipeline.resumeSession(this.now());
         return undefined;
+      case 'screen':
+        return this.pipeline.screen;
     }
   }
 
@@ -300,4 +371,20 @@ export function commandError(error: unknown): PanewardError {
   return new PanewardError('internal', error instanceof Error ? error.message : String(error), {
     cause: error,
   });
+}
+
+/**
+ * Presses a profile's interrupt keys as often as the CLI needs (opencode, Kilo and Copilot CLI
+ * interrupt on the second Escape), each press its own send so the keys are not read as one
+ * chord, `interruptKeyGapMs` apart.
+ */
+export async function pressInterrupt(
+  profile: Pick<ToolProfile, 'interruptKeys' | 'interruptPresses' | 'interruptKeyGapMs'>,
+  send: (keys: readonly string[]) => Promise<unknown>,
+): Promise<void> {
+  const presses = Math.max(1, profile.interruptPresses ?? 1);
+  for (let i = 0; i < presses; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, profile.interruptKeyGapMs ?? 200));
+    await send(profile.interruptKeys);
+  }
 }

@@ -11,9 +11,10 @@ import { watchdogMachine } from '../../machines/watchdog.js';
 import { ChartRunner, InspectionHub } from '../kernel/chart-runner.js';
 import type { CompletionObserver } from '../kernel/completion-driver.js';
 import { Kernel, type ChartHost } from '../kernel/kernel.js';
-import { Timers } from '../kernel/timers.js';
+import { TimerOrder, Timers } from '../kernel/timers.js';
 import { WatchdogDriver, type WatchdogCancelRequest } from '../kernel/watchdog-driver.js';
 import { Journal } from '../journal/journal.js';
+import { isNewerThanVerified, isVerified } from '../profiles/internal/define.js';
 import type { ToolProfile, Screen } from '../profiles/types.js';
 import { KernelConfig, type KernelConfigInput } from '../schemas/kernel.js';
 import type {
@@ -62,6 +63,9 @@ export interface ChartLogic {
   lastTurn: typeof lastTurnMachine;
   watchdog: typeof watchdogMachine;
 }
+
+/** While frames go on matching no known shape, one anomaly record per this many seconds. */
+const UNRECOGNISED_RECORD_SECONDS = 60;
 
 const CHART_LOGIC: ChartLogic = {
   diagnostics: diagnosticsMachine,
@@ -165,6 +169,10 @@ export class TerminalPipeline {
   private readonly turns: TurnDriver;
   private readonly watchdog: WatchdogDriver;
   private readonly subject: BehaviorSubject<TerminalState>;
+  private profile: ToolProfile;
+  private toolVersion: string | undefined;
+  /** Unrecognised frames not yet in an anomaly record, the first one's time, the last record's. */
+  private unrecognised = { frames: 0, firstT: 0, hash: '', recordedAt: -Infinity };
   private parsed: ProfileResult | null = null;
   private parse: ParseOutcome | null = null;
   private probeError: { kind: string; message: string } | null = null;
@@ -180,8 +188,12 @@ export class TerminalPipeline {
   private transitions: ChartTransition[] = [];
   private evidence: RecordEvidence | null = null;
   private disposed = false;
+  /** The latest capture, for people looking at the pane (never published or journaled). */
+  private lastScreen: { text: string; t: number } | null = null;
 
   constructor(private readonly o: PipelineOptions) {
+    this.profile = o.profile;
+    this.toolVersion = o.toolVersion;
     const scheduler = o.scheduler ?? asyncScheduler;
     const config = KernelConfig.parse(o.config ?? {});
     this.journal = o.journal ?? new Journal({ dataDir: null, scheduler });
@@ -218,7 +230,7 @@ export class TerminalPipeline {
             ? { elapsedStalledSeconds: r.elapsedStalledSeconds }
             : {}),
           ...('recoveredTo' in r ? { recoveredTo: r.recoveredTo } : {}),
-          parserFamily: o.profile.id,
+          parserFamily: this.profile.id,
         });
         return;
       }
@@ -308,20 +320,26 @@ export class TerminalPipeline {
     this.now = Math.max(this.now, t);
   }
 
+  /** The pane's latest capture and its time, or null before the first. */
+  get screen(): { text: string; t: number } | null {
+    return this.lastScreen;
+  }
+
   /** One poll with a capture. */
   frame(t: number, screen: Screen, probe: ProbeFacts): void {
     this.advance(t);
+    this.lastScreen = { text: screen.text, t };
     let result: ProfileResult | null = null;
     let parse: ParseOutcome;
     let error = probe.error ?? null;
     if (probe.transport !== 'tmux_up') parse = 'transport_unavailable';
     else if (probe.process === 'tui_down') parse = 'skipped_tui_down';
-    else if (probe.process === 'unsupported_tool' || this.o.profile.processNames.length === 0) {
+    else if (probe.process === 'unsupported_tool' || this.profile.processNames.length === 0) {
       parse = 'unsupported_tool';
       result = this.safeParse(screen);
     } else {
       try {
-        result = this.o.profile.parse(screen);
+        result = this.profile.parse(screen);
         parse = 'parsed';
       } catch (err) {
         parse = 'parse_error';
@@ -329,13 +347,80 @@ export class TerminalPipeline {
       }
     }
     this.evidence = {
-      profile: this.o.profile.id,
-      profileVersion: this.o.toolVersion ?? null,
-      detector: result?.evidence.detector ?? this.o.profile.id,
+      profile: this.profile.id,
+      profileVersion: this.toolVersion ?? null,
+      detector: result?.evidence.detector ?? this.profile.id,
       rule: result?.evidence.rule ?? parse,
       screenHash: createHash('sha256').update(screen.text).digest('hex').slice(0, 16),
     };
+    if (parse === 'parsed' && result?.recognised === false) {
+      this.noteUnrecognised(t, this.evidence.screenHash ?? '');
+    } else if (this.unrecognised.frames > 0) {
+      this.flushUnrecognised(t);
+    }
     this.step(t, { transport: probe.transport, process: probe.process, parse, error }, result);
+  }
+
+  /**
+   * The CLI's version, as attached (`attach`) or as read from the running CLI (`process`): the
+   * screens are read with `profile` (picked for that version) from now on. A version the
+   * profile was not verified against is recorded as an anomaly. Returns whether anything changed.
+   */
+  useVersion(
+    t: number,
+    version: string,
+    profile: ToolProfile,
+    source: 'attach' | 'process',
+  ): boolean {
+    if (source === 'process' && version === this.toolVersion) return false;
+    this.advance(t);
+    this.profile = profile;
+    this.toolVersion = version;
+    const verified = profile.verified ?? [];
+    if (!isVerified(verified, version)) {
+      const newer = isNewerThanVerified(verified, version);
+      void this.record({
+        kind: 'anomaly',
+        terminalId: this.o.terminalId,
+        anomaly: 'version_unverified',
+        t,
+        tool: profile.id,
+        toolVersion: version,
+        verifiedVersions: [...verified],
+        newer,
+        screensRead: profile.unverifiedUnread ? 'unrecognised' : 'nearest_vocabulary',
+        source,
+      });
+    }
+    this.evidence = null;
+    this.publish(t);
+    return true;
+  }
+
+  private noteUnrecognised(t: number, hash: string): void {
+    const u = this.unrecognised;
+    if (u.frames === 0) u.firstT = t;
+    u.frames += 1;
+    u.hash = hash;
+    // The first of a run is recorded at once; the rest at most once a minute.
+    if (t - u.recordedAt >= UNRECOGNISED_RECORD_SECONDS) this.flushUnrecognised(t);
+  }
+
+  private flushUnrecognised(t: number): void {
+    const u = this.unrecognised;
+    if (u.frames === 0) return;
+    void this.record({
+      kind: 'anomaly',
+      terminalId: this.o.terminalId,
+      anomaly: 'unrecognised_screen',
+      t,
+      tool: this.profile.id,
+      toolVersion: this.toolVersion ?? null,
+      frames: u.frames,
+      firstT: u.firstT,
+      screenHash: u.hash,
+    });
+    this.unrecognised = { frames: 0, firstT: 0, hash: '', recordedAt: t };
   }
 
   /** One poll that produced no capture. */
@@ -344,8 +429,8 @@ export class TerminalPipeline {
     const parse =
       probe.parse ?? (probe.transport === 'tmux_up' ? 'probe_error' : 'transport_unavailable');
     this.evidence = {
-      profile: this.o.profile.id,
-      profileVersion: this.o.toolVersion ?? null,
+      profile: this.profile.id,
+      profileVersion: this.toolVersion ?? null,
       detector: 'probe',
       rule: `${probe.transport}/${probe.process}`,
       screenHash: null,
@@ -374,6 +459,7 @@ export class TerminalPipeline {
 
   dispose(): void {
     if (this.disposed) return;
+    this.flushUnrecognised(this.now);
     this.disposed = true;
     this.turns.stop();
     this.watchdog.stop();
@@ -387,8 +473,8 @@ export class TerminalPipeline {
 
   private commandEvidence(name: string): RecordEvidence {
     return {
-      profile: this.o.profile.id,
-      profileVersion: this.o.toolVersion ?? null,
+      profile: this.profile.id,
+      profileVersion: this.toolVersion ?? null,
       detector: `command:${name}`,
       rule: name,
       screenHash: null,
@@ -397,7 +483,7 @@ export class TerminalPipeline {
 
   private safeParse(screen: Screen): ProfileResult | null {
     try {
-      return this.o.profile.parse(screen);
+      return this.profile.parse(screen);
     } catch {
       return null;
     }
@@ -426,6 +512,14 @@ export class TerminalPipeline {
     if (key !== this.surfaceKey || this.surfaceSince === null) {
       this.surfaceKey = key;
       this.surfaceSince = t;
+      // The surface turns stable when the window ends, not at the next frame: a pane that stops
+      // changing may send no frame for a long time (control mode samples on change).
+      this.timers.set(
+        'surface.stability',
+        t + this.kernel.config.stabilitySeconds,
+        TimerOrder.surfaceStability,
+        () => {},
+      );
     }
     this.publish(t);
   }
@@ -561,8 +655,8 @@ export class TerminalPipeline {
     return {
       terminalId: this.o.terminalId,
       target: this.o.target ?? null,
-      tool: this.o.profile.id,
-      toolVersion: this.o.toolVersion ?? null,
+      tool: this.profile.id,
+      toolVersion: this.toolVersion ?? null,
       t: this.now,
       diagnostics: {
         availability: diag,

@@ -12,7 +12,7 @@ describe('brief output', () => {
   it('names what a person watches for', () => {
     const blocked = states.find((s) => s.readiness.status === 'blocked')!;
     expect(briefLine(blocked)).toMatch(
-      /readiness=blocked phase=active turn-1\(explicit_input\) completion=turn-1:blocked .*blocked=tool_permission/,
+      /readiness=blocked \(the agent waits for the operator \(tool_permission\)\) phase=active turn-1\(explicit_input\) completion=turn-1:blocked .*blocked=tool_permission/,
     );
     expect(briefLine(states.at(-1)!)).toMatch(/last=success@turn-1/);
   });

@@ -150,6 +150,16 @@ describe('the fleet view serves the HTTP API for its hosts', () => {
     expect(health.fleet.hosts).toEqual([
       expect.objectContaining({ id: 'host-a', reachable: true }),
     ]);
+    // The fleet server observes no pane: its observer is none; each host reports its own.
+    expect(health.observer).toBeNull();
+    const metrics = await (await call('GET', '/metrics')).text();
+    expect(metrics).toContain('paneward_terminals{');
+    expect(metrics).not.toContain('paneward_observer_lagging');
+    // A screen is asked of its host, as the dashboard's terminal page does.
+    const shown = await json(await call('GET', `/v1/terminals/${enc('host-a/f1')}/screen`));
+    expect(shown.text).toContain('❯');
+    expect(shown.text).toBe((await sup.screen('f1'))?.text);
+    expect((await call('GET', `/v1/terminals/${enc('host-a/nope')}/screen`)).status).toBe(404);
   });
 
   it('routes input and turns with the same 400 and 409 rules as a single server', async () => {

@@ -31,6 +31,8 @@ afterAll(async () => {
 describe('discoverPanes', () => {
   it('names the tool running in each pane, directly or under a shell', async () => {
     s = await startAgentSession({ cwd: dir, env: {}, command: ['sleep', '300'] });
+    // Until env has exec'd sleep, the first pane's command is not yet named sleep.
+    await s.waitForProcess(['sleep']);
     const claude = fakeAgent('claude');
     const codex = fakeAgent('codex');
     await s.transport.run(['split-window', '-d', '-t', s.target, '--', claude, '300']);

@@ -52,6 +52,8 @@ afterAll(async () => {
 describe('probePane', () => {
   it('reads pane facts and the screen of a live shell', async () => {
     const s = await session({ command: ['bash', '--norc', '--noprofile'] });
+    // The terminal echoes typed text even before env has exec'd bash: wait for bash itself.
+    await s.waitForProcess(['bash']);
     await s.sendText('-x Enter C-c "quoted" ; Escape');
     await s.waitForText(/-x Enter C-c "quoted" ; Escape/);
     const p = await probePane(s.transport, s.target, { processNames: ['bash'] });

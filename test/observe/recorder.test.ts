@@ -45,6 +45,8 @@ describe('startRecorder', () => {
       rows: 20,
       command: ['bash', '--norc', '--noprofile'],
     });
+    // Until env has exec'd bash, the pane's process is not yet named bash.
+    await s.waitForProcess(['bash']);
     const file = join(dir, 'rec.jsonl');
     const recorder = startRecorder({
       transport: s.transport,

@@ -1,7 +1,12 @@
 import type { TerminalState } from '../../src/schemas/terminal-state.js';
 
-/** How an explicit turn ended, as `lastTurn.result` must report it (`none`: never an outcome). */
-export type TurnOutcome = 'success' | 'interrupted' | 'known_failure' | 'none';
+/**
+ * How an explicit turn ended, as `lastTurn.result` must report it. `none`: never an outcome and
+ * never completed (the input made no model request). `unknown`: the turn ended (completion
+ * `completed`, never before the true end) but the screen has no marker that tells how, so no
+ * outcome may be reported: never a guessed success.
+ */
+export type TurnOutcome = 'success' | 'interrupted' | 'known_failure' | 'none' | 'unknown';
 
 /** What the replay of one recording must show. */
 export interface ScenarioExpectation {
@@ -19,6 +24,16 @@ export interface ScenarioExpectation {
   dialog?: string;
   /** The turn's model stream hangs until the user interrupts it: the turn stays in progress. */
   hang?: boolean;
+  /**
+   * The turn ends on a key the user presses after its last request (Escape while a retry
+   * waits): the screen's drawing delay after that request is not measured.
+   */
+  endedByKey?: boolean;
+  /**
+   * On the interrupt the CLI stops reading the stream but leaves the request open (grok-cli
+   * does not abort it): the server's end is not the turn's end, so only the outcome is checked.
+   */
+  abandonsStream?: boolean;
 }
 
 /** Per-tool facts and the table of scenarios. */
@@ -34,12 +49,26 @@ export interface ToolExpectations {
 }
 
 import { claudeCode } from './expectations/claude_code.js';
+import { cline } from './expectations/cline.js';
 import { codex } from './expectations/codex.js';
+import { copilot } from './expectations/copilot.js';
 import { geminiCli } from './expectations/gemini_cli.js';
+import { grokCli } from './expectations/grok_cli.js';
+import { kilo } from './expectations/kilo.js';
+import { opencode } from './expectations/opencode.js';
+import { pi } from './expectations/pi.js';
+import { qwenCode } from './expectations/qwen_code.js';
 
 /** Each tool's table lives in its own file under expectations/. */
 export const EXPECTATIONS: Record<string, ToolExpectations> = {
   claude_code: claudeCode,
   codex,
   gemini_cli: geminiCli,
+  opencode,
+  copilot,
+  pi,
+  grok_cli: grokCli,
+  kilo,
+  cline,
+  qwen_code: qwenCode,
 };

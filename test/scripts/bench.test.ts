@@ -9,6 +9,7 @@ import {
 import { benchProbe } from '../../scripts/internal/bench-probe.js';
 import { formatReport } from '../../scripts/internal/bench-report.js';
 import { DEFAULT_FIXTURES, parseBenchArgs, runBench } from '../../scripts/internal/bench-run.js';
+import { PROFILES } from '../../src/profiles/index.js';
 
 // Shape only: benchmarks print what one run measured; no timing is asserted here.
 const FIXTURE = join(DEFAULT_FIXTURES, 'codex', 'normal-turn.jsonl');
@@ -31,7 +32,7 @@ describe('bench', () => {
     expect(files).toContain(FIXTURE);
     expect(files.some((f) => f.endsWith('.server.jsonl'))).toBe(false);
     expect(new Set(files.map((f) => loadRecording(f).header.tool))).toEqual(
-      new Set(['claude_code', 'codex', 'gemini_cli']),
+      new Set(Object.keys(PROFILES).filter((id) => id !== 'unsupported')),
     );
   });
 

@@ -129,3 +129,19 @@ describe('TerminalPipeline', () => {
     expect(p.state.stability).toEqual({ stable: true, stableForSeconds: 1 });
   });
 });
+
+describe('surface stability on its own clock', () => {
+  it('turns stable when the window ends, with no frame after the last change (control mode samples on change)', () => {
+    const { p, clock } = pipeline({ stabilitySeconds: 1 });
+    const seen: Array<[number, boolean]> = [];
+    p.state$.subscribe((s) => seen.push([s.t, s.stability.stable]));
+    clock.advanceTo(0);
+    p.frame(0, { text: idleClaudeFrame() }, UP);
+    expect(p.state.stability.stable).toBe(false);
+    clock.advanceTo(0.999);
+    expect(p.state.stability.stable).toBe(false);
+    clock.advanceTo(1.5);
+    expect(p.state.stability.stable).toBe(true);
+    expect(seen.find(([, stable]) => stable)?.[0]).toBeCloseTo(1, 6);
+  });
+});

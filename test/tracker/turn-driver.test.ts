@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { TurnSignals } from '../../src/schemas/signals.js';
 import { SETTLE_SECONDS, TurnHarness } from '../model/internal/turn-sut.js';
 
-const FAILURE = { kind: 'api_error_500', message: 'API Error: 500 Internal server error' };
+const FAILURE = { kind: 'server_error' as const, message: 'API Error: 500 Internal server error' };
 
 function lastTurn(h: TurnHarness) {
   return h.snapshot().lastTurn;

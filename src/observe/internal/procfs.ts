@@ -99,6 +99,47 @@ function readStat(root: string, pid: number): ProcessEntry | null {
   return stat === null ? null : parseStat(stat);
 }
 
+/** A process's stat with its start time (clock ticks after boot; 0 when not given). */
+export interface StatEntry extends ProcessEntry {
+  /** Tells a reused pid from the process that had it before. */
+  start: number;
+  /** A zombie (`Z`) or dead (`X`) process has exited: it is only waiting to be reaped. */
+  exited: boolean;
+}
+
+/** Reads `/proc/<pid>/stat` synchronously; null when the process is gone or unreadable. */
+export function readStatEntry(root: string, pid: number): StatEntry | null {
+  const stat = readOptionalSync(`${root}/${pid}/stat`);
+  if (stat === null) return null;
+  const entry = parseStat(stat);
+  if (!entry) return null;
+  // After the name: state first, starttime (field 22) twentieth.
+  const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const start = Number(after[19]);
+  const state = after[0] ?? '';
+  return {
+    ...entry,
+    start: Number.isFinite(start) ? start : 0,
+    exited: state === 'Z' || state === 'X',
+  };
+}
+
+/** The numeric entries of `root` (one per process); rejects with `internal` if unlistable. */
+export async function listPids(root: string): Promise<number[]> {
+  let names: string[];
+  try {
+    names = await readdir(root);
+  } catch (cause) {
+    throw new PanewardError('internal', `cannot list ${root}`, { cause });
+  }
+  const pids: number[] = [];
+  for (const n of names) {
+    const c = n.charCodeAt(0);
+    if (c >= 0x30 && c <= 0x39 && /^\d+$/.test(n)) pids.push(Number(n));
+  }
+  return pids;
+}
+
 function parseStat(stat: string): ProcessEntry | null {
   // The name sits in parentheses and may itself contain spaces and parentheses.
   const open = stat.indexOf('(');

@@ -15,7 +15,7 @@ const MISSING_PATTERNS: readonly RegExp[] = [
 const STDERR_LIMIT = 300;
 
 /** True when tmux's stderr says the server or the target is gone. */
-function isMissingTarget(stderr: string): boolean {
+export function isMissingTarget(stderr: string): boolean {
   return MISSING_PATTERNS.some((re) => re.test(stderr));
 }
 

@@ -4,7 +4,8 @@ import type { ProfileFactory, ToolProfile } from '../types.js';
 /**
  * The generic fallback for a pane whose tool paneward has no profile for: the surface is
  * `unsupported`, so readiness reports `failed` instead of guessing, and the probe reports
- * `unsupported_tool`. The transcript is still projected (trailing blank lines dropped).
+ * `unsupported_tool`. The transcript is still projected (trailing blank lines dropped). It reads
+ * no shapes, so `recognised` (a matter of a CLI's known shapes) does not apply and is left out.
  */
 export const createUnsupportedProfile: ProfileFactory = (): ToolProfile => ({
   id: 'unsupported',
@@ -17,7 +18,7 @@ export const createUnsupportedProfile: ProfileFactory = (): ToolProfile => ({
       availability: 'unsupported',
       businessState: 'unknown',
       inputMode: 'unknown',
-      uiContext: 'unknown',
+      uiContext: 'unrecognised',
       projectionText: screen.text.replace(/\s+$/, ''),
     },
     signals: { ...NO_SIGNALS, activeReasons: [] },

@@ -27,7 +27,7 @@ export const IDLE_SIGNALS: TurnSignals = {
   chatContext: 'current',
 };
 
-export const FAILURE = { kind: 'api_error_500', message: 'API Error: 500' } as const;
+export const FAILURE = { kind: 'server_error', message: 'API Error: 500' } as const;
 
 /** The turn charts and their driver on virtual time, fed raw per-frame signals. */
 export class TurnHarness {

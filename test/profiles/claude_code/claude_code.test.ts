@@ -134,7 +134,7 @@ describe('claude_code profile: interrupted', () => {
 });
 
 describe.each([
-  ['error-500', 'api_error_500', /500/],
+  ['error-500', 'server_error', /500/],
   ['error-529-overloaded', 'overloaded', /529|Overloaded/],
   ['error-429-rate-limit', 'rate_limited', /429/],
 ])('claude_code profile: %s', (name, kind, text) => {

@@ -101,7 +101,7 @@ describe('claude_code profile: the auto-mode start-up dialog', () => {
       expect(r.surface).toMatchObject({
         businessState: 'awaiting_operator',
         inputMode: 'modal',
-        uiContext: 'auto_mode_prompt',
+        uiContext: 'onboarding_prompt',
       });
       expect(r.signals.blockedPrompt).toBe('onboarding');
       expect(r.signals.readyPosture).toBe('no');

@@ -191,7 +191,7 @@ describe('codex profile: exit', () => {
   it('reads the goodbye text and shell prompt as disconnected', () => {
     const r = parse(last('cli-exit'));
     expect(r.surface.availability).toBe('disconnected');
-    expect(r.evidence.rule).toBe('exit_message');
+    expect(r.evidence.rule).toBe('exited:exit_message');
   });
 
   it('reads a killed CLI (dead pane keeps its last screen) as disconnected', () => {
@@ -199,7 +199,7 @@ describe('codex profile: exit', () => {
     expect(f.text).toMatch(/› Ask Codex to do anything/);
     const r = parse(f);
     expect(r.surface.availability).toBe('disconnected');
-    expect(r.evidence.rule).toBe('pane_dead');
+    expect(r.evidence.rule).toBe('exited:pane_dead');
   });
 
   it('reads an unrelated shell as disconnected and other text as unknown', () => {

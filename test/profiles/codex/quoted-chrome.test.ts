@@ -15,8 +15,8 @@ const streaming = () => recordedScreen('codex', 'normal-turn', 24);
 
 describe('codex: a reply that quotes the status line', () => {
   it('the real screens read as expected before any row is replaced', () => {
-    expect(parse(finished()).evidence.rule).toBe('turn_finished');
-    expect(parse(streaming()).evidence.rule).toBe('turn_in_progress');
+    expect(parse(finished()).evidence.rule).toBe('finished');
+    expect(parse(streaming()).evidence.rule).toBe('working:turn_in_progress');
     const running = recordedScreen('codex', 'hang', 50);
     expect(running).toMatch(/^◦ Working \(9s • esc to interrupt\)$/m);
     expect(parse(running).signals.activeReasons).toEqual(['status_line']);
@@ -70,7 +70,7 @@ describe('codex: a reply that quotes the approval dialog', () => {
   it('the real dialog reads as a permission prompt', () => {
     const dialog = recordedScreen('codex', 'permission-prompt', 20);
     const r = parse(dialog);
-    expect(r.evidence.rule).toBe('permission_prompt');
+    expect(r.evidence.rule).toBe('dialog:permission_prompt');
     expect(r.surface.projectionText).toContain('• Running touch approved.txt');
     expect(r.surface.projectionText).not.toContain('Would you like');
   });
@@ -81,7 +81,7 @@ describe('codex: a reply that quotes the approval dialog', () => {
       [9, '  streams.', '  Would you like to run the following command?'],
     ]);
     const r = parse(text);
-    expect(r.evidence.rule).toBe('turn_finished');
+    expect(r.evidence.rule).toBe('finished');
     expect(r.signals.blockedPrompt).toBeNull();
     expect(r.signals.readyPosture).toBe('yes');
   });
@@ -91,6 +91,6 @@ describe('codex: a reply that quotes the approval dialog', () => {
       [8, '• Hello!', '  Would you like to run the following command?'],
       [9, '  streams.', '  Press enter to confirm or esc to cancel'],
     ]);
-    expect(parse(text).evidence.rule).toBe('turn_finished');
+    expect(parse(text).evidence.rule).toBe('finished');
   });
 });

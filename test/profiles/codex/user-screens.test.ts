@@ -111,7 +111,7 @@ describe('codex profile at start-up', () => {
       const p = parse(f);
       expect(p.surface).toMatchObject({ businessState: 'awaiting_operator', inputMode: 'modal' });
       expect(p.signals).toMatchObject({ blockedPrompt: 'trust_folder', readyPosture: 'no' });
-      expect(p.evidence.rule).toBe('trust_folder');
+      expect(p.evidence.rule).toBe('dialog:trust_prompt');
     }
     expect(parse(r.frames.at(-1)!).signals.readyPosture).toBe('yes');
   });

@@ -9,9 +9,9 @@ const parse = (text: string) => profile.parse({ text });
 describe('gemini_cli profile: identity', () => {
   it('describes the tool and picks the 0.61 parser', () => {
     expect(profile.id).toBe('gemini_cli');
-    expect(profile.verifiedVersions).toBe('0.61.x');
+    expect(profile.verifiedVersions).toBe('0.61.0');
     expect(profile.interruptKeys).toEqual(['Escape']);
-    expect(createGeminiCliProfile().verifiedVersions).toBe('0.61.x');
+    expect(createGeminiCliProfile().verifiedVersions).toBe('0.61.0');
   });
 
   it('returns schema-valid results with evidence for every recorded frame', () => {
@@ -132,13 +132,13 @@ describe('gemini_cli profile: errors', () => {
     expect(r.surface).toMatchObject({
       businessState: 'awaiting_operator',
       inputMode: 'modal',
-      uiContext: 'error_retry_dialog',
+      uiContext: 'retry_prompt',
     });
     expect(r.signals.blockedPrompt).toBe('other');
   });
 
   it.each([
-    ['error-500', 'api_error_500'],
+    ['error-500', 'server_error'],
     ['error-529-overloaded', 'overloaded'],
     ['error-429-rate-limit', 'rate_limited'],
   ])('%s ends in the known failure %s', (name, kind) => {

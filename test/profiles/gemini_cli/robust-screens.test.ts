@@ -21,7 +21,7 @@ describe('gemini_cli profile: a reply that scrolls its prompt echo away', () => 
     expect(last.text).not.toContain('> List ninety lines.');
     expect(last.text).not.toContain('✦');
     const r = parse(last.text);
-    expect(r.evidence.rule).toBe('reply_idle');
+    expect(r.evidence.rule).toBe('finished');
     expect(r.signals).toMatchObject({ readyPosture: 'yes', successCandidate: true });
   });
 
@@ -151,7 +151,7 @@ describe('gemini_cli profile: start-up dialogs', () => {
       const r = parse(frameMatching(rec, re).text);
       expect(r.surface).toMatchObject({
         businessState: 'awaiting_operator',
-        uiContext: 'auth_dialog',
+        uiContext: 'login_prompt',
       });
       expect(r.signals.blockedPrompt).toBe('login');
     }

@@ -9,7 +9,7 @@ export const STAND_IN_AGENT = fileURLToPath(new URL('./stand-in-agent.mjs', impo
  * The profile of the stand-in agent: a prompt `❯` on the last line is an idle, ready surface
  * (text after it is a draft); a spinner line `⠋ working` last means working; a reply line `●`
  * right above the prompt makes the latest turn a success candidate, `⏹ interrupted` an
- * interrupted one.
+ * interrupted one; `Allow the tool to run? [y/n]` last is a permission prompt.
  */
 export const standInProfile: ProfileFactory = () => ({
   id: 'stand_in',
@@ -52,6 +52,27 @@ export const standInProfile: ProfileFactory = () => ({
         },
       };
     }
+    if (last.startsWith('Allow the tool to run?')) {
+      return {
+        surface: {
+          availability: 'supported',
+          businessState: 'awaiting_operator',
+          inputMode: 'modal',
+          uiContext: 'permission_prompt',
+          projectionText,
+        },
+        signals: {
+          ...NO_SIGNALS,
+          activeReasons: [],
+          acceptingInput: 'no',
+          editingInput: 'no',
+          readyPosture: 'no',
+          blockedPrompt: 'tool_permission',
+          chatContext: 'current',
+        },
+        evidence: { detector: 'stand_in', rule: 'permission' },
+      };
+    }
     if (last.startsWith('⠋ working')) {
       return {
         surface: {
@@ -77,7 +98,7 @@ export const standInProfile: ProfileFactory = () => ({
         availability: 'supported',
         businessState: 'unknown',
         inputMode: 'unknown',
-        uiContext: 'unknown',
+        uiContext: 'unrecognised',
         projectionText,
       },
       signals: { ...NO_SIGNALS, activeReasons: [] },

@@ -1,0 +1,479 @@
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { execa } from 'execa';
+import {
+  CLOCK_TICKS,
+  hostJiffies,
+  machineInfo,
+  memoryAfterGc,
+  percentileOf,
+  processCpuSeconds,
+  processRssBytes,
+  reapedChildrenCpuSeconds,
+  selfCpuSeconds,
+  type MachineInfo,
+} from './scale-measure.js';
+import { SampleLog, startObserver, type ObserverName } from './scale-observers.js';
+import { startFleet, type Fleet } from './scale-tmux.js';
+
+export type Workload = 'idle' | 'busy';
+
+/** What one `bench:scale` run measures. */
+export interface ScaleOptions {
+  panes: number[];
+  workloads: Workload[];
+  observers: ObserverName[];
+  /** Measured seconds per observer and for the no-observer baseline. */
+  seconds: number;
+  /** Unmeasured seconds after an observer starts. */
+  warmupSeconds: number;
+  /** The observers' poll interval. */
+  intervalMs: number;
+  /** Share of panes printing in the busy workload. */
+  busyShare: number;
+  cols: number;
+  rows: number;
+  /** The whole run is aborted (and cleaned up) after this long. */
+  maxMinutes: number;
+  json: boolean;
+  signal?: AbortSignal;
+  /** Told about each step as it starts. */
+  progress?: (line: string) => void;
+}
+
+/** Null stands for "more than the window" (a pane with no sample in it). */
+export interface Percentiles {
+  p50: number | null;
+  p99: number | null;
+}
+
+export interface ObserverResult {
+  observer: ObserverName;
+  /** The observer's process and its children (tmux clients), % of one core. */
+  observerCpuPct: number;
+  /** The tmux server during the window, % of one core. */
+  tmuxCpuPct: number;
+  /** The tmux server with no observer: mean of the windows just before and after this one. */
+  tmuxIdlePct: number;
+  /** The tmux server above that. */
+  tmuxAboveIdlePct: number;
+  /** Every process on the host, % of one core (all cores count). */
+  hostCpuPct: number;
+  samples: number;
+  samplesPerSecond: number;
+  panes: number;
+  /** Per pane: window / samples in it, in seconds; percentiles across panes. */
+  intervalBusy: Percentiles | null;
+  intervalIdle: Percentiles | null;
+  /** Panes with no sample at all in the window. */
+  unsampledPanes: number;
+  /** From a line printed to the first sample showing it, ms (busy panes). */
+  latency: (Percentiles & { seen: number; printed: number }) | null;
+  rssPerPaneKB: number;
+  heapPerPaneKB: number;
+  /** Loop's (observer + tmux above idle) CPU over this observer's: how many times less. */
+  cpuVsLoop: number | null;
+  /**
+   * The same against what the loop would cost at its nominal rate (every pane once per
+   * interval), projected from its measured cost per capture: when the host cannot give the loop
+   * that much CPU, the measured ratio is capped by the host, not by the loop's demand.
+   */
+  cpuVsLoopAtRate: number | null;
+}
+
+export interface RowResult {
+  panes: number;
+  workload: Workload;
+  /**
+   * No observer, measured before the first observer and after each one (same window length):
+   * the tmux server's mean and range, and the host's mean.
+   */
+  baseline: { tmuxCpuPct: number; tmuxCpuPctRange: [number, number]; hostCpuPct: number };
+  observers: ObserverResult[];
+}
+
+export interface TargetCheck {
+  target: string;
+  measured: string;
+  met: boolean | null;
+}
+
+export interface ScaleReport {
+  machine: MachineInfo;
+  options: Omit<ScaleOptions, 'signal' | 'progress' | 'json'>;
+  startedAt: string;
+  durationSeconds: number;
+  rows: RowResult[];
+  targets: TargetCheck[];
+}
+
+export const SCALE_USAGE = `usage: npm run bench:scale -- [options]
+  --panes LIST       pane counts, comma separated (default 100,500,1000)
+  --workloads LIST   idle, busy (10 % of panes print a line a second) (default idle,busy)
+  --observers LIST   supervisor (the whole of paneward, to public state), control, polling,
+                     loop (default all four, in that order)
+  --seconds N        measured seconds per observer and for the baseline (default 15)
+  --warmup N         unmeasured seconds after an observer starts (default 3)
+  --interval MS      the observers' poll interval (default 500)
+  --max-minutes N    abort the whole run after N minutes (default 30)
+  --json             print one JSON object instead of the table
+Quick run: npm run bench:scale -- --panes 50 --seconds 5`;
+
+function list<T extends string>(
+  name: string,
+  value: string | undefined,
+  allowed: readonly T[],
+  fallback: T[],
+): T[] {
+  if (value === undefined) return fallback;
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const bad = items.find((i) => !allowed.includes(i as T));
+  if (bad !== undefined || items.length === 0) {
+    throw new Error(`--${name} takes ${allowed.join(', ')}: ${value}`);
+  }
+  return items as T[];
+}
+
+function number(
+  name: string,
+  value: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < min || n > max) {
+    throw new Error(`--${name} needs a number from ${min} to ${max}: ${value}`);
+  }
+  return n;
+}
+
+/** Parses the command line; throws with a message on a bad option. */
+export function parseScaleArgs(argv: readonly string[]): ScaleOptions | 'help' {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      panes: { type: 'string' },
+      workloads: { type: 'string' },
+      observers: { type: 'string' },
+      seconds: { type: 'string' },
+      warmup: { type: 'string' },
+      interval: { type: 'string' },
+      'max-minutes': { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) return 'help';
+  const panes =
+    values.panes === undefined
+      ? [100, 500, 1000]
+      : values.panes.split(',').map((p) => number('panes', p.trim(), 0, 1, 2000));
+  if (panes.some((p) => !Number.isInteger(p)))
+    throw new Error(`--panes takes whole numbers: ${values.panes}`);
+  return {
+    panes,
+    workloads: list('workloads', values.workloads, ['idle', 'busy'], ['idle', 'busy']),
+    observers: list(
+      'observers',
+      values.observers,
+      ['supervisor', 'control', 'polling', 'loop'],
+      ['supervisor', 'control', 'polling', 'loop'],
+    ),
+    seconds: number('seconds', values.seconds, 15, 1, 600),
+    warmupSeconds: number('warmup', values.warmup, 3, 0, 120),
+    intervalMs: number('interval', values.interval, 500, 50, 10_000),
+    busyShare: 0.1,
+    cols: 160,
+    rows: 45,
+    maxMinutes: number('max-minutes', values['max-minutes'], 30, 1, 240),
+    json: values.json,
+  };
+}
+
+/** Runs every row; always kills the fleet's tmux server, also when aborted. */
+export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
+  const started = performance.now();
+  const deadline = AbortSignal.timeout(options.maxMinutes * 60_000);
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+  const tmuxVersion = (
+    await execa('tmux', ['-V'], { stdin: 'ignore', timeout: 5000 })
+  ).stdout.trim();
+  const machine = machineInfo(tmuxVersion);
+  const rows: RowResult[] = [];
+  const say = options.progress ?? (() => undefined);
+  for (const panes of options.panes) {
+    for (const workload of options.workloads) {
+      signal.throwIfAborted();
+      const socketName = `pw-scale-bench-${process.pid}-${randomBytes(3).toString('hex')}`;
+      say(`${panes} panes, ${workload}: starting the panes`);
+      const fleet = await startFleet({
+        socketName,
+        count: panes,
+        busyShare: workload === 'busy' ? options.busyShare : 0,
+        cols: options.cols,
+        rows: options.rows,
+        signal,
+      });
+      try {
+        // Let every pane draw its screen before anything is measured.
+        await sleep(Math.min(10, 1 + panes / 200) * 1000, signal);
+        // The tmux server's own cost drifts with the host's load: it is measured with no
+        // observer before and after each observer, which is charged only what it added.
+        const idle = async () => {
+          say(`${panes} panes, ${workload}: no observer, ${options.seconds} s`);
+          return measureBaseline(fleet, options.seconds, signal);
+        };
+        const baselines = [await idle()];
+        const results: ObserverResult[] = [];
+        for (const name of options.observers) {
+          say(
+            `${panes} panes, ${workload}: ${name}, ${options.warmupSeconds} + ${options.seconds} s`,
+          );
+          const r = await measureObserver(name, fleet, options, signal);
+          await sleep(1000, signal);
+          const before = baselines.at(-1)!;
+          const after = await idle();
+          baselines.push(after);
+          r.tmuxIdlePct = (before.tmuxCpuPct + after.tmuxCpuPct) / 2;
+          r.tmuxAboveIdlePct = Math.max(0, r.tmuxCpuPct - r.tmuxIdlePct);
+          results.push(r);
+        }
+        addRatios(results, options.intervalMs);
+        const tmuxIdle = baselines.map((b) => b.tmuxCpuPct);
+        rows.push({
+          panes,
+          workload,
+          baseline: {
+            tmuxCpuPct: mean(tmuxIdle),
+            tmuxCpuPctRange: [Math.min(...tmuxIdle), Math.max(...tmuxIdle)],
+            hostCpuPct: mean(baselines.map((b) => b.hostCpuPct)),
+          },
+          observers: results,
+        });
+      } finally {
+        await fleet.close();
+      }
+    }
+  }
+  const { signal: _s, progress: _p, json: _j, ...rest } = options;
+  return {
+    machine,
+    options: rest,
+    startedAt: new Date(Date.now() - (performance.now() - started)).toISOString(),
+    durationSeconds: Math.round((performance.now() - started) / 1000),
+    rows,
+    targets: checkTargets(rows, options.intervalMs),
+  };
+}
+
+async function measureBaseline(
+  fleet: Fleet,
+  seconds: number,
+  signal: AbortSignal,
+): Promise<{ tmuxCpuPct: number; hostCpuPct: number }> {
+  const tmux0 = processCpuSeconds(fleet.serverPid) ?? 0;
+  const host0 = hostJiffies();
+  const t0 = performance.now();
+  await sleep(seconds * 1000, signal);
+  const wall = (performance.now() - t0) / 1000;
+  const tmux1 = processCpuSeconds(fleet.serverPid) ?? tmux0;
+  const host1 = hostJiffies();
+  return {
+    tmuxCpuPct: pct(tmux1 - tmux0, wall),
+    hostCpuPct: hostPct(host0, host1, wall),
+  };
+}
+
+async function measureObserver(
+  name: ObserverName,
+  fleet: Fleet,
+  options: ScaleOptions,
+  signal: AbortSignal,
+): Promise<ObserverResult> {
+  const n = fleet.panes.length;
+  const log = new SampleLog(fleet.panes);
+  const mem0 = memoryAfterGc();
+  const observer = startObserver(name, {
+    socketName: fleet.socketName,
+    panes: fleet.panes,
+    intervalMs: options.intervalMs,
+    log,
+  });
+  try {
+    await sleep(options.warmupSeconds * 1000, signal);
+    const kids = observer.childPids();
+    const kidCpu = () => kids.reduce((sum, pid) => sum + (processCpuSeconds(pid) ?? 0), 0);
+    const cpu0 = selfCpuSeconds() + reapedChildrenCpuSeconds() + kidCpu();
+    const tmux0 = processCpuSeconds(fleet.serverPid) ?? 0;
+    const host0 = hostJiffies();
+    const t0 = performance.now();
+    await sleep(options.seconds * 1000, signal);
+    const t1 = performance.now();
+    const cpu1 = selfCpuSeconds() + reapedChildrenCpuSeconds() + kidCpu();
+    const tmux1 = processCpuSeconds(fleet.serverPid) ?? tmux0;
+    const host1 = hostJiffies();
+    const wall = (t1 - t0) / 1000;
+    const mem1 = memoryAfterGc();
+    const kidRss = kids.reduce((sum, pid) => sum + (processRssBytes(pid) ?? 0), 0);
+
+    let samples = 0;
+    const busyIntervals: number[] = [];
+    const idleIntervals: number[] = [];
+    let unsampled = 0;
+    const latencies: number[] = [];
+    let busyPanes = 0;
+    fleet.panes.forEach((pane, i) => {
+      const inWindow = log.times[i]!.filter((t) => t >= t0 && t <= t1).length;
+      samples += inWindow;
+      if (inWindow === 0) unsampled += 1;
+      (pane.busy ? busyIntervals : idleIntervals).push(inWindow > 0 ? wall / inWindow : Infinity);
+      if (pane.busy) {
+        busyPanes += 1;
+        for (const [at, ms] of log.latencies[i]!) if (at >= t0 && at <= t1) latencies.push(ms);
+      }
+    });
+    const observerCpuPct = pct(cpu1 - cpu0, wall);
+    const tmuxCpuPct = pct(tmux1 - tmux0, wall);
+    return {
+      observer: name,
+      observerCpuPct,
+      tmuxCpuPct,
+      // Set by the caller once the window after this one is measured.
+      tmuxIdlePct: 0,
+      tmuxAboveIdlePct: 0,
+      hostCpuPct: hostPct(host0, host1, wall),
+      samples,
+      samplesPerSecond: samples / wall,
+      panes: n,
+      intervalBusy: percentiles(busyIntervals),
+      intervalIdle: percentiles(idleIntervals),
+      unsampledPanes: unsampled,
+      latency:
+        busyPanes > 0
+          ? {
+              ...(percentiles(latencies) ?? { p50: null, p99: null }),
+              seen: latencies.length,
+              printed: Math.round(busyPanes * wall),
+            }
+          : null,
+      rssPerPaneKB: (Math.max(0, mem1.rss - mem0.rss) + kidRss) / n / 1024,
+      heapPerPaneKB: Math.max(0, mem1.heapUsed - mem0.heapUsed) / n / 1024,
+      cpuVsLoop: null,
+      cpuVsLoopAtRate: null,
+    };
+  } finally {
+    await observer.stop();
+  }
+}
+
+const total = (r: ObserverResult) => r.observerCpuPct + r.tmuxAboveIdlePct;
+
+function addRatios(results: ObserverResult[], intervalMs: number): void {
+  const loop = results.find((r) => r.observer === 'loop');
+  if (!loop) return;
+  // What the loop would use sampling every pane once per interval, at its measured cost.
+  const atRate =
+    loop.samplesPerSecond > 0
+      ? Math.max(
+          total(loop),
+          (total(loop) / loop.samplesPerSecond) * loop.panes * (1000 / intervalMs),
+        )
+      : null;
+  for (const r of results) {
+    r.cpuVsLoop = total(r) > 0 ? total(loop) / total(r) : null;
+    r.cpuVsLoopAtRate = atRate !== null && total(r) > 0 ? atRate / total(r) : null;
+  }
+}
+
+function mean(values: readonly number[]): number {
+  return values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+}
+
+function checkTargets(rows: RowResult[], intervalMs: number): TargetCheck[] {
+  // The targets are the supervisor's (the whole of paneward to its public state) when it was
+  // measured, else the control-mode source's alone.
+  const measured = rows.some((r) => r.observers.some((o) => o.observer === 'supervisor'))
+    ? 'supervisor'
+    : 'control';
+  const control = (panes: number, workload: Workload) =>
+    rows
+      .find((r) => r.panes === panes && r.workload === workload)
+      ?.observers.find((o) => o.observer === measured);
+  const out: TargetCheck[] = [];
+  const busy1000 = control(1000, 'busy');
+  out.push({
+    target: `1000 panes, 10 % busy: ${measured} + tmux above idle ≤ 25 % of one core`,
+    measured: busy1000 ? `${total(busy1000).toFixed(1)} %` : 'not measured in this run',
+    met: busy1000 ? total(busy1000) <= 25 : null,
+  });
+  const ratios = rows.flatMap((r) =>
+    r.observers.filter((o) => o.observer === measured && o.cpuVsLoop !== null),
+  );
+  const worst = ratios.length > 0 ? Math.min(...ratios.map((o) => o.cpuVsLoop!)) : null;
+  const worstAtRate =
+    ratios.length > 0 ? Math.min(...ratios.map((o) => o.cpuVsLoopAtRate ?? Infinity)) : null;
+  out.push({
+    target: '≥ 20× less CPU than the capture-pane loop, same panes, same run (every row)',
+    measured:
+      worst === null
+        ? 'not measured in this run'
+        : `worst row ${worst.toFixed(1)}× as measured; ${worstAtRate!.toFixed(1)}× against the loop's cost at its nominal rate`,
+    met: worst === null ? null : worst >= 20,
+  });
+  const at500 = (['idle', 'busy'] as const).flatMap((w) => control(500, w) ?? []);
+  const heap = at500.length > 0 ? Math.max(...at500.map((o) => o.heapPerPaneKB)) : null;
+  out.push({
+    target: '≤ 100 KB retained heap per terminal at 500 terminals',
+    measured: heap === null ? 'not measured in this run' : `${heap.toFixed(1)} KB`,
+    met: heap === null ? null : heap <= 100,
+  });
+  const lat = busy1000?.latency?.p99 ?? null;
+  out.push({
+    target: `1000 panes: output-to-${measured === 'supervisor' ? 'state' : 'sample'} p99 ≤ one poll interval (${intervalMs} ms) for busy panes`,
+    measured: lat === null ? 'not measured in this run' : `${lat.toFixed(0)} ms`,
+    met: lat === null ? null : lat <= intervalMs,
+  });
+  return out;
+}
+
+function percentiles(values: number[]): Percentiles | null {
+  if (values.length === 0) return null;
+  const finite = (v: number) => (Number.isFinite(v) ? v : null);
+  return { p50: finite(percentileOf(values, 0.5)), p99: finite(percentileOf(values, 0.99)) };
+}
+
+function pct(cpuSeconds: number, wallSeconds: number): number {
+  return wallSeconds > 0 ? (100 * cpuSeconds) / wallSeconds : 0;
+}
+
+function hostPct(
+  a: { busy: number; total: number },
+  b: { busy: number; total: number },
+  wall: number,
+): number {
+  // Busy jiffies are summed over every core: in % of one core, a busy 2-core host reads 200.
+  return wall > 0 ? (100 * (b.busy - a.busy)) / CLOCK_TICKS / wall : 0;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,144 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repoRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+
+/** Facts about Codex CLI the end-to-end tests and recordings need. */
+export const codexAgent = {
+  tool: 'codex',
+  version: '0.169.0',
+  bin: join(repoRoot, '.tmp/agents/codex/node_modules/.bin/codex'),
+  model: 'gpt-fake-1',
+  /** Process names under the pane while the CLI runs (the node launcher and the native binary). */
+  processNames: ['codex'],
+  providerId: 'paneward_fake',
+  apiKeyEnv: 'PANEWARD_FAKE_OPENAI_KEY',
+  /** The shell tool Codex offers the model, and the argument that asks to run outside the sandbox. */
+  shellTool: 'exec_command',
+  /** Argument that asks to run outside the sandbox: this is what makes Codex ask for approval. */
+  escalation: { sandbox_permissions: 'require_escalated' },
+  /** Keys typed into the approval dialog to run the command once. */
+  approveKeys: ['y'],
+  interruptKeys: ['Escape'],
+  submitKeys: ['Enter'],
+  /** Starts a new line in the composer without submitting. */
+  newlineKeys: ['C-j'],
+  /** Answers the start-up trust question with its first option (trust the folder). */
+  trustKeys: ['Enter'],
+  /** The slash command that quits the CLI. */
+  quitCommand: '/quit',
+} as const;
+
+export interface CodexLaunchOptions {
+  /** Scratch directory for HOME and CODEX_HOME (created). */
+  scratchDir: string;
+  /** The folder Codex works in (created and trusted). */
+  workDir: string;
+  /** Fake server base URL, without `/v1`. */
+  serverUrl: string;
+  apiKey?: string;
+  /** Provider retries (kept at 0 so error scenarios stay short). */
+  retries?: number;
+  /** How long Codex waits on a silent stream before giving up. */
+  streamIdleTimeoutMs?: number;
+  /** List the work folder as trusted (the default); false leaves it out, so Codex asks. */
+  trusted?: boolean;
+  /** Write only the model and its provider, as a new user would (implies an untrusted folder). */
+  providerOnly?: boolean;
+}
+
+export interface AgentLaunch {
+  command: string[];
+  env: Record<string, string>;
+  cwd: string;
+}
+
+const tomlString = (s: string) => JSON.stringify(s);
+
+/** The `config.toml` that points Codex at the fake provider, offline, with the folder trusted (by default). */
+export function codexConfigToml(o: CodexLaunchOptions): string {
+  const a = codexAgent;
+  const settings = o.providerOnly
+    ? []
+    : [
+        `approval_policy = "on-request"`,
+        `sandbox_mode = "workspace-write"`,
+        `check_for_update_on_startup = false`,
+        `model_reasoning_effort = "none"`,
+      ];
+  return [
+    `model = ${tomlString(a.model)}`,
+    `model_provider = ${tomlString(a.providerId)}`,
+    ...settings,
+    '',
+    `[model_providers.${a.providerId}]`,
+    `name = "Fake OpenAI"`,
+    `base_url = ${tomlString(`${o.serverUrl}/v1`)}`,
+    `env_key = ${tomlString(a.apiKeyEnv)}`,
+    `wire_api = "responses"`,
+    `request_max_retries = ${o.retries ?? 0}`,
+    `stream_max_retries = ${o.retries ?? 0}`,
+    `stream_idle_timeout_ms = ${o.streamIdleTimeoutMs ?? 300_000}`,
+    '',
+    ...(o.trusted === false || o.providerOnly
+      ? []
+      : [`[projects.${tomlString(o.workDir)}]`, `trust_level = "trusted"`, '']),
+  ].join('\n');
+}
+
+/** Prepares a scratch home for Codex and returns how to launch it against the fake server. */
+export function prepareCodex(o: CodexLaunchOptions): AgentLaunch {
+  const home = join(o.scratchDir, 'home');
+  const codexHome = join(home, '.codex');
+  mkdirSync(codexHome, { recursive: true });
+  mkdirSync(o.workDir, { recursive: true });
+  writeFileSync(join(codexHome, 'config.toml'), codexConfigToml(o));
+  return {
+    command: [codexAgent.bin],
+    cwd: o.workDir,
+    env: {
+      HOME: home,
+      CODEX_HOME: codexHome,
+      [codexAgent.apiKeyEnv]: o.apiKey ?? 'sk-fake-paneward',
+      TERM: 'xterm-256color',
+      NO_PROXY: '127.0.0.1,localhost',
+      LANG: 'C.UTF-8',
+    },
+  };
+}
+
+/**
+ * Codex leaves an app-server daemon (and its pid-update loop) running after the TUI exits. Their
+ * pids are in `<CODEX_HOME>/app-server-daemon/*.pid`; only processes whose command line names
+ * this scratch home are signalled, so nothing outside the scratch run is touched.
+ */
+export function stopCodexDaemons(scratchDir: string): number[] {
+  const codexHome = join(scratchDir, 'home', '.codex');
+  const killed: number[] = [];
+  for (const file of ['daemon.pid', 'daemon-updater.pid']) {
+    const path = join(codexHome, 'app-server-daemon', file);
+    if (!existsSync(path)) continue;
+    let pid: number;
+    try {
+      pid = Number((JSON.parse(readFileSync(path, 'utf8')) as { pid?: unknown }).pid);
+    } catch {
+      continue;
+    }
+    if (!Number.isInteger(pid) || pid <= 1) continue;
+    let cmdline = '';
+    try {
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      continue; // already gone
+    }
+    if (!cmdline.includes(codexHome)) continue;
+    try {
+      process.kill(pid, 'SIGTERM');
+      killed.push(pid);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return killed;
+}

@@ -1,0 +1,55 @@
+import type { FailureKind } from '../../schemas/signals.js';
+import { PROVIDER_MESSAGES } from '../internal/failure.js';
+
+/**
+ * Cline CLI's screen vocabulary. Every marker was seen in the recordings under
+ * `test/fixtures/cline/` (the scenario named beside it).
+ */
+export interface ClineVocabulary {
+  /** The rules above and below the prompt box; centred on the start screen (startup). */
+  rule: RegExp;
+  promptGlyph: string;
+  /** Placeholders of the empty box: `What can I do for you?`, then `Ask anything...` (startup, normal-turn). */
+  placeholders: readonly string[];
+  /** A prompt echo: ` ❯ say hello` (normal-turn). */
+  echo: RegExp;
+  /**
+   * An item still streaming, its glyph a spinner (` ⠙ Hello! This`), and the wait before the
+   * first token (` ⠋ Thinking... (esc to cancel)`) (normal-turn).
+   */
+  streaming: RegExp;
+  escToCancel: RegExp;
+  /** A finished item: ` * Hello! …` (normal-turn). An interrupted one looks the same (interrupted). */
+  item: RegExp;
+  /** ` * Error: … (HTTP 500)` (error-500). */
+  error: RegExp;
+  /** The permission question drawn in the box's place (permission-approved). */
+  permission: RegExp;
+  permissionKeys: RegExp;
+  /** The footer under the box (startup). */
+  footer: RegExp;
+  /** The promotion drawn over the start screen: `Press Enter to open, any other key to close` (startup). */
+  promotion: RegExp;
+  /** The session summary on the way out: `Continue  cline --id <id>` (cli-exit). */
+  exitNote: RegExp;
+  failures: ReadonlyArray<{ kind: FailureKind; re: RegExp }>;
+}
+
+/** Cline CLI 3.0.65. */
+export const CLINE_3_0: ClineVocabulary = {
+  rule: /^\s*─{20,}$/,
+  promptGlyph: '❯',
+  placeholders: ['What can I do for you?', 'Ask anything...'],
+  echo: /^ ❯ \S/,
+  streaming: /^ [\u2800-\u28ff] \S/,
+  escToCancel: /\(esc to cancel\)$/,
+  item: /^ \* \S/,
+  error: /^ \* Error: (.+)$/,
+  permission: /^ Approve tool call\?$/,
+  permissionKeys: /^ {2}\[y\] Approve {3}\[n\] Deny$/,
+  footer: /^\s*Auto-approve all (?:disabled|enabled)\b/,
+  promotion: /Press Enter to open, any other key to close/,
+  exitNote: /^\s*Continue\s+cline --id \S+$/,
+  // The provider's message as it came (error-500: `The server had an error …`).
+  failures: PROVIDER_MESSAGES,
+};

@@ -1,0 +1,89 @@
+import type { FailureKind } from '../../schemas/signals.js';
+
+/**
+ * Gemini CLI's screen vocabulary. Anchors are meant: lines are tested as drawn (right-trimmed
+ * only), so `^` is column 0 and an indented reply line quoting one of these strings does not
+ * match. Every marker below was seen in the recordings under `test/fixtures/gemini_cli/` (the
+ * scenario named beside it).
+ */
+export interface GeminiCliVocabulary {
+  /** The prompt box's bars (`▄▄▄…` above, `▀▀▀…` below) and the rule over the status area (startup). */
+  topBar: RegExp;
+  bottomBar: RegExp;
+  rule: RegExp;
+  /** The footer under the prompt box (startup). */
+  footer: RegExp;
+  /** The line above the rule: the spinner with "esc to cancel", or the idle shortcuts hint (normal-turn). */
+  statusLine: RegExp;
+  /** The empty prompt box's placeholder (startup). */
+  placeholder: string;
+  /** ` ⠹ Thinking... (esc to cancel, 3s)` (normal-turn, long-turn-pause). */
+  active: RegExp;
+  /** A prompt sent while the CLI initialises or works waits above the status line (multiline-prompt). */
+  queued: RegExp;
+  queuedPrompt: RegExp;
+  /** Printed when a prompt is sent during start-up; while it is the newest line, that prompt is on its way. */
+  initializing: RegExp;
+  /** `ℹ Request cancelled.` (interrupted). */
+  interrupted: RegExp;
+  /** `✕ [API Error: …` (error-500, error-429-rate-limit). */
+  apiError: RegExp;
+  /** `✦ ` opens a reply (normal-turn). */
+  reply: RegExp;
+  /** The banner with the version (startup). */
+  banner: RegExp;
+  /** Permission dialogs (permission-prompt, edit-approval). */
+  permission: RegExp;
+  /** The "Keep trying / Stop" dialog after failed attempts (error-500, error-529-overloaded). */
+  quotaDialog: RegExp;
+  /** The folder trust dialog (startup-trust-dialog). */
+  trust: RegExp;
+  /** The authentication picker, the wait for it, then the API key box (startup-auth-dialog). */
+  auth: RegExp;
+  /** The goodbye box after `/quit` (cli-exit). */
+  goodbye: RegExp;
+  /**
+   * A slash-command suggestion listed under a box holding `/…`. No recording shows one yet: it
+   * keeps a half-typed command from reading as a draft prompt.
+   */
+  slashSuggestion: RegExp;
+  /** The idle hint, kept out of the projection (as is the spinner line). */
+  idleHint: RegExp;
+  /** Failure kinds by the error text, first match wins (else by HTTP status). */
+  failures: ReadonlyArray<{ kind: FailureKind; re: RegExp }>;
+}
+
+/** Gemini CLI 0.61.0. */
+export const GEMINI_CLI_0_61: GeminiCliVocabulary = {
+  topBar: /^▄{10,}$/,
+  bottomBar: /^▀{10,}$/,
+  rule: /^─{10,}$/,
+  footer: /^\s*workspace \(\/directory\)/,
+  statusLine: /\(esc to cancel|\? for shortcuts\s*$/,
+  placeholder: 'Type your message or @path/to/file',
+  active: /^ [\u2800-\u28ff] \S.*\(esc to cancel, [^)]+\)/,
+  queued: /^ {2}Queued \(press ↑ to edit\):$/,
+  queuedPrompt: /^ {4}\S/,
+  initializing: /^ℹ Initializing\.\.\. Prompts will be queued\.$/,
+  interrupted: /^ℹ Request cancelled\./,
+  apiError: /^✕ \[API Error: (.*)/,
+  reply: /^✦ /,
+  banner: /Gemini CLI v\d/,
+  permission: /Allow execution of|Apply this change\?|Allow once/,
+  // The options inside the dialog's frame (`│ ● 1. Keep trying │`): the same words in the
+  // transcript, or a reply quoting them, are not the dialog.
+  quotaDialog: /^│ (?:● | {2})\d\. Keep trying\s*│$/,
+  trust: /Do you trust (this|the files in this) folder/,
+  auth: /How would you like to authenticate|Enter Gemini API Key|Existing API key detected|Waiting for authentication\.\.\./,
+  goodbye: /Agent powering down\. Goodbye!/,
+  slashSuggestion: /^\s{1,2}\/?[a-z][\w-]*\s{2,}\S/,
+  idleHint: /^\s*\? for shortcuts$/,
+  // 429 and 503 show as the bare API message (`Resource has been exhausted …`, `The model is overloaded …`).
+  failures: [
+    {
+      kind: 'rate_limited',
+      re: /"code":\s*429|RESOURCE_EXHAUSTED|Resource has been exhausted|quota|rate limit/i,
+    },
+    { kind: 'overloaded', re: /"code":\s*503|"UNAVAILABLE"|overloaded/i },
+  ],
+};

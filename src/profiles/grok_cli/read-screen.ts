@@ -1,0 +1,75 @@
+import type { ScreenReading, TurnOutcome } from '../internal/decide.js';
+import { isPaneDeadLine, isShellPromptLine } from '../internal/exit.js';
+import { failureFrom } from '../internal/failure.js';
+import { lastIndexWhere } from '../internal/layout.js';
+import { lastNonBlank, screenLines } from '../internal/lines.js';
+import type { Screen } from '../types.js';
+import type { GrokCliVocabulary } from './vocabulary.js';
+
+/** The latest turn's end: the cancel note under its reply, its error item, or its last item. */
+function latestOutcome(transcript: readonly string[], v: GrokCliVocabulary): TurnOutcome | null {
+  const echo = lastIndexWhere(transcript, (l) => v.echo.test(l));
+  if (echo < 0) return null;
+  const turn = transcript.slice(echo + 1);
+  if (v.cancelled.test(lastNonBlank(turn))) return { kind: 'interrupted' };
+  const item = lastIndexWhere(turn, (l) => v.item.test(l));
+  if (item < 0) return null;
+  const error = v.error.exec(turn[item]!);
+  if (error) {
+    const rest = turn.slice(item + 1).filter((l) => /^ {4}\S/.test(l));
+    const message = [error[1]!, ...rest.map((l) => l.trim())].join(' ');
+    return { kind: 'failed', failure: failureFrom(message, v.failures) };
+  }
+  return { kind: 'finished' };
+}
+
+/**
+ * Reads one grok-cli screen: the rounded prompt box, the working line above it, the
+ * confirmation drawn in its place, and the latest turn after the last prompt echo.
+ */
+export function readGrokCliScreen(screen: Screen, v: GrokCliVocabulary): ScreenReading {
+  const lines = screenLines(screen.text);
+  if (lines.every((l) => l.trim() === '')) return { shape: 'blank' };
+  const bottom = lastNonBlank(lines);
+  if (isPaneDeadLine(bottom)) return { shape: 'exited', why: 'pane_dead' };
+
+  const boxEnd = lastIndexWhere(lines, (l) => v.boxBottom.test(l));
+  const boxStart = boxEnd < 0 ? -1 : lastIndexWhere(lines, (l) => v.boxTop.test(l), boxEnd);
+  const cli = { shape: 'cli' as const, outcome: null, active: [] as string[] };
+  if (boxStart < 0 || boxEnd - boxStart > 12 || !v.boxLine.test(lines[boxStart + 1] ?? '')) {
+    const title = lastIndexWhere(lines, (l) => v.permission.test(l));
+    if (title >= 0 && lines.slice(title).some((l) => v.permissionKeys.test(l))) {
+      return {
+        ...cli,
+        dialog: 'permission_prompt',
+        prompt: null,
+        projection: lines.slice(0, title).join('\n').trim(),
+      };
+    }
+    if (isShellPromptLine(bottom)) return { shape: 'exited', why: 'shell_prompt' };
+    return lines.some((l) => v.banner.test(l) || v.starting.test(l))
+      ? { ...cli, dialog: null, prompt: null, projection: '' }
+      : { shape: 'unrecognised' };
+  }
+
+  const draft = lines
+    .slice(boxStart + 1, boxEnd)
+    .map((l) => (v.boxLine.exec(l)?.[1] ?? l.replace(/^\s*│\s?|\s*│$/g, '')).trim())
+    .join('\n')
+    .trim();
+  const above = lines.slice(0, boxStart);
+  const live = lastNonBlank(above);
+  const active = v.working.test(live) ? ['working'] : [];
+  // While the reply streams a cursor block (`█`) sits on its own line under it.
+  const transcript = (active.length > 0 ? above.slice(0, above.lastIndexOf(live)) : above).filter(
+    (l) => l.trim() !== '█',
+  );
+  return {
+    ...cli,
+    dialog: null,
+    prompt: { mode: 'freeform', editing: draft !== '' && draft !== v.placeholder },
+    active,
+    outcome: latestOutcome(transcript, v),
+    projection: transcript.join('\n').trim(),
+  };
+}

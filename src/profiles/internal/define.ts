@@ -1,0 +1,99 @@
+import type { ProfileFactory, ProfileOptions, Screen, ToolProfile } from '../types.js';
+import { decide, type ScreenReading } from './decide.js';
+import { pickVersioned } from './version.js';
+
+/** One CLI version's vocabulary and the reader that applies it to a screen. */
+export interface VocabularyEdition<V> {
+  /** Label used in the evidence (`opencode@1.18`). */
+  label: string;
+  /** True when this edition reads screens of the version `major.minor`. */
+  covers(major: number, minor: number): boolean;
+  vocabulary: V;
+}
+
+/** What a CLI's folder declares; {@link defineProfile} makes the profile factory from it. */
+export interface ProfileDefinition<V> {
+  id: string;
+  /** Exact versions whose screens were recorded and verified (newest first). */
+  verifiedVersions: readonly string[];
+  /** See {@link ToolProfile.packages}. */
+  packages: readonly string[];
+  processNames: readonly string[];
+  interruptKeys: readonly string[];
+  /** See {@link ToolProfile.interruptPresses}. */
+  interruptPresses?: number;
+  interruptKeyGapMs?: number;
+  submitKeys: readonly string[];
+  /** Editions newest first; the first that covers the version is used, the newest when unknown. */
+  editions: ReadonlyArray<VocabularyEdition<V>>;
+  /** Reads one screen with one edition's vocabulary. */
+  read(screen: Screen, vocabulary: V): ScreenReading;
+}
+
+/**
+ * The profile factory of a CLI: picks the vocabulary edition for the version, reads each screen
+ * with it, and decides with the shared sequence.
+ */
+export function defineProfile<V>(def: ProfileDefinition<V>): ProfileFactory {
+  return (toolVersion?: string, options: ProfileOptions = {}): ToolProfile => {
+    const edition = pickVersioned(def.editions, toolVersion);
+    const detector = `${def.id}@${edition.label}`;
+    const drifted =
+      !options.readUnverified && isNewerThanVerified(def.verifiedVersions, toolVersion);
+    return {
+      id: def.id,
+      verifiedVersions: def.verifiedVersions.join(', '),
+      verified: def.verifiedVersions,
+      packages: def.packages,
+      ...(drifted ? { unverifiedUnread: true } : {}),
+      processNames: def.processNames,
+      interruptKeys: def.interruptKeys,
+      ...(def.interruptPresses === undefined
+        ? {}
+        : {
+            interruptPresses: def.interruptPresses,
+            interruptKeyGapMs: def.interruptKeyGapMs ?? 200,
+          }),
+      submitKeys: def.submitKeys,
+      // A newer release may draw a known shape with a new meaning: not read until verified.
+      parse: drifted
+        ? () => decide({ shape: 'unrecognised' }, `${def.id}@${toolVersion}:unverified`)
+        : (screen) => decide(def.read(screen, edition.vocabulary), detector),
+    };
+  };
+}
+
+/** True when `version` is one of the exact versions a profile was verified against. */
+export function isVerified(verified: readonly string[], version: string | undefined): boolean {
+  if (version === undefined) return false;
+  const bare = version.trim().replace(/^v/, '');
+  return verified.includes(bare);
+}
+
+/** Numeric parts of a version (`v2.1.330-beta` → [2, 1, 330]); null when it has none. */
+function versionParts(version: string): number[] | null {
+  const m = /^v?(\d+(?:\.\d+)*)/.exec(version.trim());
+  return m ? m[1]!.split('.').map(Number) : null;
+}
+
+/** -1, 0 or 1 as `a` is older than, the same release as, or newer than `b`. */
+export function compareVersions(a: string, b: string): number {
+  const x = versionParts(a) ?? [];
+  const y = versionParts(b) ?? [];
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const d = (x[i] ?? 0) - (y[i] ?? 0);
+    if (d !== 0) return Math.sign(d);
+  }
+  return 0;
+}
+
+/** True when `version` is known and newer than every verified version. */
+export function isNewerThanVerified(
+  verified: readonly string[],
+  version: string | undefined,
+): boolean {
+  if (version === undefined || versionParts(version) === null || verified.length === 0) {
+    return false;
+  }
+  return verified.every((v) => compareVersions(version, v) > 0);
+}

@@ -1,0 +1,68 @@
+import type { FailureKind } from '../../schemas/signals.js';
+import { PROVIDER_MESSAGES } from '../internal/failure.js';
+
+/**
+ * The screen vocabulary of opencode and of its fork Kilo (one layout, other words). Every
+ * marker was seen in the recordings under `test/fixtures/opencode/` and `test/fixtures/kilo/`
+ * (the scenario named beside it).
+ */
+export interface OpencodeVocabulary {
+  /** The prompt box's bottom bar, `╹▀▀▀…` (every scenario). */
+  boxBottom: RegExp;
+  /** A line of the prompt box or of a block in the transcript (user prompt, tool, error): `┃`. */
+  blockLine: RegExp;
+  /** The empty box's placeholder (startup: `Ask anything… "Fix a TODO in the codebase"`). */
+  placeholder: RegExp;
+  /** The box's last line names the agent and model: `┃  Build · fake-model Fake` (startup). */
+  agentLine: RegExp;
+  /**
+   * Under the box while a turn runs: the moving block bar, then `esc interrupt`, or after one
+   * Escape `esc again to interrupt` (normal-turn, interrupted).
+   */
+  workingBar: RegExp;
+  interruptHint: RegExp;
+  /** `… [retrying in 4s attempt #3]` under the box while a failed request waits (error-500). */
+  retrying: RegExp;
+  /** Under the box when idle: `ctrl+p commands` (startup). */
+  idleHint: RegExp;
+  /**
+   * The assistant message's footer: `▣  Build · fake-model` while it runs; with the duration
+   * when it finished (`· 8.4s`, `· 957ms`: normal-turn, two-turns); `· interrupted`
+   * (interrupted).
+   */
+  messageFooter: RegExp;
+  finishedSuffix: RegExp;
+  interruptedSuffix: RegExp;
+  /**
+   * Permission dialogs drawn in place of the box, each by its title and the key line under it
+   * (permission-approved; Kilo asks what to do instead after a rejection: permission-denied).
+   */
+  permissionDialogs: ReadonlyArray<{ title: RegExp; keys: RegExp }>;
+  /** The start screen's logo rows (startup). */
+  logo: RegExp;
+  /** Printed under the logo on the way out: `Continue  opencode -s ses_…` (cli-exit). */
+  exitNote: RegExp;
+  /** Failure kinds by the provider's message, which the CLI shows as it got it. */
+  failures: ReadonlyArray<{ kind: FailureKind; re: RegExp }>;
+}
+
+/** opencode 1.18.33. */
+export const OPENCODE_1_18: OpencodeVocabulary = {
+  boxBottom: /^\s*╹▀{10,}/,
+  blockLine: /^\s*┃/,
+  placeholder: /^Ask anything… /,
+  agentLine: /^\S.* · \S/,
+  workingBar: /^\s*[⬝■]{8}(?:\s|$)/,
+  interruptHint: /esc (?:again to )?interrupt/,
+  retrying: /\[retrying in \d+\w* attempt #\d+\]/,
+  idleHint: /ctrl\+p commands/,
+  messageFooter: /^ {3,}▣ {2}\S+ · /,
+  finishedSuffix: / · (?:\d+h )?(?:\d+m )?\d+(?:\.\d+)?m?s$/,
+  interruptedSuffix: / · interrupted$/,
+  permissionDialogs: [
+    { title: /^\s*┃\s+△ Permission required$/, keys: /Allow once\s+Allow always\s+Reject/ },
+  ],
+  logo: /█▀▀█ █▀▀█ █▀▀█ █▀▀▄/,
+  exitNote: /^\s*Continue\s+opencode -s ses_\w+/,
+  failures: PROVIDER_MESSAGES,
+};

@@ -1,0 +1,58 @@
+import type { FailureKind } from '../../schemas/signals.js';
+import { PROVIDER_MESSAGES } from '../internal/failure.js';
+
+/**
+ * Qwen Code's screen vocabulary (a Gemini CLI fork with its own prompt box). Every marker was
+ * seen in the recordings under `test/fixtures/qwen_code/` (the scenario named beside it).
+ */
+export interface QwenCodeVocabulary {
+  /** The rules above and below the prompt box (startup). */
+  rule: RegExp;
+  /** The box's line: `>   Type your message or @path/to/file`, or `> ` and the draft (startup). */
+  promptGlyph: string;
+  placeholder: string;
+  /** Under the box when idle: `? for shortcuts` (startup). */
+  idleHint: RegExp;
+  /** Under the box while the CLI still starts: `⠋ Initializing...` (startup-dialogs). */
+  initializing: RegExp;
+  /** The header box naming the version (startup). */
+  header: RegExp;
+  /** A prompt echo: `  > say hello` (normal-turn). */
+  echo: RegExp;
+  /** A reply: `  ✦ Hello! …` (normal-turn). */
+  reply: RegExp;
+  /**
+   * Above the box while a turn runs: `  ⠹ Confuzzling the options... (0s · ↓ 1 tokens · esc to
+   * cancel)` (normal-turn); in a narrow pane it wraps, its glyph against the text
+   * (size-80x24-normal-turn).
+   */
+  spinner: RegExp;
+  spinnerHint: RegExp;
+  /** `  ● Request cancelled.` (interrupted). */
+  cancelled: RegExp;
+  /** `  ✕ [API Error: 500 …] (Press Ctrl+Y to retry)` (error-500). */
+  apiError: RegExp;
+  /** Dialogs drawn in the box's place (permission-approved, startup-dialogs). */
+  permission: RegExp;
+  trust: RegExp;
+  failures: ReadonlyArray<{ kind: FailureKind; re: RegExp }>;
+}
+
+/** Qwen Code 0.15.10. */
+export const QWEN_CODE_0_15: QwenCodeVocabulary = {
+  rule: /^─{20,}$/,
+  promptGlyph: '>',
+  placeholder: 'Type your message or @path/to/file',
+  idleHint: /^ {2}\? for shortcuts\b/,
+  initializing: /^ {2}[\u2800-\u28ff] Initializing\.\.\.$/,
+  header: /│ >_ Qwen Code \(v\d+\.\d+\.\d+\)/,
+  echo: /^ {2}> \S/,
+  reply: /^ {2}✦ \S/,
+  spinner: /^ {2}[\u2800-\u28ff] ?\S/,
+  spinnerHint: /\besc to\s+cancel\)$/,
+  cancelled: /^ {2}● Request cancelled\.$/,
+  apiError: /^ {2}✕ \[API Error: (.*)$/,
+  permission: /Allow execution of: .*\?|Waiting for user confirmation\.\.\./,
+  trust: /Do you trust (?:this|the files in this) folder\?/,
+  failures: PROVIDER_MESSAGES,
+};

@@ -1,0 +1,30 @@
+import { codexAgent, prepareCodex, stopCodexDaemons } from '../../../src/agents/codex.js';
+import { openaiProtocol } from '../../../src/model-server/openai.js';
+import { describeLiveAgent } from './live-suite.js';
+
+describeLiveAgent({
+  tool: codexAgent.tool,
+  bin: codexAgent.bin,
+  install: 'scripts/install-agent.sh codex',
+  protocol: openaiProtocol,
+  launch: async ({ scratch, workDir, serverUrl }) =>
+    prepareCodex({ scratchDir: scratch, workDir, serverUrl, retries: 0 }),
+  startupTimeoutMs: 60_000,
+  // No retries configured: the first 500 is the turn's error.
+  failure: { plans: [{ error: { status: 500 } }], timeoutMs: 60_000 },
+  permission: {
+    toolUse: (file) => ({
+      name: codexAgent.shellTool,
+      input: {
+        cmd: `touch ${file}`,
+        ...codexAgent.escalation,
+        justification: `Allow creating ${file} outside the sandbox?`,
+      },
+    }),
+    dialog: /Would you like to run the following command\?/,
+    approve: [{ keys: [...codexAgent.approveKeys] }],
+  },
+  stopDaemons: (scratch) => {
+    stopCodexDaemons(scratch);
+  },
+});

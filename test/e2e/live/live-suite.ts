@@ -1,0 +1,388 @@
+/**
+ * The live end-to-end suite every agent CLI gets: the real CLI in tmux against the fake model
+ * server, observed only through paneward's public library API. The fake server's request log is
+ * the ground truth the reported states are checked against. Each CLI's test file hands its
+ * facts to {@link describeLiveAgent}.
+ */
+import { existsSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createSupervisor,
+  verifiedVersionsOf,
+  type Supervisor,
+  type TerminalState,
+} from '../../../src/index.js';
+import type { AgentLaunch, KeyStep } from '../../../src/agents/chat-agent.js';
+import type { TurnPlanInput } from '../../../src/model-server/plan.js';
+import type { Protocol, RequestLogEntry } from '../../../src/model-server/server.js';
+import { startFakeModelServer, type FakeModelServer } from '../../../src/model-server/server.js';
+import { startAgentSession, uniqueSocketName, type AgentSession } from '../harness/session.js';
+
+const POLL_SECONDS = 0.25;
+/** statecharts.md §3 defaults, which this suite does not override. */
+const SETTLE_SECONDS = 1;
+const STABILITY_SECONDS = 1;
+const COLS = 160;
+const ROWS = 45;
+
+export const LIVE_REPLY =
+  'Hello! This reply comes from the fake model server. It has a few sentences so the transcript changes visibly while it streams.';
+const LONG_REPLY = Array.from(
+  { length: 40 },
+  (_, i) => `Sentence ${i + 1} of a long answer that takes a while to stream.`,
+).join(' ');
+
+/** What the suite needs to know about one CLI. */
+export interface LiveAgent {
+  tool: string;
+  bin: string;
+  install: string;
+  protocol: Protocol;
+  /** Writes the scratch configuration; returns how to start the CLI against `serverUrl`. */
+  launch(o: { scratch: string; workDir: string; serverUrl: string }): Promise<AgentLaunch>;
+  /** Ready within this long after launch on a loaded machine. */
+  startupTimeoutMs: number;
+  /** The failing turn: its plans end the turn in the CLI's final error. */
+  failure: {
+    plans: TurnPlanInput[];
+    /** A dialog the CLI shows on the way (retry or stop?), and how the operator answers it. */
+    dialog?: { text: RegExp; keys: readonly KeyStep[] };
+    timeoutMs: number;
+  };
+  /** A shell tool call that asks for permission, creating `file` in the work folder. */
+  permission: {
+    toolUse(file: string): { name: string; input: Record<string, unknown> };
+    dialog: RegExp;
+    approve: readonly KeyStep[];
+  };
+  /** Stops the daemons the CLI leaves behind, by pid. */
+  stopDaemons?(scratch: string): Promise<void> | void;
+}
+
+interface Seen {
+  /** Wall-clock epoch ms when state$ emitted this state. */
+  at: number;
+  s: TerminalState;
+}
+
+/** Every state a terminal published, with wall time; waiters are woken on each one. */
+class Timeline {
+  readonly seen: Seen[] = [];
+  private readonly waiters = new Set<() => void>();
+
+  push(s: TerminalState): void {
+    this.seen.push({ at: Date.now(), s });
+    this.waiters.forEach((w) => w());
+  }
+
+  waitFor(
+    what: string,
+    pred: (s: TerminalState) => boolean,
+    opts: { from?: number; timeoutMs?: number } = {},
+  ): Promise<Seen> {
+    const from = opts.from ?? 0;
+    const timeoutMs = opts.timeoutMs ?? 30_000;
+    return new Promise((resolvePromise, reject) => {
+      const check = () => {
+        const hit = this.seen.slice(from).find((e) => pred(e.s));
+        if (!hit) return;
+        this.waiters.delete(check);
+        clearTimeout(timer);
+        resolvePromise(hit);
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(check);
+        reject(new Error(`${what}: not seen within ${timeoutMs} ms\n${this.describe(from)}`));
+      }, timeoutMs);
+      this.waiters.add(check);
+      check();
+    });
+  }
+
+  describe(from = 0): string {
+    const t0 = this.seen[0]?.at ?? 0;
+    return this.seen
+      .slice(from)
+      .map(
+        ({ at, s }) =>
+          `+${((at - t0) / 1000).toFixed(2)}s diag=${s.diagnostics.availability} ` +
+          `ready=${s.readiness.status} phase=${s.turn.phase} cur=${s.turn.current?.id ?? '-'} ` +
+          `completion=${s.completion ? `${s.completion.turnId}:${s.completion.status}` : '-'} ` +
+          `last=${s.lastTurn.result}/${s.lastTurn.turnId ?? '-'} ui=${s.surface.uiContext}`,
+      )
+      .join('\n');
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const readyNow = (s: TerminalState) =>
+  s.readiness.status === 'ready' &&
+  s.diagnostics.availability === 'available' &&
+  s.turn.phase === 'ready';
+
+/** Defines the live suite for one CLI (skipped with a warning when it is not installed, failed in CI). */
+export function describeLiveAgent(agent: LiveAgent): void {
+  const missing = !existsSync(agent.bin);
+  const hint = `${agent.tool} is not installed at ${agent.bin}: run ${agent.install}`;
+  if (missing && process.env.CI) {
+    describe(`live ${agent.tool}`, () => {
+      it('has the CLI installed', () => {
+        throw new Error(hint);
+      });
+    });
+    return;
+  }
+  if (missing) console.warn(`live ${agent.tool} suite skipped: ${hint}`);
+
+  // Both frame sources: the same CLI, the same checks, observed by control mode and by polling.
+  for (const source of SOURCES) describeOn(agent, source, missing);
+}
+
+/** The frame sources the live suite runs on (PANEWARD_LIVE_SOURCES=control,polling narrows it). */
+const SOURCES = (process.env.PANEWARD_LIVE_SOURCES ?? 'control,polling')
+  .split(',')
+  .map((s) => s.trim())
+  .filter((s): s is 'control' | 'polling' => s === 'control' || s === 'polling');
+
+function describeOn(agent: LiveAgent, source: 'control' | 'polling', missing: boolean): void {
+  describe
+    .skipIf(missing)
+    .sequential(`live ${agent.tool} through the library API (${source})`, () => {
+      const scratch = resolve('.tmp/e2e-live', agent.tool, source, String(process.pid));
+      const workDir = join(scratch, 'work');
+      const timeline = new Timeline();
+      const step = agent.startupTimeoutMs + 60_000;
+      let server: FakeModelServer;
+      let session: AgentSession;
+      let sup: Supervisor;
+      let id: string;
+
+      const turnRequests = (from: number): RequestLogEntry[] =>
+        server
+          .log()
+          .slice(from)
+          .filter((e) => e.streaming);
+
+      const keys = async (steps: readonly KeyStep[]) => {
+        for (const s of steps) {
+          if ('text' in s) await session.sendText(s.text);
+          else await session.sendKeys(...s.keys);
+          if (s.pauseMs) await sleep(s.pauseMs);
+        }
+      };
+
+      beforeAll(async () => {
+        rmSync(scratch, { recursive: true, force: true });
+        server = await startFakeModelServer({ protocols: [agent.protocol] });
+        const launch = await agent.launch({ scratch, workDir, serverUrl: server.url });
+        session = await startAgentSession({
+          socketName: uniqueSocketName(`pw-live-${agent.tool}`),
+          cols: COLS,
+          rows: ROWS,
+          cwd: launch.cwd,
+          env: launch.env,
+          command: launch.command,
+        });
+        sup = createSupervisor({
+          socketName: session.socketName,
+          dataDir: null,
+          source,
+          config: { pollIntervalSeconds: POLL_SECONDS },
+        });
+        id = sup.attach({ target: session.target, tool: agent.tool });
+        sup.state$(id).subscribe((s) => timeline.push(s));
+      }, 60_000);
+
+      afterAll(async () => {
+        await sup?.stop();
+        await session?.close();
+        await agent.stopDaemons?.(scratch);
+        await server?.close();
+        rmSync(scratch, { recursive: true, force: true });
+      }, 60_000);
+
+      it(
+        'reports ready once the CLI shows its idle prompt',
+        async () => {
+          const { s } = await timeline.waitFor('ready', readyNow, {
+            timeoutMs: agent.startupTimeoutMs,
+          });
+          expect(s.tool).toBe(agent.tool);
+          expect(s.diagnostics.process).toBe('tui_up');
+          expect(s.surface.acceptingInput).toBe('yes');
+          expect(s.lastTurn.result).toBe('none');
+          // The version is read from the running CLI's package: the pinned, verified one.
+          const withVersion = await timeline.waitFor('its version', (v) => v.toolVersion !== null, {
+            timeoutMs: 10_000,
+          });
+          expect(verifiedVersionsOf(agent.tool)).toContain(withVersion.s.toolVersion);
+        },
+        step,
+      );
+
+      it(
+        'completes a turn after the stream ends, as a success of that explicit turn',
+        async () => {
+          await timeline.waitFor('ready', readyNow, { timeoutMs: agent.startupTimeoutMs });
+          const logFrom = server.log().length;
+          const seenFrom = timeline.seen.length;
+          server.enqueue({ delayMs: 800, text: LIVE_REPLY, chunkDelayMs: 120 });
+          const result = await sup.runTurn(id, 'say hello', { timeoutMs: 90_000 });
+          expect(result.lastTurn.result, timeline.describe(seenFrom)).toBe('success');
+          expect(result.lastTurn.source).toBe('explicit_input');
+          expect(result.lastTurn.turnId).toBe(result.turnId);
+
+          const seen = timeline.seen.slice(seenFrom);
+          const completed = seen.find(
+            (e) =>
+              e.s.completion?.turnId === result.turnId && e.s.completion.status === 'completed',
+          );
+          expect(completed, timeline.describe(seenFrom)).toBeDefined();
+          expect(
+            seen.some(
+              (e) =>
+                e.s.completion?.turnId === result.turnId && e.s.completion.status === 'in_progress',
+            ),
+            `the CLI's own working surface was seen\n${timeline.describe(seenFrom)}`,
+          ).toBe(true);
+          const turns = turnRequests(logFrom);
+          expect(turns).toHaveLength(1);
+          expect(turns[0]!.outcome).toBe('completed');
+          // Never before the model finished; at most settle + stability + a few polls after it.
+          const lagMs = completed!.at - turns[0]!.endedAt!;
+          expect(lagMs).toBeGreaterThan(0);
+          expect(lagMs).toBeLessThanOrEqual(
+            (SETTLE_SECONDS + STABILITY_SECONDS + 6 * POLL_SECONDS) * 1000,
+          );
+        },
+        step,
+      );
+
+      it(
+        'reports the interrupted turn after the interrupt key',
+        async () => {
+          await timeline.waitFor('ready again', readyNow);
+          const logFrom = server.log().length;
+          const seenFrom = timeline.seen.length;
+          server.enqueue({ text: LONG_REPLY, chunkDelayMs: 300 });
+          const turnId = await sup.submit(id, 'write a long answer');
+          await timeline.waitFor(
+            'working',
+            (s) =>
+              s.turn.phase === 'active' &&
+              s.turn.current?.id === turnId &&
+              s.readiness.status !== 'ready',
+            { from: seenFrom, timeoutMs: 30_000 },
+          );
+          // The stream must really be running when we interrupt.
+          for (
+            let i = 0;
+            i < 300 && !turnRequests(logFrom).some((e) => e.firstByteAt !== null);
+            i++
+          ) {
+            await sleep(50);
+          }
+          await sleep(1500);
+          // One call, however many presses the CLI needs (opencode, Copilot CLI: two).
+          await sup.interrupt(id);
+          const result = await sup.waitForTurn(id, turnId, { timeoutMs: 30_000 });
+          expect(result.lastTurn.result, timeline.describe(seenFrom)).toBe('interrupted');
+          expect(result.lastTurn.turnId).toBe(turnId);
+          const turns = turnRequests(logFrom);
+          expect(turns).toHaveLength(1);
+          await server.waitFor((e) => e.seq === turns[0]!.seq, { timeoutMs: 10_000 });
+          expect(turns[0]!.outcome).toBe('aborted');
+        },
+        step,
+      );
+
+      it(
+        'reports a known failure once the CLI gives up on a failing provider',
+        async () => {
+          await timeline.waitFor('ready again', readyNow, { timeoutMs: 30_000 });
+          const logFrom = server.log().length;
+          const seenFrom = timeline.seen.length;
+          server.enqueue(...agent.failure.plans);
+          const turnId = await sup.submit(id, 'trigger an error please');
+          if (agent.failure.dialog) {
+            await timeline
+              .waitFor(
+                'blocked on the retry dialog',
+                (s) => s.readiness.status === 'blocked' && s.completion?.turnId === turnId,
+                { from: seenFrom, timeoutMs: agent.failure.timeoutMs },
+              )
+              .catch(async (err: unknown) => {
+                const requests = turnRequests(logFrom).map((e) => [e.status, e.outcome]);
+                throw new Error(
+                  `${String(err)}\nserver: ${JSON.stringify(requests)}\n${await session.capture()}`,
+                );
+              });
+            await session.waitForText(agent.failure.dialog.text, 5000);
+            await keys(agent.failure.dialog.keys);
+          }
+          const result = await sup.waitForTurn(id, turnId, { timeoutMs: agent.failure.timeoutMs });
+          // Failing plans the CLI did not use must not fail the next turn.
+          server.dropPlans();
+          const log = () =>
+            `${timeline.describe(seenFrom)}\nserver: ${JSON.stringify(turnRequests(logFrom).map((e) => [e.status, e.outcome]))}`;
+          expect(result.lastTurn.result, log()).toBe('known_failure');
+          expect(result.lastTurn.turnId).toBe(turnId);
+          const turns = turnRequests(logFrom);
+          expect(turns.length).toBeGreaterThan(0);
+          expect(turns.every((e) => e.status >= 400)).toBe(true);
+          // A retry is not the failure: it is reported only after the last attempt failed.
+          const failed = timeline.seen
+            .slice(seenFrom)
+            .find((e) => e.s.lastTurn.turnId === turnId && e.s.lastTurn.result === 'known_failure');
+          expect(failed!.at).toBeGreaterThanOrEqual(Math.max(...turns.map((e) => e.endedAt!)));
+        },
+        step + 120_000,
+      );
+
+      it(
+        'reports blocked on a permission prompt, and success once the operator approves',
+        async () => {
+          await timeline.waitFor('ready again', readyNow, { timeoutMs: 30_000 });
+          const logFrom = server.log().length;
+          const seenFrom = timeline.seen.length;
+          const file = 'paneward-approved.txt';
+          server.enqueue(
+            { toolUse: agent.permission.toolUse(file) },
+            { text: 'Done: the marker file exists now.', chunkDelayMs: 100 },
+          );
+          const turnId = await sup.submit(id, 'create the marker file');
+          const blocked = await timeline.waitFor(
+            'blocked',
+            (s) =>
+              s.readiness.status === 'blocked' &&
+              s.completion?.turnId === turnId &&
+              s.completion.status === 'blocked',
+            { from: seenFrom, timeoutMs: 60_000 },
+          );
+          expect(blocked.s.surface.blockedPrompt, await session.capture()).toBe('tool_permission');
+          expect(await session.capture()).toMatch(agent.permission.dialog);
+          // Still blocked a few polls later: the prompt waits for the operator.
+          await sleep(1500);
+          expect(sup.get(id).readiness.status).toBe('blocked');
+          expect(existsSync(join(workDir, file))).toBe(false);
+
+          // The operator answers in the pane; paneward only watches.
+          await keys(agent.permission.approve);
+          const result = await sup.waitForTurn(id, turnId, { timeoutMs: 60_000 });
+          expect(result.lastTurn.result, timeline.describe(seenFrom)).toBe('success');
+          expect(existsSync(join(workDir, file))).toBe(true);
+          const turns = turnRequests(logFrom);
+          expect(turns).toHaveLength(2);
+          const completed = timeline.seen
+            .slice(seenFrom)
+            .find(
+              (e) => e.s.completion?.turnId === turnId && e.s.completion.status === 'completed',
+            );
+          expect(completed!.at).toBeGreaterThan(turns[1]!.endedAt!);
+        },
+        step,
+      );
+    });
+}

@@ -1,0 +1,126 @@
+/**
+ * Version drift with the real Claude Code: the pinned build, installed as a package that says
+ * it is a release paneward has not verified (2.2.0). paneward reads the version from the
+ * running CLI, does not read its screens (readiness never `ready`), records an anomaly naming
+ * the tool and version, and `paneward doctor` reports it; with --read-unverified the same pane
+ * reads ready.
+ */
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { filter, firstValueFrom, timeout } from 'rxjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSupervisor, type Supervisor } from '../../../src/index.js';
+import type { TerminalState } from '../../../src/schemas/terminal-state.js';
+import { CLAUDE_CODE_BIN, prepareClaudeCode } from '../../../src/agents/claude_code.js';
+import { anthropicProtocol } from '../../../src/model-server/anthropic.js';
+import { startFakeModelServer, type FakeModelServer } from '../../../src/model-server/server.js';
+import { startAgentSession, uniqueSocketName, type AgentSession } from '../harness/session.js';
+
+const BIN = fileURLToPath(new URL('../../../bin/paneward.js', import.meta.url));
+const SCRATCH = resolve('.tmp/e2e-drift-claude');
+const NEWER = '2.2.0';
+const missing = !existsSync(CLAUDE_CODE_BIN);
+
+/** The installed package again, as release 2.2.0: same executable (a hard link), new number. */
+function newerInstall(): string {
+  const real = resolve(dirname(CLAUDE_CODE_BIN), '../@anthropic-ai/claude-code');
+  const pkg = join(SCRATCH, 'install/node_modules/@anthropic-ai/claude-code');
+  mkdirSync(join(pkg, 'bin'), { recursive: true });
+  const meta = JSON.parse(readFileSync(join(real, 'package.json'), 'utf8')) as object;
+  writeFileSync(join(pkg, 'package.json'), JSON.stringify({ ...meta, version: NEWER }));
+  linkSync(join(real, 'bin/claude.exe'), join(pkg, 'bin/claude.exe'));
+  return join(pkg, 'bin/claude.exe');
+}
+
+describe.skipIf(missing && !process.env.CI)('a Claude Code newer than the verified one', () => {
+  const socketName = uniqueSocketName('pw-drift');
+  const dataDir = join(SCRATCH, 'data');
+  let model: FakeModelServer;
+  let agent: AgentSession;
+  let sup: Supervisor;
+
+  beforeAll(async () => {
+    if (missing) throw new Error(`Claude Code is not installed at ${CLAUDE_CODE_BIN}`);
+    rmSync(SCRATCH, { recursive: true, force: true });
+    model = await startFakeModelServer({ protocols: [anthropicProtocol] });
+    const launch = prepareClaudeCode({
+      home: join(SCRATCH, 'home'),
+      cwd: join(SCRATCH, 'work'),
+      baseUrl: model.url,
+      bin: newerInstall(),
+    });
+    agent = await startAgentSession({ socketName, cols: 160, rows: 45, ...launch });
+    await agent.waitForText(/❯/, 60_000);
+  }, 90_000);
+
+  afterAll(async () => {
+    await sup?.stop();
+    await agent?.close();
+    await model?.close();
+    rmSync(SCRATCH, { recursive: true, force: true });
+  });
+
+  const until = (id: string, pred: (s: TerminalState) => boolean, ms = 15_000) =>
+    firstValueFrom(sup.state$(id).pipe(filter(pred), timeout(ms)));
+
+  it('reads the version from the running CLI and does not read its screens', async () => {
+    sup = createSupervisor({ socketName, dataDir, config: { pollIntervalSeconds: 0.25 } });
+    const id = sup.attach({ target: agent.target, tool: 'claude_code', id: 'drift' });
+    const states: TerminalState[] = [];
+    const all = sup.state$(id).subscribe((v) => states.push(v));
+    const s = await until(id, (v) => v.toolVersion === NEWER);
+    expect(s.tool).toBe('claude_code');
+    // The idle prompt is on screen, and yet: not ready, unrecognised, for seconds on end.
+    const seen: string[] = [];
+    const sub = sup.state$(id).subscribe((v) => seen.push(v.readiness.status));
+    await new Promise((r) => setTimeout(r, 4000));
+    sub.unsubscribe();
+    all.unsubscribe();
+    expect(seen).not.toContain('ready');
+    // Not even before the version was known: it is read before the first frame.
+    expect(states.map((v) => v.readiness.status)).not.toContain('ready');
+    expect(sup.get(id).surface.uiContext).toBe('unrecognised');
+    await sup.stop();
+  });
+
+  it('paneward doctor names the pane, the CLI, its version, and counts its unrecognised frames', async () => {
+    const run = await execa(process.execPath, [BIN, 'doctor', '--data-dir', dataDir], {
+      reject: false,
+    });
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toMatch(
+      /drift\s+\S+\s+claude_code\s+2\.2\.0\s+no \(newer; verified 2\.1\.330\)\s+[1-9]\d*/,
+    );
+    expect(run.stdout).toContain('--read-unverified');
+    const json = await execa(process.execPath, [BIN, 'doctor', '--data-dir', dataDir, '--json'], {
+      reject: false,
+    });
+    const report = JSON.parse(json.stdout) as {
+      terminals: Array<{ terminalId: string; verified: string; unrecognisedFrames: number }>;
+    };
+    expect(report.terminals).toEqual([
+      expect.objectContaining({ terminalId: 'drift', verified: 'newer' }),
+    ]);
+    expect(report.terminals[0]!.unrecognisedFrames).toBeGreaterThan(4);
+    const journal = await execa(process.execPath, [BIN, 'journal', '--data-dir', dataDir]);
+    expect(journal.stdout).toMatch(
+      /version_unverified claude_code 2\.2\.0 \(verified: 2\.1\.330; screens read: unrecognised\)/,
+    );
+  });
+
+  it('with --read-unverified (readUnverifiedVersions) the same pane reads ready', async () => {
+    sup = createSupervisor({
+      socketName,
+      dataDir,
+      readUnverifiedVersions: true,
+      config: { pollIntervalSeconds: 0.25 },
+    });
+    const s = await until(
+      'drift',
+      (v) => v.toolVersion === NEWER && v.readiness.status === 'ready',
+    );
+    expect(s.surface.acceptingInput).toBe('yes');
+  });
+});

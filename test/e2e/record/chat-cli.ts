@@ -1,0 +1,444 @@
+/**
+ * Records a real OpenAI-compatible agent CLI against the fake Chat Completions server, one
+ * fixture per scenario: `test/fixtures/<tool>/<scenario>.jsonl` (screens) and
+ * `<scenario>.server.jsonl` (the server's request log, the ground truth).
+ *
+ *   npx tsx test/e2e/record/chat-cli.ts <tool> [scenario ...]
+ *
+ * The tool's facts (how to configure, start, interrupt, approve and quit it) are in
+ * `src/agents/<tool>.ts`; the scenarios are the same for every CLI, each skipped where the
+ * CLI cannot show it (no permission prompts, say).
+ */
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startRecorder, type Recorder } from '../../../src/observe/recorder.js';
+import { CHAT_AGENTS } from '../../../src/agents/index.js';
+import type { ChatAgent, KeyStep } from '../../../src/agents/chat-agent.js';
+import { chatCompletionsProtocol } from '../../../src/model-server/chat-completions.js';
+import type { TurnPlanInput } from '../../../src/model-server/plan.js';
+import type { Protocol } from '../../../src/model-server/server.js';
+import {
+  startFakeModelServer,
+  type FakeModelServer,
+  type RequestLogEntry,
+} from '../../../src/model-server/server.js';
+import { startAgentSession, uniqueSocketName, type AgentSession } from '../harness/session.js';
+
+const COLS = 160;
+const ROWS = 45;
+
+interface Ctx {
+  agent: ChatAgent;
+  server: FakeModelServer;
+  session: AgentSession;
+  recorder: Recorder;
+  submit(text: string): Promise<void>;
+  /** Waits until `count` turn requests have ended on the server. */
+  turnsEnded(count: number, timeoutMs?: number): Promise<void>;
+  /** Waits until the turn request number `count` has started streaming. */
+  streaming(count: number): Promise<void>;
+  /** Waits for the idle screen, unchanged for 1.5 s. */
+  idle(timeoutMs?: number): Promise<string>;
+  keys(steps: readonly KeyStep[]): Promise<void>;
+}
+
+interface Scenario {
+  cols?: number;
+  rows?: number;
+  retries?: 'capped' | 'default';
+  fresh?: boolean;
+  viaShell?: boolean;
+  remainOnExit?: boolean;
+  /** False when the CLI cannot show this scenario. */
+  applies?(agent: ChatAgent): boolean;
+  run(ctx: Ctx): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const isTurn = (e: RequestLogEntry) => e.streaming;
+
+export const REPLY =
+  'Hello! This reply comes from the fake model server. It has a few sentences so the transcript changes visibly while it streams.';
+export const LONG_REPLY = Array.from(
+  { length: 40 },
+  (_, i) => `Sentence ${i + 1} of a long answer that takes a while to stream.`,
+).join(' ');
+
+/** A reply that quotes interface text of the CLIs (their working, done, error and dialog lines). */
+export const QUOTED_CHROME = [
+  'Here is what the screens of these tools show, quoted:\n\n',
+  'esc interrupt   esc to cancel   esc to interrupt   Working...\n',
+  '▣  Build · fake-model · interrupted\n',
+  'Error: Retry failed after 3 attempts\n',
+  '△ Permission required   Allow once   Allow always   Reject\n',
+  'Do you want to run this command?  ❯ 1. Yes\n',
+  'Operation cancelled by user   Request cancelled.   Operation aborted\n',
+  "Allow execution of: 'touch'?  Waiting for user confirmation...\n",
+  'Approve tool call?  [y] Approve   [n] Deny\n',
+  'Do you want to proceed with this operation?\n',
+  '✗ Failed to get response from the AI model; retried 5 times\n',
+  '\nThose were quotes, not the state of this session.\n',
+  'The turn goes on for a few more lines,\n',
+  'so that the quoted lines sit in the middle of the reply\n',
+  'and the live edge of the screen shows only this reply,\n',
+  'its end, and the idle prompt.\n',
+  'That is all.',
+];
+
+async function simpleTurn(ctx: Ctx, prompt: string, plan: TurnPlanInput, ended: number) {
+  ctx.server.enqueue(plan);
+  await ctx.submit(prompt);
+  await ctx.turnsEnded(ended);
+  await ctx.idle();
+}
+
+async function interruptedTurn(ctx: Ctx, prompt: string, ended: number) {
+  ctx.server.enqueue({ text: LONG_REPLY, chunkDelayMs: 250 });
+  await ctx.submit(prompt);
+  await ctx.streaming(ended);
+  await sleep(4000);
+  await ctx.keys(ctx.agent.interrupt);
+  await ctx.turnsEnded(ended);
+  await ctx.idle();
+}
+
+/**
+ * Errors on every request of a turn. Where the CLI gives up, the turn ends in its final error;
+ * where it retries without end, the user interrupts after a while.
+ */
+function errorScenario(
+  status: number,
+  retries: 'capped' | 'default',
+  retried = true,
+  /** The user interrupts while the CLI still retries. */
+  interrupt = false,
+): Scenario {
+  return {
+    retries,
+    async run(ctx) {
+      // A status no client retries (400) ends the turn at once.
+      const givesUp = !retried || ctx.agent.givesUp[retries];
+      ctx.server.enqueue(...Array.from({ length: 200 }, () => ({ error: { status } })));
+      await ctx.submit('trigger an error please');
+      await ctx.turnsEnded(1, 60_000);
+      if (givesUp && !interrupt) {
+        await ctx.idle(240_000);
+      } else {
+        await ctx.turnsEnded(3, 120_000);
+        await sleep(5000);
+        await ctx.keys(ctx.agent.interrupt);
+        await ctx.idle(60_000);
+      }
+      await sleep(3000);
+    },
+  };
+}
+
+function permissionScenario(answer: 'approve' | 'deny'): Scenario {
+  return {
+    applies: (a) => a.permission !== null,
+    async run(ctx) {
+      const p = ctx.agent.permission!;
+      const file = answer === 'approve' ? 'approved.txt' : 'denied.txt';
+      ctx.server.enqueue(
+        { toolUse: p.toolUse(file) },
+        {
+          text:
+            answer === 'approve'
+              ? `Created ${file} after your approval.`
+              : 'Understood, I did not run it.',
+          chunkDelayMs: 80,
+        },
+      );
+      await ctx.submit(`create ${file}`);
+      await ctx.session.waitForText(p.dialog, 60_000);
+      await sleep(8000);
+      await ctx.keys(answer === 'approve' ? p.approve : p.deny);
+      await ctx.turnsEnded(2, 60_000).catch(() => undefined);
+      await ctx.idle(60_000);
+      await sleep(3000);
+    },
+  };
+}
+
+export const SCENARIOS: Record<string, Scenario> = {
+  startup: {
+    async run(ctx) {
+      await ctx.idle(ctx.agent.startupTimeoutMs);
+      await sleep(3000);
+    },
+  },
+  'startup-dialogs': {
+    fresh: true,
+    applies: (a) => (a.startupDialogs ?? []).length > 0,
+    async run(ctx) {
+      for (const d of ctx.agent.startupDialogs!) {
+        await ctx.session.waitForText(d.text, ctx.agent.startupTimeoutMs);
+        await sleep(4000);
+        await ctx.keys(d.keys);
+      }
+      await ctx.idle(ctx.agent.startupTimeoutMs);
+      await sleep(3000);
+    },
+  },
+  'normal-turn': {
+    async run(ctx) {
+      await simpleTurn(ctx, 'say hello', { text: REPLY, chunkDelayMs: 150 }, 1);
+      await sleep(3000);
+    },
+  },
+  'long-turn-pause': {
+    async run(ctx) {
+      const plan = { text: REPLY, chunkDelayMs: 150, pauses: [{ afterChunk: 6, ms: 6000 }] };
+      await simpleTurn(ctx, 'answer with a pause', plan, 1);
+      await sleep(3000);
+    },
+  },
+  'two-turns': {
+    async run(ctx) {
+      await simpleTurn(ctx, 'first question', { text: REPLY, chunkDelayMs: 100 }, 1);
+      await sleep(2000);
+      const second = 'Second answer: shorter, but still streamed in several chunks.';
+      await simpleTurn(ctx, 'second question', { text: second, chunkDelayMs: 100 }, 2);
+      await sleep(3000);
+    },
+  },
+  interrupted: {
+    async run(ctx) {
+      await interruptedTurn(ctx, 'write a long answer', 1);
+      await sleep(3000);
+    },
+  },
+  'error-500': errorScenario(500, 'capped'),
+  'error-429-rate-limit': errorScenario(429, 'capped'),
+  'error-500-default-retries': errorScenario(500, 'default'),
+  // A request the provider refuses outright (400): nothing to retry.
+  'error-400': errorScenario(400, 'capped', false),
+  // Escape while the CLI waits to retry a failed request.
+  'retry-interrupted': errorScenario(500, 'default', true, true),
+  'permission-approved': permissionScenario('approve'),
+  'permission-denied': permissionScenario('deny'),
+  'quoted-chrome': {
+    async run(ctx) {
+      await simpleTurn(ctx, 'quote some screens', { chunks: QUOTED_CHROME, chunkDelayMs: 150 }, 1);
+      await sleep(3000);
+    },
+  },
+  hang: {
+    async run(ctx) {
+      ctx.server.enqueue({ hang: true });
+      await ctx.submit('this one never finishes');
+      await ctx.streaming(1);
+      await sleep(15_000);
+      await ctx.keys(ctx.agent.interrupt);
+      await ctx.idle(60_000);
+      await sleep(3000);
+    },
+  },
+  'size-80x24-normal-turn': {
+    cols: 80,
+    rows: 24,
+    async run(ctx) {
+      await simpleTurn(ctx, 'say hello', { text: REPLY, chunkDelayMs: 150 }, 1);
+      await sleep(3000);
+    },
+  },
+  'cli-exit': {
+    viaShell: true,
+    async run(ctx) {
+      await simpleTurn(ctx, 'say hello', { text: REPLY, chunkDelayMs: 60 }, 1);
+      await sleep(1500);
+      await ctx.keys(ctx.agent.exit);
+      await ctx.session.waitForText(/^\$ $/m, 30_000).catch(() => undefined);
+      await sleep(4000);
+    },
+  },
+  'cli-killed': {
+    remainOnExit: true,
+    async run(ctx) {
+      await simpleTurn(ctx, 'say hello', { text: REPLY, chunkDelayMs: 60 }, 1);
+      await sleep(1500);
+      for (const pid of await ctx.session.waitForProcess(ctx.agent.processNames)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      await sleep(5000);
+    },
+  },
+};
+
+/** The default set, in recording order (default retries only where the CLI has a setting). */
+function defaultScenarios(agent: ChatAgent): string[] {
+  return Object.keys(SCENARIOS).filter((name) => {
+    if (name === 'error-500-default-retries') return agent.retrySetting;
+    return SCENARIOS[name]!.applies?.(agent) ?? true;
+  });
+}
+
+async function record(agent: ChatAgent, name: string, scenario: Scenario): Promise<void> {
+  const fixtures = resolve('test/fixtures', agent.tool);
+  const scratch = resolve('.tmp/record', agent.tool, name);
+  rmSync(scratch, { recursive: true, force: true });
+  rmSync(join(tmpdir(), 'pw-clis-rec', agent.tool, name), { recursive: true, force: true });
+  mkdirSync(fixtures, { recursive: true });
+  const serverLog = join(fixtures, `${name}.server.jsonl`);
+  writeFileSync(serverLog, '');
+  // With PW_RECORD_BODIES set, every request body is kept in the scratch folder to inspect.
+  const bodies = process.env.PW_RECORD_BODIES ? join(scratch, 'bodies.jsonl') : null;
+  const protocol: Protocol = bodies
+    ? {
+        ...chatCompletionsProtocol,
+        handle: (c) => {
+          appendFileSync(bodies, JSON.stringify({ path: c.url.pathname, body: c.body }) + '\n');
+          return chatCompletionsProtocol.handle(c);
+        },
+      }
+    : chatCompletionsProtocol;
+  mkdirSync(scratch, { recursive: true });
+  const server = await startFakeModelServer({ protocols: [protocol], logFile: serverLog });
+  const options = {
+    scratch,
+    // Outside this repository, so no CLI shows its Git state.
+    workDir: join(tmpdir(), 'pw-clis-rec', agent.tool, name),
+    serverUrl: server.url,
+    retries: scenario.retries ?? 'capped',
+    fresh: scenario.fresh ?? false,
+  } as const;
+  const launch = agent.prepare(options);
+  await agent.setup?.(options);
+  const command = scenario.viaShell
+    ? [
+        'bash',
+        '--noprofile',
+        '--norc',
+        '-c',
+        `${launch.command.join(' ')}; exec bash --noprofile --norc -i`,
+      ]
+    : launch.command;
+  let session: AgentSession | undefined;
+  let recorder: Recorder | undefined;
+  try {
+    session = await startAgentSession({
+      socketName: uniqueSocketName(`pw-clis-rec-${agent.tool}`),
+      cols: scenario.cols ?? COLS,
+      rows: scenario.rows ?? ROWS,
+      cwd: launch.cwd,
+      env: { ...launch.env, PS1: '$ ' },
+      command,
+      remainOnExit: scenario.remainOnExit ?? false,
+    });
+    recorder = startRecorder({
+      transport: session.transport,
+      target: session.target,
+      tool: agent.tool,
+      toolVersion: agent.version,
+      processNames: agent.processNames,
+      intervalMs: 250,
+      file: join(fixtures, `${name}.jsonl`),
+    });
+    const s = session;
+    const r = recorder;
+    const ctx: Ctx = {
+      agent,
+      server,
+      session: s,
+      recorder: r,
+      async keys(steps) {
+        for (const step of steps) {
+          if ('text' in step) await s.sendText(step.text);
+          else await s.sendKeys(...step.keys);
+          if (step.pauseMs) await sleep(step.pauseMs);
+          if (process.env.PW_RECORD_DEBUG) {
+            const tail = (await s.capture())
+              .split('\n')
+              .filter((l) => l.trim())
+              .slice(-2);
+            process.stdout.write(`\n[${JSON.stringify(step)}] ${tail.join(' | ')}\n`);
+          }
+        }
+      },
+      async submit(text) {
+        await ctx.idle(agent.startupTimeoutMs);
+        await s.sendText(text);
+        await s.waitForText(agent.typed(text), 10_000);
+        await sleep(400);
+        r.input(text);
+        await s.sendKeys(...agent.submitKeys);
+      },
+      async turnsEnded(count, timeoutMs = 90_000) {
+        await server.waitFor(isTurn, { count, timeoutMs });
+      },
+      async streaming(count) {
+        // Polled: the server wakes its waiters only when a request ends.
+        const deadline = Date.now() + 60_000;
+        while (server.log().filter((e) => isTurn(e) && e.firstByteAt !== null).length < count) {
+          if (Date.now() > deadline) throw new Error(`turn request ${count} never streamed`);
+          await sleep(50);
+        }
+      },
+      async idle(timeoutMs = 30_000) {
+        const deadline = Date.now() + timeoutMs;
+        let last = '';
+        let since = Date.now();
+        for (;;) {
+          const screen = await s.capture();
+          const notice = agent.notices?.find((n) => n.text.test(screen));
+          if (notice) await ctx.keys(notice.keys);
+          // Busy markers are read near the bottom only: a reply may quote them (quoted-chrome).
+          const tail = screen
+            .split('\n')
+            .filter((l) => l.trim() !== '')
+            .slice(-10)
+            .join('\n');
+          const ready = agent.idle.test(screen) && !agent.busy.test(tail);
+          if (screen !== last || !ready) {
+            last = screen;
+            since = Date.now();
+          } else if (Date.now() - since >= 1500) {
+            return screen;
+          }
+          if (Date.now() > deadline)
+            throw new Error(`${agent.tool} not idle within ${timeoutMs} ms:\n${screen}`);
+          await sleep(100);
+        }
+      },
+    };
+    await scenario.run(ctx);
+  } finally {
+    await recorder?.stop();
+    await session?.close();
+    const stopped = (await agent.stopDaemons?.(options)) ?? [];
+    if (stopped.length > 0) process.stdout.write(`(stopped daemons ${stopped.join(', ')}) `);
+    await server.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const [tool, ...requested] = process.argv.slice(2);
+  const agent = tool ? CHAT_AGENTS[tool] : undefined;
+  if (!agent)
+    throw new Error(`usage: chat-cli.ts <${Object.keys(CHAT_AGENTS).join('|')}> [scenario ...]`);
+  const selected = requested.length > 0 ? requested : defaultScenarios(agent);
+  for (const name of selected) {
+    if (!SCENARIOS[name]) {
+      throw new Error(`unknown scenario ${name}; known: ${Object.keys(SCENARIOS).join(', ')}`);
+    }
+  }
+  for (const name of selected) {
+    process.stdout.write(`recording ${agent.tool} ${name}... `);
+    const started = Date.now();
+    try {
+      await record(agent, name, SCENARIOS[name]!);
+      process.stdout.write(`done (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+    } catch (err) {
+      process.stdout.write(`FAILED: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exitCode = 1;
+    }
+  }
+}
+
+await main();

@@ -1,0 +1,32 @@
+import type { ToolExpectations } from '../expectations.js';
+import { DOWN, READY } from './common.js';
+
+// Cline CLI 3.0.65 draws a reply cut short by Escape exactly as a finished one (` * …`, no note
+// of the interrupt), so no reply is reported as a success: its turn completes with no outcome.
+// Only errors are told.
+export const cline: ToolExpectations = {
+  inputBox: /❯ (?:What can I do for you\?|Ask anything\.\.\.)/,
+  // Cline streams the reply and turns its spinner glyph into `*` within a poll or two.
+  // Measured from the server's end to the first idle frame: up to 0.9 s (hang, where the turn
+  // ends on the Escape), i.e. 0.65 s beyond the 0.25 s poll.
+  renderAllowanceSeconds: 0.7,
+  scenarios: {
+    startup: { turns: [], final: READY },
+    'normal-turn': { turns: ['unknown'], final: READY },
+    'long-turn-pause': { turns: ['unknown'], final: READY },
+    'two-turns': { turns: ['unknown', 'unknown'], final: READY },
+    interrupted: { turns: ['unknown'], final: READY },
+    // About a minute of the client's own retries, then ` * Error: <the provider's message>`.
+    'error-500': { turns: ['known_failure'], final: READY },
+    'error-429-rate-limit': { turns: ['known_failure'], final: READY },
+    'error-400': { turns: ['known_failure'], final: READY },
+    'retry-interrupted': { turns: ['unknown'], final: READY, endedByKey: true },
+    'permission-approved': { turns: ['unknown'], final: READY, dialog: 'Approve tool call?' },
+    'permission-denied': { turns: ['unknown'], final: READY, dialog: 'Approve tool call?' },
+    'quoted-chrome': { turns: ['unknown'], final: READY },
+    hang: { turns: ['unknown'], final: READY, hang: true },
+    'size-80x24-normal-turn': { turns: ['unknown'], final: READY },
+    'cli-exit': { turns: ['unknown'], final: DOWN },
+    'cli-killed': { turns: ['unknown'], final: DOWN },
+  },
+};

@@ -1,0 +1,33 @@
+import type { ToolExpectations } from '../expectations.js';
+import { DOWN, READY } from './common.js';
+
+export const kilo: ToolExpectations = {
+  inputBox: /ctrl\+p commands/,
+  // Kilo 7.7.7, like opencode, keeps its working bar a moment after a request failed. Measured
+  // from the server's end to the first idle frame: up to 1.0 s, i.e. 0.75 s beyond the poll.
+  renderAllowanceSeconds: 1.0,
+  scenarios: {
+    startup: { turns: [], final: READY },
+    'normal-turn': { turns: ['success'], final: READY },
+    'long-turn-pause': { turns: ['success'], final: READY },
+    'two-turns': { turns: ['success', 'success'], final: READY },
+    interrupted: { turns: ['interrupted'], final: READY },
+    // KILO_SESSION_RETRY_LIMIT=1: one retry, then the provider's message in a block.
+    'error-500': { turns: ['known_failure'], final: READY },
+    'error-429-rate-limit': { turns: ['known_failure'], final: READY },
+    // The default: five retries over about 70 s.
+    'error-500-default-retries': { turns: ['known_failure'], final: READY },
+    'error-400': { turns: ['known_failure'], final: READY },
+    // Escape while a retry waits: a bare footer, as in opencode. No outcome.
+    'retry-interrupted': { turns: ['unknown'], final: READY, endedByKey: true },
+    'permission-approved': { turns: ['success'], final: READY, dialog: 'Permission required' },
+    // Rejected, Kilo asks what to do instead (`△ Reject permission`, still the operator's turn);
+    // Enter with no answer ends the turn with a bare footer: no outcome.
+    'permission-denied': { turns: ['unknown'], final: READY, dialog: '△' },
+    'quoted-chrome': { turns: ['success'], final: READY },
+    hang: { turns: ['interrupted'], final: READY, hang: true },
+    'size-80x24-normal-turn': { turns: ['success'], final: READY },
+    'cli-exit': { turns: ['success'], final: DOWN },
+    'cli-killed': { turns: ['success'], final: DOWN },
+  },
+};

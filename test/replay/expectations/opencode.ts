@@ -1,0 +1,36 @@
+import type { ToolExpectations } from '../expectations.js';
+import { DOWN, READY } from './common.js';
+
+export const opencode: ToolExpectations = {
+  inputBox: /ctrl\+p commands/,
+  // opencode 1.18.33 draws the reply as it streams and the footer's duration soon after the
+  // stream's end, but keeps its working bar a while after a request failed. Measured from the
+  // server's end to the first idle frame: 0.1-1.16 s for replies (1.16 s in cli-killed), 2.55 s
+  // for the error in error-400, i.e. up to 2.3 s beyond the 0.25 s poll.
+  renderAllowanceSeconds: 2.35,
+  scenarios: {
+    startup: { turns: [], final: READY },
+    'normal-turn': { turns: ['success'], final: READY },
+    'long-turn-pause': { turns: ['success'], final: READY },
+    'two-turns': { turns: ['success', 'success'], final: READY },
+    // Two Escapes: the footer reads `· interrupted`.
+    interrupted: { turns: ['interrupted'], final: READY },
+    // Five retries ("[retrying in 4s attempt #3]"), then the provider's message in a block
+    // above the message footer. opencode has no setting for fewer retries.
+    'error-500': { turns: ['known_failure'], final: READY },
+    'error-429-rate-limit': { turns: ['known_failure'], final: READY },
+    // A 400 is not retried.
+    'error-400': { turns: ['known_failure'], final: READY },
+    // Escape while a retry waits: the footer shows neither a duration nor `interrupted`, so the
+    // screen does not say how the turn ended. No outcome, never a guessed one.
+    'retry-interrupted': { turns: ['unknown'], final: READY, endedByKey: true },
+    'permission-approved': { turns: ['success'], final: READY, dialog: 'Permission required' },
+    // Rejected, the turn ends with a bare footer: no outcome to report.
+    'permission-denied': { turns: ['unknown'], final: READY, dialog: 'Permission required' },
+    'quoted-chrome': { turns: ['success'], final: READY },
+    hang: { turns: ['interrupted'], final: READY, hang: true },
+    'size-80x24-normal-turn': { turns: ['success'], final: READY },
+    'cli-exit': { turns: ['success'], final: DOWN },
+    'cli-killed': { turns: ['success'], final: DOWN },
+  },
+};

@@ -1,0 +1,35 @@
+import type { ToolExpectations } from '../expectations.js';
+import { DOWN, READY } from './common.js';
+
+export const qwenCode: ToolExpectations = {
+  inputBox: /^> +Type your message or @path\/to\/file/m,
+  // Qwen Code 0.15.10 streams the reply and drops its spinner line within a poll or two.
+  renderAllowanceSeconds: 0.5,
+  scenarios: {
+    startup: { turns: [], final: READY },
+    // The folder is not trusted yet: "Do you trust this folder?" before the prompt.
+    'startup-dialogs': { turns: [], final: READY, dialog: 'Do you trust this folder?' },
+    'normal-turn': { turns: ['success'], final: READY },
+    'long-turn-pause': { turns: ['success'], final: READY },
+    'two-turns': { turns: ['success', 'success'], final: READY },
+    // `● Request cancelled.`
+    interrupted: { turns: ['interrupted'], final: READY },
+    // Seven attempts with backoff (about 80 s; the client's own retries set to none), then
+    // `✕ [API Error: 500 …] (Press Ctrl+Y to retry)`.
+    'error-500': { turns: ['known_failure'], final: READY },
+    'error-429-rate-limit': { turns: ['known_failure'], final: READY },
+    // The default: the client retries each of the seven attempts too (about 105 s).
+    'error-500-default-retries': { turns: ['known_failure'], final: READY },
+    'error-400': { turns: ['known_failure'], final: READY },
+    'retry-interrupted': { turns: ['interrupted'], final: READY, endedByKey: true },
+    'permission-approved': { turns: ['success'], final: READY, dialog: 'Allow execution of' },
+    // Denied (Escape), the tool is drawn cancelled (`-  Shell …`) and the turn ends without a
+    // reply or a note: no outcome.
+    'permission-denied': { turns: ['unknown'], final: READY, dialog: 'Allow execution of' },
+    'quoted-chrome': { turns: ['success'], final: READY },
+    hang: { turns: ['interrupted'], final: READY, hang: true },
+    'size-80x24-normal-turn': { turns: ['success'], final: READY },
+    'cli-exit': { turns: ['success'], final: DOWN },
+    'cli-killed': { turns: ['success'], final: DOWN },
+  },
+};
