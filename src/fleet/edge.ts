@@ -16,6 +16,7 @@ import { isPanewardError, PanewardError } from '../errors.js';
 import { describeZodError } from '../internal/zod-errors.js';
 import type { JournalRecord } from '../schemas/record.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
+import { observerView } from '../server/observer.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import {
   DEFAULT_LIMITS,
@@ -428,6 +429,7 @@ export class FleetEdge {
           terminals: this.sup.ids().length,
           durableSeq: this.sup.journal.durableSeq,
           publishedSeq: this.cursor,
+          observer: observerView(this.sup.observer()),
         };
         await withTimeout(h.hosts.put(this.hostId, JSON.stringify(beat))).catch((error: unknown) =>
           this.log?.debug({ err: String(error) }, 'heartbeat not written'),

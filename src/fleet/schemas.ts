@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AttachRequest } from '../supervisor/supervisor.js';
 import { TerminalState } from '../schemas/terminal-state.js';
-import { HostId, InputBody, TerminalId, TurnBody } from '../server/schemas.js';
+import { HostId, InputBody, ObserverView, TerminalId, TurnBody } from '../server/schemas.js';
 
 export { HostId };
 
@@ -26,6 +26,8 @@ export const Heartbeat = z.object({
   /** The edge journal's last acknowledged seq, and the last one JetStream acknowledged. */
   durableSeq: z.number().int().nonnegative(),
   publishedSeq: z.number().int().nonnegative(),
+  /** Its supervisor's observer (paneward's own sampling health); null before its first report. */
+  observer: ObserverView.nullable(),
 });
 export type Heartbeat = z.infer<typeof Heartbeat>;
 

@@ -8,6 +8,7 @@ import { PanewardError, type PanewardErrorCode } from '../errors.js';
 import type { JournalRecord } from '../schemas/record.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import type { AttachCommand, SupervisorPort } from '../server/port.js';
+import type { FleetHost } from '../server/schemas.js';
 import type { Telemetry, TurnResult } from '../supervisor/supervisor.js';
 import {
   DEFAULT_LIMITS,
@@ -55,17 +56,8 @@ interface TerminalSeen {
   state: TerminalState;
 }
 
-/** Where a terminal's host stands, as every view of it says. */
-export interface HostView {
-  id: string;
-  reachable: boolean;
-  /** Epoch ms of its latest heartbeat, as this view received it; null when none. */
-  lastHeartbeatAt: number | null;
-  reason: 'host_unreachable' | null;
-  /** From its latest heartbeat: its journal's last seq, and the last one JetStream acknowledged. */
-  durableSeq: number | null;
-  publishedSeq: number | null;
-}
+/** Where a terminal's host stands, as every view of it and `/healthz` say. */
+export type HostView = FleetHost;
 
 /**
  * Every host of a fleet as one supervisor: the latest state of each terminal from the state
@@ -369,6 +361,8 @@ export class FleetView implements SupervisorPort {
       reason: reachable ? null : 'host_unreachable',
       durableSeq: seen?.beat?.durableSeq ?? null,
       publishedSeq: seen?.beat?.publishedSeq ?? null,
+      // What a host that cannot be reached says of itself is not known now.
+      observer: reachable ? (seen?.beat?.observer ?? null) : null,
     };
   }
 

@@ -53,7 +53,7 @@ export interface SupervisorPort {
   screen(id: string): Promise<{ text: string; t: number } | null>;
   /**
    * paneward's own sampling health (`observer_lagging`), null before its first report. Absent
-   * where no pane is observed: a fleet server.
+   * where no pane is observed: a fleet server (each host's is in its heartbeat).
    */
   observer?(): SourceHealth | null;
   /** More to say in `/healthz` (the fleet names its hosts). */

@@ -35,10 +35,32 @@ export const ObserverView = z.object({
 });
 export type ObserverView = z.infer<typeof ObserverView>;
 
+/** Where a host of a fleet stands, as the fleet server sees it. */
+export const FleetHost = z
+  .object({
+    id: HostId,
+    reachable: z.boolean(),
+    reason: z.enum(['host_unreachable']).nullable(),
+    /** Epoch ms its latest heartbeat arrived; null when none was seen. */
+    lastHeartbeatAt: z.number().nullable(),
+    /** From its latest heartbeat: its journal's last seq, the last one JetStream acknowledged. */
+    durableSeq: z.number().int().nullable(),
+    publishedSeq: z.number().int().nullable(),
+    /** Its supervisor's observer as of its latest heartbeat; null while it is unreachable. */
+    observer: ObserverView.nullable(),
+  })
+  .openapi('FleetHost');
+export type FleetHost = z.infer<typeof FleetHost>;
+
 /** A terminal's public state (contracts.md §3) and which operations it accepts now. */
 // Schemas built before this module extended zod have no `.openapi()`: their shapes are reused.
 export const TerminalView = z
-  .object({ ...TerminalState.shape, operations: Operations })
+  .object({
+    ...TerminalState.shape,
+    /** On a fleet server: the host whose pane it is. */
+    host: FleetHost.optional(),
+    operations: Operations,
+  })
   .openapi('Terminal');
 export type TerminalView = z.infer<typeof TerminalView>;
 
@@ -113,9 +135,13 @@ export const Health = z
     journal: z.object({ lastSeq: z.number().int(), durableSeq: z.number().int() }),
     /**
      * The observer's own health: null before its first report, and on a fleet server, which
-     * observes no pane.
+     * observes no pane (each host's is under `fleet.hosts`).
      */
     observer: ObserverView.nullable(),
+    /** On a fleet server: its NATS connection and every host it knows. */
+    fleet: z
+      .object({ nats: z.object({ connected: z.boolean() }), hosts: z.array(FleetHost) })
+      .optional(),
   })
   .openapi('Health');
 

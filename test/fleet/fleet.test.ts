@@ -152,6 +152,14 @@ describe('the fleet view serves the HTTP API for its hosts', () => {
     ]);
     // The fleet server observes no pane: its observer is none; each host reports its own.
     expect(health.observer).toBeNull();
+    await until(
+      "host-a's observer in its heartbeat",
+      async () => {
+        const h = (await json(await call('GET', '/healthz'))).fleet.hosts[0];
+        return h.observer?.connection === 'connected' ? h.observer : undefined;
+      },
+      10_000,
+    );
     const metrics = await (await call('GET', '/metrics')).text();
     expect(metrics).toContain('paneward_terminals{');
     expect(metrics).not.toContain('paneward_observer_lagging');
