@@ -130,18 +130,39 @@ function restart() {
   void follow(stream.signal);
 }
 
+let hostsSeen = null;
+
 // paneward's own load (observer_lagging): said as paneward's, never shown as an agent's state.
+// On a fleet server, also whether each host can be reached.
 async function checkObserver() {
   try {
     const health = await request('GET', '/healthz');
-    const o = health.observer;
     const el = $('#observer');
-    el.hidden = !o || (!o.lagging && o.connection === 'connected');
-    if (o && o.lagging) {
-      el.textContent = `paneward is behind by ${Math.round(o.lagMs / 100) / 10} s (${o.backlog} panes waiting): states may be late; the agents are not at fault`;
-    } else if (o && o.connection !== 'connected') {
-      el.textContent = `paneward's tmux client: ${o.connection}`;
+    // A fleet server observes nothing itself: each host's paneward reports its own.
+    const said = [health.observer ? ['paneward', health.observer] : null]
+      .concat(
+        (health.fleet?.hosts ?? []).map((h) =>
+          h.observer ? [`paneward on ${h.id}`, h.observer] : null,
+        ),
+      )
+      .filter((x) => x !== null)
+      .map(([who, o]) =>
+        o.lagging
+          ? `${who} is behind by ${Math.round(o.lagMs / 100) / 10} s (${o.backlog} panes waiting): states may be late; the agents are not at fault`
+          : o.connection !== 'connected'
+            ? `${who}'s tmux client: ${o.connection}`
+            : null,
+      )
+      .filter((x) => x !== null);
+    el.hidden = said.length === 0;
+    el.textContent = said.join(' · ');
+    // A host that comes or goes makes no record: its terminals are read again when it does.
+    const hosts = JSON.stringify((health.fleet?.hosts ?? []).map((h) => [h.id, h.reachable]));
+    if (hostsSeen !== null && hosts !== hostsSeen) {
+      pending.add('*');
+      refreshTimer ??= setTimeout(flush, 50);
     }
+    hostsSeen = hosts;
   } catch {
     /* shown by the connection state */
   }
