@@ -50,7 +50,7 @@ export const ServeOptions = z
     pollInterval: z.coerce.number({ error: 'must be a number of seconds' }).positive().optional(),
     readUnverified: z.boolean().default(false),
     /** Where frames come from: `control` (one tmux -C client) or `polling`. */
-    source: z.enum(['control', 'polling']).default('control'),
+    source: z.enum(['control', 'polling']).optional(),
     /** Relay the actor system to Stately's inspector: true (port 8080) or the bridge's port. */
     inspect: z
       .union([
@@ -98,6 +98,30 @@ export const ServeOptions = z
   .refine((o) => o.hostId === undefined || o.nats !== undefined, {
     error: '--host-id needs --nats URL',
     path: ['nats'],
+  })
+  .superRefine((o, ctx) => {
+    if (!o.fleet) return;
+    // A fleet server observes no pane: an option only a server with panes uses is a mistake.
+    const given = {
+      socketName: o.socketName !== undefined && '-L',
+      socketPath: o.socketPath !== undefined && '-S',
+      dataDir: o.dataDir !== undefined && '--data-dir',
+      profileModule: o.profileModule !== undefined && '--profile-module',
+      sessionBudget: o.sessionBudget !== undefined && '--session-budget',
+      pollInterval: o.pollInterval !== undefined && '--poll-interval',
+      source: o.source !== undefined && '--source',
+      readUnverified: o.readUnverified && '--read-unverified',
+      inspect: o.inspect !== false && '--inspect',
+      inspectPaneText: o.inspectPaneText && '--inspect-pane-text',
+    };
+    for (const [field, flag] of Object.entries(given)) {
+      if (flag === false) continue;
+      ctx.addIssue({
+        code: 'custom',
+        path: [field],
+        message: `${flag} cannot be combined with --fleet (a fleet server has no panes of its own)`,
+      });
+    }
   });
 export type ServeOptions = z.infer<typeof ServeOptions>;
 
@@ -203,7 +227,7 @@ export async function startServe(
           ...(o.pollInterval === undefined ? {} : { pollIntervalSeconds: o.pollInterval }),
         },
         readUnverifiedVersions: o.readUnverified,
-        source: o.source,
+        source: o.source ?? 'control',
       });
     } catch (error) {
       inspection?.stop();
@@ -341,8 +365,7 @@ export function registerServe(program: Command): void {
     .option('--inspect-pane-text', 'also send pane text and prompts to the inspector')
     .option(
       '--source <kind>',
-      'control (one tmux -C client per server, panes captured when they change) or polling',
-      'control',
+      'control (the default: one tmux -C client per server, panes captured when they change) or polling',
     )
     .option(
       '--read-unverified',

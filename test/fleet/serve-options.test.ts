@@ -11,6 +11,27 @@ describe('serve: the fleet options', () => {
       [{ nats: 'nats://127.0.0.1:4222', hostId: 'a.b' }, 'hostId', /letters/],
       [{ nats: 'http://x y', hostId: 'h1' }, 'nats', /NATS URL/],
       [{ profileModule: '/no/such/module.ts', port: 0 }, 'profileModule', /cannot load/],
+      // A fleet server observes no pane: the options of one that does are mistakes.
+      ...(
+        [
+          ['socketName', 'agents', '-L'],
+          ['socketPath', '/tmp/tmux.sock', '-S'],
+          ['dataDir', '/tmp/pw', '--data-dir'],
+          ['profileModule', 'profiles.ts', '--profile-module'],
+          ['pollInterval', '1', '--poll-interval'],
+          ['sessionBudget', '60', '--session-budget'],
+          ['source', 'polling', '--source'],
+          ['readUnverified', true, '--read-unverified'],
+          ['inspect', true, '--inspect'],
+        ] as const
+      ).map(
+        ([field, value, flag]) =>
+          [
+            { fleet: true, nats: 'nats://127.0.0.1:4222', [field]: value },
+            field,
+            new RegExp(`${flag} cannot be combined with --fleet`),
+          ] as const,
+      ),
     ] as const) {
       await expect(startServe({ ...opts }), JSON.stringify(opts)).rejects.toMatchObject({
         code: 'invalid_input',
