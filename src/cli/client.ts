@@ -291,13 +291,15 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
       .description('Attach a pane (its tool detected unless --tool).')
       .argument('<target>', 'session:window.pane or %N')
       .option('--tool <id>', 'profile id')
-      .option('--id <id>', 'terminal id'),
-  ).action((target: string, o: ClientOptions & { tool?: string; id?: string }) =>
+      .option('--id <id>', 'terminal id')
+      .option('--host <name>', 'on a fleet server: the host whose pane it is'),
+  ).action((target: string, o: ClientOptions & { tool?: string; id?: string; host?: string }) =>
     run(io(), o, async (api) => {
       const v = await api.request<View>('POST', '/v1/terminals', {
         target,
         ...(o.tool ? { tool: o.tool } : {}),
         ...(o.id ? { id: o.id } : {}),
+        ...(o.host ? { host: o.host } : {}),
       });
       io().out(o.json ? JSON.stringify(v) : `${v.terminalId} ${v.target} ${v.tool}`);
       return EXIT.ok;

@@ -64,6 +64,10 @@ describe('the command line as a client of paneward serve', () => {
   });
 
   it('attach, ls, state: what a person reads, and --json for scripts', async () => {
+    // --host is a fleet server's: a single server refuses it, naming the field.
+    const hosted = await cli('attach', agent.target, '--host', 'host-a', '--url', url);
+    expect(hosted.code).toBe(EXIT.usage);
+    expect(hosted.err).toContain('`host`');
     const attached = await cli('attach', agent.target, '--id', 'c1', '--url', url);
     expect(attached).toMatchObject({ code: EXIT.ok, out: `c1 ${agent.target} stand_in\n` });
     await firstValueFrom(

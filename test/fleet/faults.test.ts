@@ -219,14 +219,27 @@ describe('a fleet of three edges on a real nats-server, under faults', () => {
         },
         20_000,
       );
-      const viaFleet = await api(fleet.url, 'POST', '/v1/terminals', {
-        host: e.host,
-        target: e.sessions[0]!.target,
-        tool: 'stand_in',
-        id: 'p0',
-      });
-      expect(viaFleet.status, JSON.stringify(viaFleet.body)).toBe(201);
-      expect(viaFleet.body.terminalId).toBe(`${e.host}/p0`);
+      if (e.host === 'host-b') {
+        // As a person would: `paneward attach --host` through the fleet server.
+        const { stdout } = await promisify(execFile)(
+          process.execPath,
+          [
+            ...[BIN, 'attach', e.sessions[0]!.target, '--host', e.host],
+            ...['--tool', 'stand_in', '--id', 'p0', '--url', fleet.url],
+          ],
+          { encoding: 'utf8', timeout: 60_000 },
+        );
+        expect(stdout.trim()).toBe(`host-b/p0 ${e.sessions[0]!.target} stand_in`);
+      } else {
+        const viaFleet = await api(fleet.url, 'POST', '/v1/terminals', {
+          host: e.host,
+          target: e.sessions[0]!.target,
+          tool: 'stand_in',
+          id: 'p0',
+        });
+        expect(viaFleet.status, JSON.stringify(viaFleet.body)).toBe(201);
+        expect(viaFleet.body.terminalId).toBe(`${e.host}/p0`);
+      }
       const local = await api(e.serve.url, 'POST', '/v1/terminals', {
         target: e.sessions[1]!.target,
         tool: 'stand_in',
