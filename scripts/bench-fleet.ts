@@ -2,8 +2,8 @@
  * `npm run bench:fleet`: a fleet on loopback. A nats-server with JetStream; H edge processes
  * (`paneward serve --nats --host-id`), each on its own tmux server with P panes of a light
  * stand-in agent (a shell script); one fleet server (`paneward serve --fleet`) with one SSE
- * client following every host. For S seconds prompts go to ready panes at R per second (through
- * each edge's own API), so turns run and records flow. It measures records published per second,
+ * client following every host. For S seconds prompts go to random panes at R per second (through
+ * each edge's own API; a busy pane refuses), so turns run and records flow. It measures records published per second,
  * the latency from a record's stamp on its edge (the state change) to its arrival at the fleet's
  * SSE client (p50/p99), and the CPU of every part; then each edge stops and the script checks
  * that each host's journal and the stream hold the same records, each once. Prints the machine.
@@ -37,7 +37,9 @@ interface Options {
 }
 
 function parseArgs(argv: readonly string[]): Options {
-  const o: Options = { hosts: 3, panes: 200, seconds: 60, poll: 2, rate: 10 };
+  // --poll: the supervisor's poll interval, its default 0.5 s (under control mode a pane that
+  // keeps changing is captured at most that often; a quiet one is not captured at all).
+  const o: Options = { hosts: 3, panes: 200, seconds: 60, poll: 0.5, rate: 10 };
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i]?.replace(/^--/, '') as keyof Options;
     const value = Number(argv[i + 1]);
@@ -120,6 +122,8 @@ function sseClient(base: string, since: number, signal: AbortSignal) {
 
 async function main(): Promise<number> {
   const o = parseArgs(process.argv.slice(2));
+  // What else kept the machine busy before this run started.
+  const loadBefore = loadavg();
   const dir = mkdtempSync(join(tmpdir(), 'pw-bench-fleet-'));
   const hosts = Array.from({ length: o.hosts }, (_, i) => `host-${String.fromCharCode(97 + i)}`);
   const socket = (h: string) => `pw-fleet-bench-${process.pid}-${h}`;
@@ -127,6 +131,7 @@ async function main(): Promise<number> {
     execa('tmux', ['-L', socket(h), '-f', '/dev/null', ...args], { timeout: 10_000 });
   const agent = `env STAND_IN_WORK_STEPS=6 ${AGENT}`;
   const children: ChildProcess[] = [];
+  const sockets: string[] = [];
   const nats = new NatsServer(await freePort(), join(dir, 'nats'));
   const running = (c: ChildProcess) => c.exitCode === null && c.signalCode === null;
   let cleaning: Promise<void> | null = null;
@@ -137,6 +142,8 @@ async function main(): Promise<number> {
       await Promise.all(gone);
       await nats.stop();
       for (const h of hosts) await tmux(h, 'kill-server').catch(() => {});
+      // tmux leaves its socket file behind when the server exits.
+      for (const path of sockets) rmSync(path, { force: true });
       rmSync(dir, { recursive: true, force: true });
     })());
   // The listeners stay until the end (a once-listener would let execa's exit hook raise the
@@ -156,7 +163,13 @@ async function main(): Promise<number> {
         const args = Array.from({ length: n }, () => ['new-window', '-d', '-t', 'bench:', agent]);
         await tmux(host, ...args.flatMap((a, k) => (k === 0 ? a : [';', ...a])));
       }
-      const tmuxPid = Number((await tmux(host, 'display-message', '-p', '#{pid}')).stdout.trim());
+      const [pid = '', socketPath = ''] = (
+        await tmux(host, 'display-message', '-p', '#{pid}\t#{socket_path}')
+      ).stdout
+        .trim()
+        .split('\t');
+      const tmuxPid = Number(pid);
+      if (socketPath) sockets.push(socketPath);
       const port = await freePort();
       const child = spawn(
         process.execPath,
@@ -308,12 +321,12 @@ async function main(): Promise<number> {
     const p = (a: number, b: number) => ((100 * (b - a)) / wall).toFixed(1);
     const c = cpus();
     console.log(
-      `machine: ${c[0]?.model ?? 'unknown'} × ${c.length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${(await execa('tmux', ['-V'])).stdout}, ${(await execa('nats-server', ['--version'])).stdout.trim()}, load ${loadavg()
+      `machine: ${c[0]?.model ?? 'unknown'} × ${c.length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${(await execa('tmux', ['-V'])).stdout}, ${(await execa('nats-server', ['--version'])).stdout.trim()}, load average before ${loadBefore.map((l) => l.toFixed(1)).join(' ')}, after ${loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')}`,
     );
     console.log(
-      `load: ${o.hosts} edges × ${o.panes} panes of a stand-in agent (sampled every ${o.poll} s), prompts at ${o.rate}/s (${prompts.accepted} turns started, ${prompts.refused} refused: pane busy), one fleet server, one SSE client on it, ${wall.toFixed(1)} s`,
+      `load: ${o.hosts} edges × ${o.panes} panes of a stand-in agent (control mode, a changing pane captured at most every ${o.poll} s), prompts at ${o.rate}/s (${prompts.accepted} turns started, ${prompts.refused} refused: pane busy), one fleet server, one SSE client on it, ${wall.toFixed(1)} s`,
     );
     console.log(`refusals: ${JSON.stringify(Object.fromEntries(reasons))}`);
     console.log(
