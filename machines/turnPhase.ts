@@ -362,6 +362,10 @@ export const turnPhaseMachine = setup({
       enqueue.emit({ type: 'settle_window.cancel' });
     }),
     settle_window_done: assign({ settling: null }),
+    /** A turn restored from the journal is an armed turn anchor: the phase starts active. */
+    resume_restored_turn: enqueueActions(({ context, enqueue }) => {
+      if (context.current) enqueue.raise({ type: 'evt_turn_started' });
+    }),
     report_interrupted: emit((a) => outcomeOf('evt_interrupted', 'b_interrupted', a)),
     report_withdrawn: emit((a) => outcomeOf('evt_interrupted', 'b_turn_withdrawn', a)),
     report_known_failure: emit((a) => outcomeOf('evt_known_failure', 'c_known_failure', a)),
@@ -382,6 +386,7 @@ export const turnPhaseMachine = setup({
 }).createMachine({
   id: 'turnPhase',
   initial: 'unknown',
+  entry: 'resume_restored_turn',
   context: ({ input }) => ({
     settleSeconds: input?.settleSeconds ?? 1,
     current: input?.openTurn?.turn ?? null,

@@ -567,6 +567,7 @@ export class Supervisor {
         tool: request.tool,
         toolVersion: request.toolVersion ?? null,
         budgetSeconds: request.watchdogBudgetSeconds ?? 0,
+        restore: readopted ? this.journal.index.facts(id) : null,
       }),
     };
     this.actor.send({ type: 'evt_attach', terminal: input });

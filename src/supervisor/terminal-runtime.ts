@@ -303,6 +303,10 @@ class TerminalCommands {
         },
       );
     }
+    // What is recorded so far (the last turn's end above all) is durable before anything is
+    // typed: after a crash, a prompt left in the box never sits on a turn the journal still
+    // shows open.
+    await this.pipeline.journal.flush();
     await this.tmux(['send-keys', '-t', this.target, '-l', '--', text]);
     const turnId = this.pipeline.submit(this.now());
     // The turn's start is durable before it is submitted: after a crash the journal proves it.

@@ -721,7 +721,11 @@ export function initialState(o: {
   tool: string;
   toolVersion: string | null;
   budgetSeconds: number;
+  /** What the journal restores (a re-adopted terminal): its last turn and a turn under way. */
+  restore?: RestoreFacts | null;
 }): TerminalState {
+  const last = o.restore?.lastTurn;
+  const open = o.restore?.openTurn?.hadEvidence ? o.restore.openTurn.turn : null;
   return {
     terminalId: o.terminalId,
     target: o.target,
@@ -746,8 +750,12 @@ export function initialState(o: {
       blockedPrompt: null,
       activeReasons: [],
     },
-    turn: { phase: 'unknown', since: null, current: null },
-    lastTurn: { result: 'none', source: 'none', turnId: null, at: null },
+    turn: open
+      ? { phase: 'active', since: o.t, current: structuredClone(open) }
+      : { phase: 'unknown', since: null, current: null },
+    lastTurn: last
+      ? { result: last.result, source: last.source, turnId: last.turnId, at: last.at }
+      : { result: 'none', source: 'none', turnId: null, at: null },
     readiness: { status: 'waiting', since: null },
     completion: null,
     chatContext: { state: 'unknown' },

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RestoreIndex } from '../../src/journal/restore.js';
 import { journalDir, readRecords } from '../../src/journal/segments.js';
 import type { JournalRecord } from '../../src/schemas/record.js';
 import type { TerminalState } from '../../src/schemas/terminal-state.js';
@@ -102,6 +103,11 @@ describe(`a supervisor killed with SIGKILL at ${KILLS} random points`, () => {
   });
 
   afterAll(async () => {
+    // PANEWARD_CRASH_KEEP=1 keeps the panes and the data directory for a look after a failure.
+    if (process.env.PANEWARD_CRASH_KEEP === '1') {
+      console.log(`kept: tmux -L ${session.socketName}, ${dir}`);
+      return;
+    }
     await session?.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -151,7 +157,20 @@ describe(`a supervisor killed with SIGKILL at ${KILLS} random points`, () => {
         .filter((l) => l.startsWith('STATE '))
         .map((l) => observed(JSON.parse(l.slice(6)) as TerminalState));
     expect(states(readopted)).toHaveLength(targets.length);
-    expect(states(readopted)).toEqual(states(fresh));
+    const index = new RestoreIndex();
+    const records = readRecords(journalDir(data));
+    for (const r of records) index.apply(r);
+    const restored = index.attached().map(([id, f]) => {
+      const open = f.openTurn?.turn.id;
+      const turnRecords = records.filter(
+        (r) => r.terminalId === id && 'turnId' in r && r.turnId === open,
+      );
+      return `${id}: open ${JSON.stringify(f.openTurn)} last ${JSON.stringify(f.lastTurn)}\n  ${turnRecords.map((r) => JSON.stringify(r)).join('\n  ')}`;
+    });
+    expect(
+      states(readopted),
+      `re-adopted against fresh; what the journal restores:\n${restored.join('\n')}`,
+    ).toEqual(states(fresh));
   }, 1_200_000);
 });
 

@@ -14,11 +14,11 @@ const until = (sup: Supervisor, id: string, pred: (s: TerminalState) => boolean,
 describe('a supervisor restarted on the same data directory', () => {
   let agent: AgentSession;
   let dir: string;
-  const open = (): Supervisor =>
+  const open = (config: { settleSeconds?: number } = {}): Supervisor =>
     createSupervisor({
       socketName: agent.socketName,
       dataDir: join(dir, 'data'),
-      config: { pollIntervalSeconds: 0.1, settleSeconds: 0.3, stabilitySeconds: 0.3 },
+      config: { pollIntervalSeconds: 0.1, settleSeconds: 0.3, stabilitySeconds: 0.3, ...config },
       profiles: { stand_in: standInProfile },
     });
 
@@ -97,6 +97,36 @@ describe('a supervisor restarted on the same data directory', () => {
       expect(third.ids(), 'a detached terminal is not re-attached').toEqual([]);
     } finally {
       await third.stop();
+    }
+  });
+  it('keeps a restored turn active until it ends, also when its reply is already on screen', async () => {
+    // A long settle window: the supervisor goes away after the reply, before the success.
+    const first = open({ settleSeconds: 30 });
+    const id = first.attach({ target: agent.target, tool: 'stand_in', id: 'b1' });
+    await until(first, id, (s) => s.readiness.status === 'ready' && s.completion === null);
+    const turnId = await first.submit(id, 'a prompt answered before the restart');
+    await until(first, id, (s) => s.completion?.sawWorking === true);
+    await until(first, id, (s) => s.surface.readyPosture === 'yes' && s.turn.phase === 'active');
+    await first.stop();
+
+    const again = open();
+    try {
+      const seen: TerminalState[] = [again.get(id)];
+      const sub = again.state$(id).subscribe((s) => seen.push(s));
+      const ended = await until(again, id, (s) => s.lastTurn.turnId === turnId);
+      sub.unsubscribe();
+      expect(ended.lastTurn).toMatchObject({ result: 'success', source: 'explicit_input' });
+      expect(ended.turn.phase).toBe('ready');
+      // Before its outcome the turn is open, so the phase says active: from the first state on,
+      // before any frame, and on the first frames that show the finished reply.
+      const before = seen.filter((s) => s.lastTurn.turnId !== turnId);
+      expect(before.length).toBeGreaterThan(1);
+      expect(before.map((s) => [s.turn.phase, s.turn.current?.id])).toEqual(
+        before.map(() => ['active', turnId]),
+      );
+      again.detach(id);
+    } finally {
+      await again.stop();
     }
   });
 });

@@ -3,7 +3,8 @@
  * directory (attaching them on the first run, re-adopting them afterwards), keeps submitting
  * prompts and resuming sessions its watchdog blocked, and prints one line per record as soon
  * as the journal acknowledges it: `ACK <seq>`. With `--observe MS` it only prints each
- * terminal's public state after MS milliseconds (`STATE <json>`) and exits.
+ * terminal's public state once it is quiet, at least MS milliseconds in (`STATE <json>`), and
+ * exits.
  * Usage: crash-child.ts DATA_DIR SOCKET TARGET... [--observe MS] [--fresh]
  */
 import { createSupervisor } from '../../../src/index.js';
@@ -38,10 +39,28 @@ if (sup.ids().length === 0) {
 }
 
 if (observeMs !== null) {
-  setTimeout(() => {
+  // Each terminal's state once it has been looked at (diagnostics no longer unknown) and has
+  // not changed for QUIET_MS, and at least observeMs after the start: how long the first look
+  // takes depends on the machine's load, what a terminal settles on does not. Printed after
+  // 30 s whatever it is, so a terminal stuck in a restored turn still shows.
+  const QUIET_MS = 1000;
+  const started = Date.now();
+  const changed = new Map<string, number>();
+  for (const id of sup.ids()) sup.state$(id).subscribe(() => changed.set(id, Date.now()));
+  const timer = setInterval(() => {
+    const now = Date.now();
+    const settled = sup
+      .ids()
+      .every(
+        (id) =>
+          sup.get(id).diagnostics.availability !== 'unknown' &&
+          now - (changed.get(id) ?? now) >= QUIET_MS,
+      );
+    if (!(now - started >= observeMs && settled) && now - started < 30_000) return;
+    clearInterval(timer);
     for (const id of sup.ids()) out(`STATE ${JSON.stringify(sup.get(id))}`);
     void sup.stop().then(() => process.exit(0));
-  }, observeMs);
+  }, 100);
 } else {
   sup.records$(sup.journal.durableSeq).subscribe((r) => out(`ACK ${r.seq}`));
   setInterval(() => {

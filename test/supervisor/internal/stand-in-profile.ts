@@ -24,7 +24,8 @@ export const standInProfile: ProfileFactory = () => ({
     const above = lines.slice(0, -1);
     const projectionText = above.join('\n');
     if (last.startsWith('❯')) {
-      const draft = last.slice(1).trim() !== '';
+      // Ctrl-C at the prompt is echoed (`^C`) but the line discipline drops the line: no draft.
+      const draft = last.slice(1).replaceAll('^C', '').trim() !== '';
       const replied = (above.at(-1) ?? '').startsWith('● ');
       // The terminal echoes the Ctrl-C (`^C`) in front of the marker.
       const interrupted = (above.at(-1) ?? '').includes('⏹ interrupted');
