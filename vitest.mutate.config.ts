@@ -15,8 +15,15 @@ export default defineConfig({
       'test/replay/**/*.test.ts',
       'test/journal/**/*.test.ts',
     ],
-    // Not here: the replay CLI round trip (a subprocess per test) and the mutant proof itself.
-    exclude: ['test/replay/determinism.test.ts', 'test/model/mutants.test.ts'],
+    // Not here: the replay CLI round trip (a subprocess per test), the mutant proof itself, and
+    // two more passes over every recording (screen alone, every frame recognised): the
+    // recordings' timelines stay, and those two would triple the cost of each mutant.
+    exclude: [
+      'test/replay/determinism.test.ts',
+      'test/model/mutants.test.ts',
+      'test/replay/screen-alone.test.ts',
+      'test/replay/recognised.test.ts',
+    ],
     testTimeout: 20_000,
     pool: 'forks',
   },
