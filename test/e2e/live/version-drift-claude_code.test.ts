@@ -103,7 +103,9 @@ describe.skipIf(missing && !process.env.CI)('a Claude Code newer than the verifi
     expect(report.terminals).toEqual([
       expect.objectContaining({ terminalId: 'drift', verified: 'newer' }),
     ]);
-    expect(report.terminals[0]!.unrecognisedFrames).toBeGreaterThan(4);
+    // How many frames a still pane gives depends on the source and the machine's load (control
+    // mode captures on change); that every one is counted is test/cli/doctor.test.ts's part.
+    expect(report.terminals[0]!.unrecognisedFrames).toBeGreaterThan(0);
     const journal = await execa(process.execPath, [BIN, 'journal', '--data-dir', dataDir]);
     expect(journal.stdout).toMatch(
       /version_unverified claude_code 2\.2\.0 \(verified: 2\.1\.330; screens read: unrecognised\)/,
