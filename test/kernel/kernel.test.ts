@@ -149,6 +149,24 @@ describe('Kernel: stability window', () => {
     ]);
   });
 
+  it('a candidate that left and came back with the same signature starts a new window', () => {
+    const k = kernelOnVirtualTime({ config: { stabilitySeconds: 1 } });
+    k.submit(0);
+    k.observe(0.5, WORKING);
+    k.observe(1, { projectionText: 'baseline\nreply' });
+    k.observe(1.5, WORKING);
+    k.observe(1.8, { projectionText: 'baseline\nreply' });
+    // The first window (due at 2) was cancelled when the candidate left.
+    k.at(2.7);
+    expect(k.kernel.snapshot().completion?.status).toBe('candidate_complete');
+    k.at(2.8);
+    expect(k.of('completion').at(-1)).toMatchObject({
+      t: 2.8,
+      to: 'completed',
+      candidateElapsedSeconds: expect.closeTo(1, 9),
+    });
+  });
+
   it('a submit-ready surface without evidence never completes', () => {
     const k = kernelOnVirtualTime({ config: { stabilitySeconds: 1 } });
     k.submit(0, 'the screen  \n');
