@@ -1,10 +1,12 @@
+import { untilStopSignal } from '../src/cli/signals.js';
 import { formatScaleReport } from './internal/scale-report.js';
 import { parseScaleArgs, runScale, SCALE_USAGE } from './internal/scale-run.js';
 
 /**
  * `npm run bench:scale`: N panes on a dedicated tmux server, observed in turn by paneward's
- * control-mode source, its polling source and a per-pane capture-pane subprocess loop, with
- * CPU read from /proc; prints one Markdown table (see `--help`).
+ * supervisor (to public state), its control-mode source, its polling source and a per-pane
+ * capture-pane subprocess loop, with CPU read from /proc; prints one Markdown table (see
+ * `--help`).
  */
 async function main(argv: readonly string[]): Promise<number> {
   let options;
@@ -21,12 +23,8 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   // Ctrl-C stops the run so the tmux server is still killed; a second one exits at once.
   const abort = new AbortController();
-  const onSignal = () => {
-    if (abort.signal.aborted) process.exit(130);
-    abort.abort(new Error('interrupted'));
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const stop = untilStopSignal();
+  void stop.stopped.then(() => abort.abort(new Error('interrupted')));
   try {
     const report = await runScale({
       ...options,
@@ -43,8 +41,7 @@ async function main(argv: readonly string[]): Promise<number> {
     console.error(`bench:scale failed: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stop.release();
   }
 }
 

@@ -1,3 +1,4 @@
+import { untilStopSignal } from '../src/cli/signals.js';
 import { formatReport } from './internal/bench-report.js';
 import { BENCH_USAGE, parseBenchArgs, runBench } from './internal/bench-run.js';
 
@@ -19,14 +20,9 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   // Ctrl-C stops the probe loop so the tmux server is still killed; a second one exits at once.
-  // `on`, not `once`: execa's exit hook re-raises the signal when it is the last listener.
   const abort = new AbortController();
-  const onSignal = () => {
-    if (abort.signal.aborted) process.exit(130);
-    abort.abort(new Error('interrupted'));
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const stop = untilStopSignal();
+  void stop.stopped.then(() => abort.abort(new Error('interrupted')));
   try {
     const report = await runBench({ ...options, signal: abort.signal });
     console.log(options.json ? JSON.stringify(report, null, 2) : formatReport(report));
@@ -39,8 +35,7 @@ async function main(argv: readonly string[]): Promise<number> {
     console.error(`bench failed: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stop.release();
   }
 }
 
