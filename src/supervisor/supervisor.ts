@@ -454,6 +454,26 @@ export class Supervisor {
     const o = WaitOptions.safeParse(opts);
     if (!o.success) throw invalid('waitForTurn', o.error);
     const states = this.state$(id);
+    // The turn's own outcome, remembered as it settles: by the time its completion has ended,
+    // the pane may already show the next turn's (an agent that works again after its reply).
+    let own: TerminalState['lastTurn'] | null = null;
+    const watchOwn = states.subscribe((s) => {
+      if (s.lastTurn.turnId === turnId) own = s.lastTurn;
+    });
+    try {
+      return await this.waitForOwnTurn(id, turnId, o.data, states, () => own);
+    } finally {
+      watchOwn.unsubscribe();
+    }
+  }
+
+  private async waitForOwnTurn(
+    id: string,
+    turnId: string,
+    opts: { timeoutMs?: number; signal?: AbortSignal },
+    states: Observable<TerminalState>,
+    ownOutcome: () => TerminalState['lastTurn'] | null,
+  ): Promise<TurnResult> {
     const ended = (s: TerminalState) =>
       s.completion?.turnId === turnId &&
       (s.completion.status === 'completed' || s.completion.status === 'failed');
@@ -461,7 +481,7 @@ export class Supervisor {
       states.pipe(
         filter(ended),
         rxTimeout({
-          first: o.data.timeoutMs ?? 600_000,
+          first: opts.timeoutMs ?? 600_000,
           scheduler: this.scheduler,
           with: () => {
             throw new PanewardError('timeout', `turn ${turnId} did not finish in time`);
@@ -469,13 +489,18 @@ export class Supervisor {
         }),
       ),
     );
-    const endedState = await abortable(stoppedIfEmpty(wait, id, turnId), o.data.signal);
+    const endedState = await abortable(stoppedIfEmpty(wait, id, turnId), opts.signal);
     // The turn's own outcome settles at most one settle window (plus two polls) after completion.
     const graceMs = (this.config.settleSeconds + 2 * this.config.pollIntervalSeconds) * 1000;
     const settled = await abortable(
       firstValueFrom(
         states.pipe(
-          filter((s) => s.lastTurn.turnId === turnId || s.turn.current?.id !== turnId),
+          filter(
+            (s) =>
+              ownOutcome() !== null ||
+              s.lastTurn.turnId === turnId ||
+              s.turn.current?.id !== turnId,
+          ),
           rxTimeout({
             first: graceMs,
             scheduler: this.scheduler,
@@ -484,14 +509,14 @@ export class Supervisor {
         ),
         { defaultValue: endedState },
       ),
-      o.data.signal,
+      opts.signal,
     );
     const completion = (settled.completion?.turnId === turnId ? settled : endedState).completion!;
     return {
       turnId,
       result: completion.status === 'failed' ? 'failed' : 'completed',
       completion,
-      lastTurn: settled.lastTurn,
+      lastTurn: ownOutcome() ?? settled.lastTurn,
     };
   }
 
