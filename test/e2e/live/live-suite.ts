@@ -18,6 +18,7 @@ import type { TurnPlanInput } from '../../../src/model-server/plan.js';
 import type { Protocol, RequestLogEntry } from '../../../src/model-server/server.js';
 import { startFakeModelServer, type FakeModelServer } from '../../../src/model-server/server.js';
 import { startAgentSession, uniqueSocketName, type AgentSession } from '../harness/session.js';
+import { Timeline } from '../harness/timeline.js';
 
 const POLL_SECONDS = 0.25;
 /** statecharts.md §3 defaults, which this suite does not override. */
@@ -58,61 +59,6 @@ export interface LiveAgent {
   };
   /** Stops the daemons the CLI leaves behind, by pid. */
   stopDaemons?(scratch: string): Promise<void> | void;
-}
-
-interface Seen {
-  /** Wall-clock epoch ms when state$ emitted this state. */
-  at: number;
-  s: TerminalState;
-}
-
-/** Every state a terminal published, with wall time; waiters are woken on each one. */
-class Timeline {
-  readonly seen: Seen[] = [];
-  private readonly waiters = new Set<() => void>();
-
-  push(s: TerminalState): void {
-    this.seen.push({ at: Date.now(), s });
-    this.waiters.forEach((w) => w());
-  }
-
-  waitFor(
-    what: string,
-    pred: (s: TerminalState) => boolean,
-    opts: { from?: number; timeoutMs?: number } = {},
-  ): Promise<Seen> {
-    const from = opts.from ?? 0;
-    const timeoutMs = opts.timeoutMs ?? 30_000;
-    return new Promise((resolvePromise, reject) => {
-      const check = () => {
-        const hit = this.seen.slice(from).find((e) => pred(e.s));
-        if (!hit) return;
-        this.waiters.delete(check);
-        clearTimeout(timer);
-        resolvePromise(hit);
-      };
-      const timer = setTimeout(() => {
-        this.waiters.delete(check);
-        reject(new Error(`${what}: not seen within ${timeoutMs} ms\n${this.describe(from)}`));
-      }, timeoutMs);
-      this.waiters.add(check);
-      check();
-    });
-  }
-
-  describe(from = 0): string {
-    const t0 = this.seen[0]?.at ?? 0;
-    return this.seen
-      .slice(from)
-      .map(
-        ({ at, s }) =>
-          `+${((at - t0) / 1000).toFixed(2)}s diag=${s.diagnostics.availability} ` +
-          `ready=${s.readiness.status} phase=${s.turn.phase} cur=${s.turn.current?.id ?? '-'} ` +
-          `completion=${s.completion ? `${s.completion.turnId}:${s.completion.status}` : '-'} ` +
-          `last=${s.lastTurn.result}/${s.lastTurn.turnId ?? '-'} ui=${s.surface.uiContext}`,
-      )
-      .join('\n');
-  }
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
