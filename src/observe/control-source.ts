@@ -198,6 +198,8 @@ class ControlModeSource implements FrameSource {
   #samples = 0;
   #pauses = 0;
   #flowControl = false;
+  /** Whether this server can turn a pane's output off safely (see {@link canTurnOutputOff}). */
+  #outputOff = false;
   #lastSkipAt = -Infinity;
   #lastLateAt = -Infinity;
   #lateMs = 0;
@@ -400,10 +402,14 @@ class ControlModeSource implements FrameSource {
       );
       this.#flowControl = reply.ok;
       const session = await client.command(
-        commandLine('display-message', ['-p', '#{session_id}']),
+        commandLine('display-message', ['-p', '#{session_id} #{version}']),
         { timeoutMs: this.#o.commandTimeoutMs, signal: this.#abort.signal },
       );
-      if (session.ok && session.body.startsWith('$')) this.#attachedSession = session.body.trim();
+      if (session.ok && session.body.startsWith('$')) {
+        const [id, version] = session.body.trim().split(' ');
+        this.#attachedSession = id!;
+        this.#outputOff = canTurnOutputOff(version ?? '');
+      }
     } catch {
       // The client ended or did not answer: the loop sees it exit.
     }
@@ -452,7 +458,7 @@ class ControlModeSource implements FrameSource {
         const watches = this.#byPane.get(n.paneId);
         if (watches) {
           for (const w of watches) this.#markDirty(w, 'output', seq);
-        } else if (!this.#off.has(n.paneId) && !this.#anyUnresolved()) {
+        } else if (this.#outputOff && !this.#off.has(n.paneId) && !this.#anyUnresolved()) {
           // Nobody watches this pane: stop tmux sending its output to this client.
           this.#off.add(n.paneId);
           this.#fireAndForget(client, commandLine('refresh-client', ['-A', `${n.paneId}:off`]));
@@ -1044,6 +1050,23 @@ class ControlModeSource implements FrameSource {
   #publishHealth(): void {
     if (this.#health?.closed === false) this.#health.next(this.#snapshot());
   }
+}
+
+/**
+ * Whether a tmux server of this `#{version}` can turn a pane's output off for a client
+ * (`refresh-client -A %N:off`) without risk. Before 3.7, turning off a pane whose output was
+ * still queued for the client left the queued blocks pointing at data tmux later drained, and
+ * the server read out of bounds when it wrote them (tmux commit cae229cad, "Discard queued data
+ * and clear offsets when turning pane off"): the whole server, every pane with it, crashed with
+ * SIGSEGV. Seen here on 3.3a when the supervisor read its client slowly. Development builds
+ * (`next-3.8`, `master`) count as new.
+ */
+export function canTurnOutputOff(version: string): boolean {
+  if (/^(next-|master)/.test(version)) return true;
+  const m = /^(\d+)\.(\d+)/.exec(version);
+  if (!m) return false;
+  const [major, minor] = [Number(m[1]), Number(m[2])];
+  return major > 3 || (major === 3 && minor >= 7);
 }
 
 function structural(fingerprint: string): string {

@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { filter, firstValueFrom, timeout, type Observable, type Subscription } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createControlModeSource } from '../../src/observe/control-source.js';
+import { canTurnOutputOff, createControlModeSource } from '../../src/observe/control-source.js';
 import { createExecaTransport } from '../../src/observe/execa-transport.js';
 import {
   createFrameSource,
@@ -296,6 +296,41 @@ describe('control-mode source on a real tmux server', () => {
     expect((await health(src, (h) => !h.lagging)).restarts).toBe(0);
   });
 
+  it('keeps the tmux server alive when unwatched panes print while the supervisor reads slowly', async () => {
+    // tmux before 3.7 crashed (SIGSEGV, every pane with it) when a pane whose output was still
+    // queued for a slow client was turned off for it, and then went quiet: the source must not
+    // turn output off there.
+    const s = await server();
+    const serverPid = Number((await s.transport.run(['display-message', '-p', '#{pid}'])).trim());
+    const src = source(s, { intervalMs: 100 });
+    const watched = record(src.samples({ target: s.target, processNames: ['bash'] }));
+    await watched.until((p) => p.transport === 'tmux_up');
+    const busyWait = (ms: number) => {
+      const end = performance.now() + ms;
+      while (performance.now() < end) {
+        // The supervisor's process too busy to read its client.
+      }
+    };
+    for (let round = 0; round < 4; round++) {
+      // Panes nobody watches print a burst (more than a pipe holds) while the supervisor is
+      // busy, then go quiet.
+      for (let i = 0; i < 3; i++) {
+        await addPane(
+          s,
+          'window',
+          `bash --norc --noprofile -c 'sleep 0.2; head -c 400000 /dev/zero | tr "\\0" x | fold -w 100; exec sleep 60'`,
+        );
+      }
+      busyWait(700);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    await s.transport.run(['send-keys', '-t', s.target, '-l', 'echo still-here']);
+    await s.transport.run(['send-keys', '-t', s.target, 'Enter']);
+    await watched.until((p) => /^still-here$/m.test(p.capture?.text ?? ''));
+    expect(existsSync(`/proc/${serverPid}`), 'the tmux server is alive').toBe(true);
+    expect((await health(src, () => true)).restarts).toBe(0);
+  });
+
   it('re-attaches to a restarted server, reporting the panes missing meanwhile', async () => {
     const s = await server();
     const src = source(s, { intervalMs: 100, refreshMs: 60_000 });
@@ -377,5 +412,16 @@ describe('createFrameSource', () => {
     expect(p?.transport).toBe('tmux_missing');
     expect(c?.transport).toBe('tmux_missing');
     await Promise.all([polling.close(), control.close()]);
+  });
+});
+
+describe("turning an unwatched pane's output off", () => {
+  it('is done only on tmux versions that can do it without crashing', () => {
+    for (const v of ['3.7', '3.7c', '3.10', '4.0', 'next-3.8', 'master']) {
+      expect(canTurnOutputOff(v), v).toBe(true);
+    }
+    for (const v of ['3.3a', '3.4', '3.6b', '2.9', '', 'openbsd-7.5']) {
+      expect(canTurnOutputOff(v), v).toBe(false);
+    }
   });
 });

@@ -57,12 +57,24 @@ describe.each(['control', 'polling'] as const)('overload on the %s source', (sou
     });
     for (let i = 0; i < PANES; i++) {
       const id = sup.attach({ target: `pw:${i}.0`, tool: 'stand_in', id: `p${i}` });
-      await firstValueFrom(
-        sup.state$(id).pipe(
-          filter((s) => s.readiness.status === 'ready'),
-          timeout(15_000),
-        ),
-      );
+      try {
+        await firstValueFrom(
+          sup.state$(id).pipe(
+            filter((s) => s.readiness.status === 'ready'),
+            timeout(15_000),
+          ),
+        );
+      } catch (error) {
+        const screen = await execa(
+          'tmux',
+          ['-L', agent.socketName, 'capture-pane', '-p', '-t', `pw:${i}.0`],
+          { reject: false },
+        );
+        throw new Error(
+          `${id} not ready in 15 s: ${JSON.stringify(sup.get(id))}\nobserver: ${JSON.stringify(sup.observer())}\nscreen:\n${screen.stdout}`,
+          { cause: error },
+        );
+      }
     }
   }, 60_000);
 
