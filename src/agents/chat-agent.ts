@@ -85,7 +85,10 @@ export interface ChatAgent {
   startupDialogs?: ReadonlyArray<{ text: RegExp; keys: readonly KeyStep[] }>;
   /** Notices drawn over the prompt at every start (a promotion), with the key that closes them. */
   notices?: ReadonlyArray<{ text: RegExp; keys: readonly KeyStep[] }>;
-  /** Daemons the CLI leaves behind: stops them by pid; returns the pids signalled. */
+  /**
+   * Daemons the CLI leaves behind: stops them by pid and resolves once they have exited; returns
+   * the pids signalled.
+   */
   stopDaemons?(o: ChatLaunchOptions): Promise<number[]>;
   /** Ready within this long after launch on a loaded machine. */
   startupTimeoutMs: number;

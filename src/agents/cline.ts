@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { awaitExit } from '../internal/await-exit.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import {
   agentBin,
@@ -62,7 +63,9 @@ export const clineAgent: ChatAgent = {
       reject: false,
       timeout: 20_000,
     });
-    return hubPids(home(o)).filter((pid) => stopIfOurs(pid, home(o)));
+    const pids = hubPids(home(o)).filter((pid) => stopIfOurs(pid, home(o)));
+    await awaitExit(pids);
+    return pids;
   },
   startupTimeoutMs: 60_000,
 };

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { awaitExit } from '../internal/await-exit.js';
 
 const repoRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
@@ -111,9 +112,10 @@ export function prepareCodex(o: CodexLaunchOptions): AgentLaunch {
 /**
  * Codex leaves an app-server daemon (and its pid-update loop) running after the TUI exits. Their
  * pids are in `<CODEX_HOME>/app-server-daemon/*.pid`; only processes whose command line names
- * this scratch home are signalled, so nothing outside the scratch run is touched.
+ * this scratch home are signalled, so nothing outside the scratch run is touched. Resolves once
+ * they have exited (the scratch folder can then be removed).
  */
-export function stopCodexDaemons(scratchDir: string): number[] {
+export async function stopCodexDaemons(scratchDir: string): Promise<number[]> {
   const codexHome = join(scratchDir, 'home', '.codex');
   const killed: number[] = [];
   for (const file of ['daemon.pid', 'daemon-updater.pid']) {
@@ -140,5 +142,6 @@ export function stopCodexDaemons(scratchDir: string): number[] {
       // exited meanwhile
     }
   }
+  await awaitExit(killed);
   return killed;
 }

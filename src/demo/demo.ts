@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import type { Logger } from 'pino';
 import { PanewardError } from '../errors.js';
+import { awaitExit } from '../internal/await-exit.js';
+import { descendantsOf, readProcessTable } from '../observe/process.js';
 import { getProfile } from '../profiles/index.js';
 import { RecordingHeader } from '../schemas/recording.js';
 import { startServe, type RunningServer } from '../cli/serve.js';
@@ -53,7 +55,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   const bin = join(scratch, 'bin');
   mkdirSync(bin);
   let tmuxStarted = false;
-  const liveStops: Array<() => Promise<void> | void> = [];
+  const liveStops: Array<() => Promise<unknown> | void> = [];
   const cleanup = async () => {
     if (tmuxStarted) {
       const path = await execa(
@@ -63,12 +65,28 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
           reject: false,
         },
       );
+      // The panes' processes (players, or the CLIs and what they started) are ours: the ones
+      // still running once the server is gone are waited for, so nothing writes into scratch
+      // after it is removed.
+      const panePids = await execa(
+        'tmux',
+        ['-L', socketName, 'list-panes', '-a', '-F', '#{pane_pid}'],
+        { reject: false },
+      );
+      const table = await readProcessTable();
+      const ours = panePids.stdout
+        .split('\n')
+        .filter((l) => /^\d+$/.test(l))
+        .flatMap((pid) => descendantsOf(table, Number(pid)));
       await execa('tmux', ['-L', socketName, 'kill-server'], { reject: false });
+      await awaitExit(ours);
       // tmux leaves its socket file behind when the server exits.
       if (path.exitCode === 0 && path.stdout.trim()) rmSync(path.stdout.trim(), { force: true });
     }
+    // The CLIs and their daemons are gone once these resolve, so nothing writes into scratch
+    // any more; the retries cover a file a CLI flushed on its way out.
     for (const stop of liveStops) await stop();
-    rmSync(scratch, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   };
   try {
     const panes = options.live
@@ -170,7 +188,7 @@ async function startRecordedPanes(
 async function startLivePanes(
   socketName: string,
   scratch: string,
-  started: (stop: () => Promise<void> | void) => void,
+  started: (stop: () => Promise<unknown> | void) => void,
 ): Promise<DemoPane[]> {
   const model = await startDemoModel();
   started(() => model.close());

@@ -23,8 +23,8 @@ export interface LiveAgent {
   launch: AgentLaunch;
   /** Runs after the CLI's own set-up command, where it has one. */
   setup?(): Promise<void>;
-  /** Ends daemons the CLI leaves behind (by pid, only its own). */
-  cleanup?(): void;
+  /** Ends daemons the CLI leaves behind (by pid, only its own); resolves once they have exited. */
+  cleanup?(): Promise<unknown>;
 }
 
 /** The built-in loopback model server: every protocol the CLIs speak, one steady reply. */
@@ -59,7 +59,7 @@ export function installedAgents(scratch: string, serverUrl: string): LiveAgent[]
     out.push({
       tool: 'codex',
       launch: prepareCodex({ scratchDir: d.root, workDir: d.work, serverUrl }),
-      cleanup: () => void stopCodexDaemons(d.root),
+      cleanup: () => stopCodexDaemons(d.root),
     });
   }
   if (existsSync(geminiCliAgent.bin)) {
@@ -77,7 +77,7 @@ export function installedAgents(scratch: string, serverUrl: string): LiveAgent[]
       tool: agent.tool,
       launch: agent.prepare(o),
       ...(agent.setup ? { setup: () => agent.setup!(o) } : {}),
-      ...(agent.stopDaemons ? { cleanup: () => void agent.stopDaemons!(o) } : {}),
+      ...(agent.stopDaemons ? { cleanup: () => agent.stopDaemons!(o) } : {}),
     });
   }
   return out;

@@ -24,7 +24,7 @@ describeLiveAgent({
     dialog: /Would you like to run the following command\?/,
     approve: [{ keys: [...codexAgent.approveKeys] }],
   },
-  stopDaemons: (scratch) => {
-    stopCodexDaemons(scratch);
+  stopDaemons: async (scratch) => {
+    await stopCodexDaemons(scratch);
   },
 });

@@ -459,7 +459,7 @@ async function record(name: string, scenario: Scenario): Promise<void> {
   } finally {
     await recorder?.stop();
     await session?.close();
-    stopCodexDaemons(scratch);
+    await stopCodexDaemons(scratch);
     await server.close();
   }
 }
