@@ -11,8 +11,9 @@ import { DEFAULT_URL } from './serve.js';
 
 /**
  * Exit codes of the client commands, for scripts: 0 success; 1 the turn ended without success;
- * 2 usage or invalid input; 3 not ready; 4 the server is unreachable; 5 no such terminal;
- * 6 unauthorized; 7 `send --wait` timed out; 8 any other server error.
+ * 2 usage or invalid input; 3 not ready; 4 the server (or, through a fleet server, the pane's
+ * host) is unreachable; 5 no such terminal; 6 unauthorized; 7 `send --wait` timed out; 8 any
+ * other server error.
  */
 export const EXIT = {
   ok: 0,
@@ -56,9 +57,14 @@ const defaultIo = (): ClientIo => ({
   color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
 });
 
-/** The server's error codes → exit codes. */
-function exitFor(status: number, code: string): number {
+/**
+ * The server's error codes → exit codes. A fleet server that cannot deliver a command because
+ * the pane's host is unreachable answers like a server that cannot be reached: the command did
+ * not run (a host that timed out may have run it, so that one stays a server error).
+ */
+export function exitFor(status: number, code: string): number {
   if (status === 400 || code === 'invalid_input') return EXIT.usage;
+  if (code === 'host_unreachable') return EXIT.unreachable;
   if (status === 401) return EXIT.unauthorized;
   if (status === 404) return EXIT.notFound;
   if (status === 409) return EXIT.notReady;

@@ -152,3 +152,28 @@ describe('the command line as a client of paneward serve', () => {
     expect(detached).toMatchObject({ code: EXIT.ok, out: '{"ok":true}\n' });
   });
 });
+
+describe('exit codes through a fleet server', () => {
+  it('says a pane whose host is unreachable as unreachable (4); a host that timed out as a server error (8)', async () => {
+    const answers: Record<string, [number, string]> = {
+      '/v1/terminals/host-a%2Ft1/input': [503, 'host_unreachable'],
+      '/v1/terminals/host-b%2Ft1/input': [504, 'host_timeout'],
+    };
+    const server = createServer((req, res) => {
+      const [status, code] = answers[req.url ?? ''] ?? [404, 'unknown_terminal'];
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code, message: `${code} (${req.url})` } }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = server.address() as { port: number };
+      const url = `http://127.0.0.1:${port}`;
+      const unreachable = await cli('send', 'host-a/t1', 'hi', '--url', url);
+      expect(unreachable.code, unreachable.err).toBe(EXIT.unreachable);
+      const late = await cli('send', 'host-b/t1', 'hi', '--url', url);
+      expect(late.code, late.err).toBe(EXIT.server);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
