@@ -271,8 +271,10 @@ function watchdogLeft(v) {
 }
 
 function matchesFilter(v) {
+  const host = $('#filter-host').value;
   const tool = $('#filter-tool').value;
   const state = $('#filter-state').value;
+  if (host && v.host?.id !== host) return false;
   if (tool && v.tool !== tool) return false;
   if (!state) return true;
   if (state === 'attention') return priority(v) <= 4;
@@ -291,11 +293,14 @@ function render() {
   const list = [...views.values()].sort(
     (a, b) => priority(a) - priority(b) || a.terminalId.localeCompare(b.terminalId),
   );
-  const tools = new Set(list.map((v) => v.tool));
-  const select = $('#filter-tool');
-  for (const tool of tools) {
-    if (![...select.options].some((o) => o.value === tool)) select.add(new Option(tool, tool));
-  }
+  addOptions(
+    $('#filter-tool'),
+    list.map((v) => v.tool),
+  );
+  // A fleet server's terminals name their host: then they can be filtered by it.
+  const hosts = list.flatMap((v) => (v.host ? [v.host.id] : []));
+  addOptions($('#filter-host'), hosts);
+  $('#filter-host-label').hidden = hosts.length === 0;
   const body = $('#grid tbody');
   body.replaceChildren(
     ...list.filter(matchesFilter).map((v) => {
@@ -330,6 +335,13 @@ function render() {
   renderDetail();
 }
 
+function addOptions(select, values) {
+  for (const value of new Set(values)) {
+    if (![...select.options].some((o) => o.value === value)) select.add(new Option(value, value));
+  }
+}
+
+$('#filter-host').addEventListener('change', render);
 $('#filter-tool').addEventListener('change', render);
 $('#filter-state').addEventListener('change', render);
 setInterval(render, 1000);

@@ -105,6 +105,20 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)(
       expect(await rowIds()).toEqual(['host-a/p0', 'host-b/p0']);
     });
 
+    it('filters the grid by host', async () => {
+      await page.waitForSelector('#filter-host-label:not([hidden])');
+      expect(await page.$$eval('#filter-host option', (o) => o.map((x) => x.textContent))).toEqual([
+        'all',
+        'host-a',
+        'host-b',
+      ]);
+      await page.selectOption('#filter-host', 'host-b');
+      await page.waitForFunction(() => document.querySelectorAll('#grid tbody tr').length === 1);
+      expect(await rowIds()).toEqual(['host-b/p0']);
+      await page.selectOption('#filter-host', '');
+      await page.waitForFunction(() => document.querySelectorAll('#grid tbody tr').length === 2);
+    });
+
     it("opens a terminal page whose screen and prompt go to the owning host, and follows the turn's records", async () => {
       await page.goto(`${base}/#/t/${encodeURIComponent('host-b/p0')}`);
       await page.waitForSelector('#detail-view:not([hidden])');
