@@ -1,0 +1,392 @@
+/**
+ * The pipeline's record stream (contracts.md §4): each public-state change is one `state`
+ * record naming exactly the fields that changed, the chart transitions behind it and what they
+ * were decided on (the profile's detector and rule and the screen's hash for a frame, the
+ * command for a submit or resume, nothing for a timer); turns are recorded as they start, end
+ * and reopen; anomalies carry their own fields and no others.
+ */
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { JournalRecord } from '../../src/schemas/record.js';
+import { linePipeline } from './internal/line-profile.js';
+
+const hash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
+
+/** A record without what the journal stamps on it (`v`, `seq`, `at`). */
+function payload(r: JournalRecord): Record<string, unknown> {
+  const { v: _v, seq: _seq, at: _at, ...rest } = r;
+  return rest;
+}
+
+describe('state records', () => {
+  it('the first frame: every changed field with its new value, its transitions and the frame as evidence', async () => {
+    const { frame, ofKind } = linePipeline();
+    frame(0, 'ready');
+    const [first, ...more] = await ofKind('state');
+    expect(more).toEqual([]);
+    expect(payload(first!)).toEqual({
+      kind: 'state',
+      terminalId: 't1',
+      t: 0,
+      changed: {
+        'diagnostics.availability': 'available',
+        'diagnostics.transport': 'tmux_up',
+        'diagnostics.process': 'tui_up',
+        'diagnostics.parse': 'parsed',
+        'surface.availability': 'supported',
+        'surface.businessState': 'idle',
+        'surface.inputMode': 'freeform',
+        'surface.uiContext': 'normal_prompt',
+        'surface.acceptingInput': 'yes',
+        'surface.editingInput': 'no',
+        'surface.readyPosture': 'yes',
+        'turn.phase': 'ready',
+        'turn.since': 0,
+        'readiness.status': 'ready',
+        'readiness.since': 0,
+        'chatContext.state': 'current',
+      },
+      transitions: expect.arrayContaining([
+        {
+          machine: 'diagnostics',
+          from: 'unknown',
+          to: 'available',
+          event: 'evt_probe_available',
+          rule: 'parsed',
+        },
+        {
+          machine: 'readiness',
+          from: 'waiting',
+          to: 'ready',
+          event: 'evt_submit_ready',
+          rule: 'submit_ready',
+        },
+        expect.objectContaining({
+          machine: 'turnPhase',
+          from: 'unknown',
+          to: 'ready',
+          event: 'evt_ready_posture',
+        }),
+      ]),
+      evidence: {
+        profile: 'lines',
+        profileVersion: '1.0.0',
+        detector: 'lines@1',
+        rule: 'ready',
+        screenHash: hash('ready'),
+      },
+    });
+    // No turn is open: no transition names one.
+    expect(first!.kind === 'state' && first!.transitions.some((tr) => 'turnId' in tr)).toBe(false);
+  });
+
+  it('a frame that changes nothing is not recorded, and the clock alone is no change', async () => {
+    const { frame, ofKind, p } = linePipeline({ config: { stabilitySeconds: 5 } });
+    const published: number[] = [];
+    p.state$.subscribe((s) => published.push(s.t));
+    frame(0, 'ready');
+    frame(0.5, 'ready');
+    frame(1, 'ready');
+    expect(await ofKind('state')).toHaveLength(1);
+    expect(published).toEqual([0, 0]);
+    expect(p.state.t).toBe(0);
+  });
+
+  it('a change decided by a timer is recorded at its deadline with no evidence', async () => {
+    const { frame, at, ofKind, p } = linePipeline();
+    frame(0, 'ready');
+    at(3);
+    const states = await ofKind('state');
+    expect(states).toHaveLength(2);
+    // The stability window (1 s by default) ends at 1, with no frame after the change.
+    expect(payload(states[1]!)).toEqual({
+      kind: 'state',
+      terminalId: 't1',
+      t: 1,
+      changed: { 'stability.stable': true },
+      transitions: [],
+      evidence: null,
+    });
+    expect(p.state.stability).toEqual({ stable: true, stableForSeconds: 1 });
+  });
+
+  it('a frame after a timer is decided on that frame again', async () => {
+    const { frame, at, ofKind } = linePipeline();
+    frame(0, 'ready');
+    at(2);
+    frame(3, 'working');
+    const last = (await ofKind('state')).at(-1)!;
+    expect(last.t).toBe(3);
+    expect(last.evidence).toEqual({
+      profile: 'lines',
+      profileVersion: '1.0.0',
+      detector: 'lines@1',
+      rule: 'working',
+      screenHash: hash('working'),
+    });
+  });
+
+  it('a terminal with no version names none in its evidence and its state', async () => {
+    const { frame, ofKind, p } = linePipeline({ toolVersion: undefined });
+    frame(0, 'ready');
+    expect((await ofKind('state'))[0]!.evidence).toMatchObject({ profileVersion: null });
+    expect(p.state.toolVersion).toBeNull();
+  });
+
+  it('a poll without a capture is decided on the probe: its outcome is the rule, no screen', async () => {
+    const { frame, p, ofKind } = linePipeline();
+    frame(0, 'ready');
+    p.probe(1, { transport: 'tmux_missing', process: 'unknown' });
+    const last = (await ofKind('state')).at(-1)!;
+    expect(payload(last)).toMatchObject({
+      t: 1,
+      changed: expect.objectContaining({
+        'diagnostics.availability': 'unavailable',
+        'diagnostics.transport': 'tmux_missing',
+        'diagnostics.process': 'unknown',
+        'diagnostics.parse': 'transport_unavailable',
+      }),
+      evidence: {
+        profile: 'lines',
+        profileVersion: '1.0.0',
+        detector: 'probe',
+        rule: 'tmux_missing/unknown',
+        screenHash: null,
+      },
+    });
+  });
+});
+
+describe('turn records', () => {
+  it('a submitted turn: started, its transitions name it, and it ends with its outcome', async () => {
+    const { frame, at, p, ofKind, records } = linePipeline();
+    frame(0, 'ready');
+    const id = p.submit(1);
+    expect(id).toBe('turn-1');
+    frame(2, 'you: hi\nworking');
+    frame(3, 'you: hi\nhello\nreplied');
+    at(10);
+    expect((await ofKind('turn.started')).map(payload)).toEqual([
+      {
+        kind: 'turn.started',
+        terminalId: 't1',
+        turnId: 'turn-1',
+        source: 'explicit_input',
+        startedAt: 1,
+      },
+    ]);
+    expect((await ofKind('turn.ended')).map(payload)).toEqual([
+      {
+        kind: 'turn.ended',
+        terminalId: 't1',
+        turnId: 'turn-1',
+        source: 'explicit_input',
+        outcome: 'success',
+        t: 4,
+      },
+    ]);
+    const states = await ofKind('state');
+    // At 1 the stability window of the first frame ends too (its own record, no evidence).
+    expect(states.filter((s) => s.t === 1).map((s) => s.evidence?.detector ?? null)).toEqual([
+      null,
+      'command:submit',
+    ]);
+    const submitted = states.filter((s) => s.t === 1)[1]!;
+    expect(submitted.evidence).toEqual({
+      profile: 'lines',
+      profileVersion: '1.0.0',
+      detector: 'command:submit',
+      rule: 'submit',
+      screenHash: null,
+    });
+    expect(submitted.changed).toMatchObject({
+      'turn.phase': 'active',
+      'turn.since': 1,
+      'turn.current': { id: 'turn-1', source: 'explicit_input', startedAt: 1 },
+      completion: {
+        turnId: 'turn-1',
+        status: 'waiting',
+        sawWorking: false,
+        sawProjectionChange: false,
+      },
+    });
+    // The completion chart's transitions name the turn by its id, not the kernel's number.
+    const completion = states
+      .flatMap((s) => s.transitions)
+      .filter((tr) => tr.machine === 'completion');
+    expect(completion.length).toBeGreaterThan(0);
+    for (const tr of completion) {
+      expect(tr.turnId).toBe('turn-1');
+      expect('turn' in tr).toBe(false);
+    }
+    // Readiness belongs to no turn.
+    const readiness = states
+      .flatMap((s) => s.transitions)
+      .filter((tr) => tr.machine === 'readiness');
+    expect(readiness.some((tr) => 'turnId' in tr)).toBe(false);
+    // The settle window elapsed at 4: the outcome is recorded by the timer, at its deadline.
+    const settled = states.find((s) => s.changed['lastTurn.result'] === 'success')!;
+    expect(payload(settled)).toMatchObject({
+      t: 4,
+      changed: {
+        'lastTurn.result': 'success',
+        'lastTurn.source': 'explicit_input',
+        'lastTurn.turnId': 'turn-1',
+        'lastTurn.at': 4,
+      },
+      evidence: null,
+    });
+    expect(settled.transitions).toContainEqual({
+      machine: 'lastTurn',
+      from: 'none',
+      to: 'success',
+      event: 'evt_success_settled',
+      rule: 'e_success_settled',
+      turnId: 'turn-1',
+    });
+    expect(p.state.lastTurn).toEqual({
+      result: 'success',
+      source: 'explicit_input',
+      turnId: 'turn-1',
+      at: 4,
+    });
+    expect(p.state.completion).toMatchObject({
+      turnId: 'turn-1',
+      sawWorking: true,
+      sawProjectionChange: true,
+    });
+    // Every record of the stream is of this terminal.
+    expect((await records()).every((r) => r.terminalId === 't1')).toBe(true);
+  });
+
+  it('a turn submitted over an open one ends that one with no outcome', async () => {
+    const { frame, p, ofKind } = linePipeline();
+    frame(0, 'ready');
+    p.submit(1);
+    frame(1.5, 'working');
+    expect(p.submit(2)).toBe('turn-2');
+    expect((await ofKind('turn.ended')).map(payload)).toEqual([
+      {
+        kind: 'turn.ended',
+        terminalId: 't1',
+        turnId: 'turn-1',
+        source: 'explicit_input',
+        outcome: 'none',
+        t: 2,
+      },
+    ]);
+    expect((await ofKind('turn.started')).map((r) => r.turnId)).toEqual(['turn-1', 'turn-2']);
+    expect(p.state.completion?.turnId).toBe('turn-2');
+  });
+
+  it('a turn seen on the screen alone takes the next id, inferred from the surface', async () => {
+    const { frame, p, ofKind } = linePipeline();
+    frame(0, 'ready');
+    frame(1, 'working');
+    expect((await ofKind('turn.started')).map(payload)).toEqual([
+      {
+        kind: 'turn.started',
+        terminalId: 't1',
+        turnId: 'turn-1',
+        source: 'surface_inference',
+        startedAt: 1,
+      },
+    ]);
+    expect(p.state.turn).toEqual({
+      phase: 'active',
+      since: 1,
+      current: { id: 'turn-1', source: 'surface_inference', startedAt: 1 },
+    });
+    // No explicit turn: no completion is reported.
+    expect(p.state.completion).toBeNull();
+    frame(2, 'interrupted');
+    expect((await ofKind('turn.ended')).map(payload)).toEqual([
+      {
+        kind: 'turn.ended',
+        terminalId: 't1',
+        turnId: 'turn-1',
+        source: 'surface_inference',
+        outcome: 'interrupted',
+        t: 2,
+      },
+    ]);
+    frame(3, 'working');
+    frame(4, 'failed');
+    expect((await ofKind('turn.ended')).map((r) => [r.turnId, r.outcome])).toEqual([
+      ['turn-1', 'interrupted'],
+      ['turn-2', 'known_failure'],
+    ]);
+    expect(p.state.lastTurn).toEqual({
+      result: 'known_failure',
+      source: 'surface_inference',
+      turnId: 'turn-2',
+      at: 4,
+    });
+  });
+
+  it('a reply rewritten right after its success settled reopens the turn', async () => {
+    const { frame, at, p, ofKind } = linePipeline();
+    frame(0, 'ready');
+    p.submit(1);
+    frame(2, 'working');
+    frame(3, 'hello\nreplied');
+    at(4);
+    expect(p.state.lastTurn.result).toBe('success');
+    frame(4.5, 'hello again\nreplied');
+    expect((await ofKind('turn.reopened')).map(payload)).toEqual([
+      {
+        kind: 'turn.reopened',
+        terminalId: 't1',
+        turnId: 'turn-1',
+        source: 'explicit_input',
+        startedAt: 1,
+        t: 4.5,
+      },
+    ]);
+    const last = (await ofKind('state')).at(-1)!;
+    expect(last.transitions).toContainEqual({
+      machine: 'lastTurn',
+      from: 'success',
+      to: 'none',
+      event: 'evt_success_retracted',
+      rule: 'retract_rewritten',
+      turnId: 'turn-1',
+    });
+    expect(p.state.lastTurn).toEqual({ result: 'none', source: 'none', turnId: null, at: null });
+    expect(p.state.turn.current).toEqual({ id: 'turn-1', source: 'explicit_input', startedAt: 1 });
+  });
+});
+
+describe('stall anomalies', () => {
+  it('carry their own fields and the parser family, nothing else', async () => {
+    const { frame, at, ofKind } = linePipeline({ config: { stallTimeoutSeconds: 2 } });
+    frame(0, 'ready');
+    frame(1, 'something else');
+    at(3);
+    frame(4.5, 'ready');
+    const anomalies = (await ofKind('anomaly'))
+      .map(payload)
+      .filter((a) => a.anomaly !== 'unrecognised_screen');
+    expect(anomalies).toEqual([
+      {
+        kind: 'anomaly',
+        terminalId: 't1',
+        anomaly: 'stalled_entered',
+        phase: 'readiness',
+        t: 3,
+        elapsedUnknownSeconds: 2,
+        parserFamily: 'lines',
+      },
+      {
+        kind: 'anomaly',
+        terminalId: 't1',
+        anomaly: 'stalled_recovered',
+        phase: 'readiness',
+        t: 4.5,
+        elapsedStalledSeconds: 1.5,
+        recoveredTo: 'ready',
+        parserFamily: 'lines',
+      },
+    ]);
+  });
+});
