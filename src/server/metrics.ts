@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Subscription } from 'rxjs';
 import type { SourceHealth } from '../observe/frame-source.js';
 import type { SupervisorPort } from './port.js';
+import type { FleetHost } from './schemas.js';
 
 /** The service's Prometheus metrics, on a registry of its own. */
 export interface ServerMetrics {
@@ -119,6 +120,59 @@ export function createMetrics(sup: SupervisorPort): ServerMetrics {
     '1 while quiet panes are looked at less often to keep up.',
     (h) => (h.degraded ? 1 : 0),
   );
+  // A fleet server: each host's reachability, heartbeat age, records not yet in the stream, and
+  // its terminals, labelled by host (its observer's own gauges are on the host's /metrics).
+  const hostViews = sup.hostViews?.bind(sup);
+  if (hostViews) {
+    const perHost = (name: string, help: string, read: (h: FleetHost) => number | null) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['host'],
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const h of hostViews()) {
+            const v = read(h);
+            if (v !== null) this.set({ host: h.id }, v);
+          }
+        },
+      });
+    perHost('paneward_fleet_host_reachable', "1 while the host's heartbeat is fresh.", (h) =>
+      h.reachable ? 1 : 0,
+    );
+    perHost(
+      'paneward_fleet_host_heartbeat_age_seconds',
+      "Time since the host's latest heartbeat reached this server.",
+      (h) => (h.lastHeartbeatAt === null ? null : (Date.now() - h.lastHeartbeatAt) / 1000),
+    );
+    perHost(
+      'paneward_fleet_host_unpublished_records',
+      'Records the host journaled and has not yet published to the stream (its last heartbeat).',
+      (h) =>
+        h.durableSeq === null || h.publishedSeq === null
+          ? null
+          : Math.max(0, h.durableSeq - h.publishedSeq),
+    );
+    perHost(
+      'paneward_fleet_host_observer_lagging',
+      "observer_lagging of the host's own supervisor, from its heartbeat (absent while unreachable).",
+      (h) => (h.observer ? (h.observer.lagging ? 1 : 0) : null),
+    );
+    new Gauge({
+      name: 'paneward_fleet_host_terminals',
+      help: 'Terminals of each host by readiness.',
+      labelNames: ['host', 'readiness'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const id of sup.ids()) {
+          const host = id.slice(0, id.indexOf('/'));
+          this.inc({ host, readiness: sup.get(id).readiness.status });
+        }
+      },
+    });
+  }
   const subs: Subscription[] = [
     sup.journal.records$.subscribe((r) => {
       records.inc({ kind: r.kind });

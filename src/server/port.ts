@@ -2,6 +2,7 @@ import type { Observable } from 'rxjs';
 import type { SourceHealth } from '../observe/frame-source.js';
 import type { JournalRecord } from '../schemas/record.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
+import type { FleetHost } from './schemas.js';
 import type { AttachRequest, Telemetry, TurnResult } from '../supervisor/supervisor.js';
 
 /**
@@ -56,6 +57,8 @@ export interface SupervisorPort {
    * where no pane is observed: a fleet server (each host's is in its heartbeat).
    */
   observer?(): SourceHealth | null;
+  /** A fleet server's hosts, for `/healthz` and per-host metrics; absent on a single server. */
+  hostViews?(): FleetHost[];
   /** More to say in `/healthz` (the fleet names its hosts). */
   healthDetails?(): Record<string, unknown>;
   /** Extra fields of a terminal's view (the fleet names its host). */

@@ -163,6 +163,17 @@ describe('the fleet view serves the HTTP API for its hosts', () => {
     const metrics = await (await call('GET', '/metrics')).text();
     expect(metrics).toContain('paneward_terminals{');
     expect(metrics).not.toContain('paneward_observer_lagging');
+    // Per host: reachable, its heartbeat's age, what it has not published, its terminals.
+    expect(metrics).toMatch(/^paneward_fleet_host_reachable\{host="host-a"\} 1$/m);
+    expect(metrics).toMatch(/^paneward_fleet_host_heartbeat_age_seconds\{host="host-a"\} \d/m);
+    expect(metrics).toMatch(/^paneward_fleet_host_unpublished_records\{host="host-a"\} \d+$/m);
+    expect(metrics).toMatch(/^paneward_fleet_host_observer_lagging\{host="host-a"\} [01]$/m);
+    expect(metrics).toMatch(
+      new RegExp(
+        `^paneward_fleet_host_terminals\\{host="host-a",readiness="${view.get('host-a/f1').readiness.status}"\\} 1$`,
+        'm',
+      ),
+    );
     // A screen is asked of its host, as the dashboard's terminal page does.
     const shown = await json(await call('GET', `/v1/terminals/${enc('host-a/f1')}/screen`));
     expect(shown.text).toContain('❯');
@@ -340,6 +351,9 @@ describe('the fleet view serves the HTTP API for its hosts', () => {
     const refused = await call('POST', `/v1/terminals/${enc('host-a/f1')}/input`, { text: 'x' });
     expect(refused.status).toBe(503);
     expect((await json(refused)).error.code).toBe('host_unreachable');
+    const metrics = await (await call('GET', '/metrics')).text();
+    expect(metrics).toMatch(/^paneward_fleet_host_reachable\{host="host-a"\} 0$/m);
+    expect(metrics).not.toMatch(/^paneward_fleet_host_observer_lagging\{host="host-a"\}/m);
 
     // Records made while no edge publishes; the cursor is lost; the duplicate window passes.
     sup.attach({ target: panes[1]!.target, tool: 'stand_in', id: 'f2' });

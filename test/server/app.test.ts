@@ -227,6 +227,8 @@ describe('the HTTP API (contracts.md §5) on a real pane', () => {
     expect(text).toMatch(/paneward_sample_seconds_count \d+/);
     expect(text).toMatch(/paneward_journal_append_seconds_count \d+/);
     expect(text).toMatch(/paneward_sse_clients 0/);
+    // Per-host gauges are a fleet server's.
+    expect(text).not.toContain('paneward_fleet_');
   });
 
   it('detaches (recorded) and the terminal is gone', async () => {
