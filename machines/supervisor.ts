@@ -24,19 +24,18 @@ export const supervisorMachine = setup({
     flush: fromPromise<void>(async () => {}),
   },
   actions: {
-    spawn_terminal: enqueueActions(({ event, enqueue }) => {
-      if (event.type !== 'evt_attach') return;
+    spawn_terminal: enqueueActions(({ enqueue }, terminal: TerminalInput) => {
       enqueue.spawnChild('terminal', {
-        id: event.terminal.terminalId,
-        systemId: event.terminal.terminalId,
-        input: event.terminal,
+        id: terminal.terminalId,
+        systemId: terminal.terminalId,
+        input: terminal,
       });
     }),
-    stop_terminal: stopChild(({ event }) => (event.type === 'evt_detach' ? event.terminalId : '')),
+    stop_terminal: stopChild((_, terminalId: string) => terminalId),
+    // Runs on entering `stopping`, before its flush is invoked: every child is a terminal (one
+    // attached under the id `flush` too).
     stop_all_terminals: enqueueActions(({ enqueue, self }) => {
-      for (const id of Object.keys(self.getSnapshot().children)) {
-        if (id !== 'flush') enqueue.stopChild(id);
-      }
+      for (const id of Object.keys(self.getSnapshot().children)) enqueue.stopChild(id);
     }),
   },
 }).createMachine({
@@ -45,8 +44,10 @@ export const supervisorMachine = setup({
   states: {
     running: {
       on: {
-        evt_attach: { actions: 'spawn_terminal' },
-        evt_detach: { actions: 'stop_terminal' },
+        evt_attach: { actions: { type: 'spawn_terminal', params: ({ event }) => event.terminal } },
+        evt_detach: {
+          actions: { type: 'stop_terminal', params: ({ event }) => event.terminalId },
+        },
         evt_stop: { target: 'stopping' },
       },
     },
