@@ -122,32 +122,28 @@ export const terminalMachine = setup({
     runtime: fromCallback<TerminalCommand, TerminalRuntimeInput>(() => () => {}),
   },
   actions: {
+    /** On `evt_runtime_failed` (its error is text) and on a prepare or chart error event. */
     record_failure: assign({
-      lastError: ({ event }) =>
-        event.type === 'evt_runtime_failed'
-          ? event.error
-          : errorText((event as { error?: unknown }).error),
+      lastError: ({ event }) => errorText((event as { error?: unknown }).error),
     }),
     count_restart: assign({ restarts: ({ context }) => context.restarts + 1 }),
-    apply_preparation: assign(({ context, event }) => {
-      const output = (event as { output?: Preparation }).output;
-      return output
-        ? { request: output.request, openTurn: output.openTurn }
-        : { request: context.request };
-    }),
-    publish_state: assign({
-      state: ({ context, event }) => (event.type === 'evt_state' ? event.state : context.state),
-    }),
-    start_turn: enqueueActions(({ context, event, enqueue }) => {
-      if (event.type !== 'evt_turn_armed') return;
-      if (context.completionId) enqueue.stopChild(context.completionId);
-      const id = `completion:${event.turnId}`;
-      enqueue.spawnChild('completion', {
-        id,
-        input: { ...context.config, baseline: event.baseline },
-      });
-      enqueue.assign({ completionId: id });
-    }),
+    apply_preparation: assign((_, output: Preparation) => ({
+      request: output.request,
+      openTurn: output.openTurn,
+    })),
+    /** On `evt_state` only. */
+    publish_state: assign({ state: ({ event }) => (event as { state: unknown }).state }),
+    start_turn: enqueueActions(
+      ({ context, enqueue }, turn: { turnId: string; baseline: string }) => {
+        if (context.completionId) enqueue.stopChild(context.completionId);
+        const id = `completion:${turn.turnId}`;
+        enqueue.spawnChild('completion', {
+          id,
+          input: { ...context.config, baseline: turn.baseline },
+        });
+        enqueue.assign({ completionId: id });
+      },
+    ),
     stop_turn: enqueueActions(({ context, enqueue }) => {
       if (!context.completionId) return;
       enqueue.stopChild(context.completionId);
@@ -155,9 +151,8 @@ export const terminalMachine = setup({
     }),
     forward_command: sendTo('runtime', ({ event }) => event),
     forget_tool: assign({ request: ({ context }) => ({ ...context.request, tool: 'auto' }) }),
-    refuse_command: ({ context, event }) => {
-      if (event.type !== 'cmd') return;
-      event.reply(
+    refuse_command: ({ context }, command: TerminalCommand) => {
+      command.reply(
         Object.assign(new Error(`terminal ${context.terminalId} is not running (restarting)`), {
           code: 'not_ready',
         }),
@@ -194,10 +189,13 @@ export const terminalMachine = setup({
           request: context.request,
           restarts: context.restarts,
         }),
-        onDone: { target: 'running', actions: 'apply_preparation' },
+        onDone: {
+          target: 'running',
+          actions: { type: 'apply_preparation', params: ({ event }) => event.output },
+        },
         onError: { target: 'restarting', actions: 'record_failure' },
       },
-      on: { cmd: { actions: 'refuse_command' } },
+      on: { cmd: { actions: { type: 'refuse_command', params: ({ event }) => event } } },
     },
     running: {
       invoke: [
@@ -249,7 +247,7 @@ export const terminalMachine = setup({
       exit: 'stop_turn',
       on: {
         evt_runtime_failed: { target: 'restarting', actions: 'record_failure' },
-        evt_turn_armed: { actions: 'start_turn' },
+        evt_turn_armed: { actions: { type: 'start_turn', params: ({ event }) => event } },
         evt_turn_closed: { actions: 'stop_turn' },
         evt_retool: { target: 'attaching', actions: 'forget_tool' },
         cmd: { actions: 'forward_command' },
@@ -259,7 +257,7 @@ export const terminalMachine = setup({
       after: {
         restart_backoff: { target: 'attaching', actions: 'count_restart' },
       },
-      on: { cmd: { actions: 'refuse_command' } },
+      on: { cmd: { actions: { type: 'refuse_command', params: ({ event }) => event } } },
     },
     detached: { type: 'final' },
   },
