@@ -29,7 +29,9 @@ export function standaloneHost(
   hub = new InspectionHub(),
   logic: { readiness?: typeof readinessMachine; completion?: typeof completionMachine } = {},
 ): ChartHost {
+  // Turns by id; the readiness chart apart, so no turn id can stand for it.
   const roots = new Map<string, { stop(): void }>();
+  let readiness: { stop(): void } | null = null;
   return {
     hub,
     readiness: (input) => {
@@ -37,7 +39,7 @@ export function standaloneHost(
         input,
         inspect: hub.inspect,
       }).start();
-      roots.set('readiness', actor);
+      readiness = actor;
       return actor;
     },
     completion: (turnId, input) => {
@@ -53,6 +55,8 @@ export function standaloneHost(
       roots.delete(turnId);
     },
     dispose: () => {
+      readiness?.stop();
+      readiness = null;
       for (const actor of roots.values()) actor.stop();
       roots.clear();
     },
