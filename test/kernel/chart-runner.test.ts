@@ -1,0 +1,215 @@
+/**
+ * ChartRunner and InspectionHub: each runner reports its own chart's state changes in order,
+ * names the event (or, for an eventless transition, its guard) and the guard that classified
+ * the event it sent; the hub hands every inspection event to an outside observer unchanged.
+ */
+import { describe, expect, it } from 'vitest';
+import { createActor, emit, setup, type InspectionEvent } from 'xstate';
+import { readinessMachine } from '../../machines/readiness.js';
+import type { SurfaceObservation } from '../../machines/surface.js';
+import { ChartRunner, InspectionHub, type Step } from '../../src/kernel/chart-runner.js';
+
+const SUPPORTED: SurfaceObservation = {
+  availability: 'supported',
+  businessState: 'idle',
+  inputMode: 'freeform',
+  uiContext: 'normal_prompt',
+  projectionText: '',
+  baselineInvalidated: false,
+};
+const obs = (o: Partial<SurfaceObservation>) => ({
+  type: 'observation' as const,
+  observation: { ...SUPPORTED, ...o },
+});
+
+function readiness(input: { stalledIsTerminal?: boolean } = {}) {
+  const hub = new InspectionHub();
+  const actor = createActor(readinessMachine, { input, inspect: hub.inspect }).start();
+  const told: Step[] = [];
+  const runner = new ChartRunner(actor, hub, (s) => told.push(s));
+  return { hub, actor, runner, told };
+}
+
+describe('ChartRunner on the readiness chart', () => {
+  it('names the raised event and the guard that classified the observation', () => {
+    const { runner } = readiness();
+    expect(runner.send(obs({}))).toEqual([
+      { from: 'waiting', to: 'ready', event: 'evt_submit_ready', rule: 'submit_ready' },
+    ]);
+    expect(runner.state).toBe('ready');
+  });
+
+  it('the unguarded last of several branches is `otherwise`', () => {
+    const { runner } = readiness();
+    runner.send(obs({ businessState: 'unknown' }));
+    expect(runner.send(obs({ businessState: 'working', inputMode: 'closed' }))).toEqual([
+      { from: 'unknown', to: 'waiting', event: 'evt_known_nonready', rule: 'otherwise' },
+    ]);
+  });
+
+  it('an event with a single unguarded transition has no rule', () => {
+    const { runner } = readiness();
+    runner.send(obs({ businessState: 'unknown' }));
+    const steps = runner.send({ type: 'evt_unknown_timeout' });
+    expect(steps).toEqual([{ from: 'unknown', to: 'stalled', event: 'evt_unknown_timeout' }]);
+    expect(steps[0]).not.toHaveProperty('rule');
+  });
+
+  it('an eventless follow-up is its own step, named by its guard', () => {
+    const { runner } = readiness({ stalledIsTerminal: true });
+    runner.send(obs({ availability: 'unknown' }));
+    expect(runner.send({ type: 'evt_unknown_timeout' })).toEqual([
+      { from: 'unknown', to: 'stalled', event: 'evt_unknown_timeout' },
+      { from: 'stalled', to: 'failed', event: 'stalled_is_terminal' },
+    ]);
+  });
+
+  it('an event that does not move the state reports no step', () => {
+    const { runner, told } = readiness();
+    runner.send(obs({}));
+    expect(runner.send(obs({}))).toEqual([]);
+    expect(told).toHaveLength(1);
+  });
+
+  it('tells onStep about every change, also those it did not send, but returns only its own', () => {
+    const { actor, runner, told } = readiness();
+    // Sent past the runner: the change is told, the classifying guard is not known.
+    actor.send(obs({ businessState: 'awaiting_operator', inputMode: 'modal' }));
+    expect(told).toEqual([{ from: 'waiting', to: 'blocked', event: 'evt_operator_blocked' }]);
+    expect(runner.send(obs({}))).toEqual([
+      { from: 'blocked', to: 'ready', event: 'evt_submit_ready', rule: 'submit_ready' },
+    ]);
+    expect(told).toHaveLength(2);
+  });
+
+  it('the rule of an earlier send does not stick to a later step without one', () => {
+    const { actor, runner, told } = readiness();
+    runner.send(obs({ businessState: 'unknown' }));
+    actor.send({ type: 'evt_unknown_timeout' });
+    expect(told.at(-1)).toEqual({ from: 'unknown', to: 'stalled', event: 'evt_unknown_timeout' });
+  });
+
+  it('starts from the chart state it is given and stops reporting once disposed', () => {
+    const { hub, actor, runner: first } = readiness();
+    first.send(obs({}));
+    const told: Step[] = [];
+    const second = new ChartRunner(actor, hub, (s) => told.push(s));
+    expect(second.state).toBe('ready');
+    second.send(obs({ businessState: 'working', inputMode: 'closed' }));
+    expect(told).toEqual([
+      { from: 'ready', to: 'waiting', event: 'evt_known_nonready', rule: 'otherwise' },
+    ]);
+    second.dispose();
+    actor.send(obs({}));
+    expect(told).toHaveLength(1);
+  });
+
+  it('disposing a runner that another replaced leaves the other watching', () => {
+    const { hub, actor, runner: first } = readiness();
+    const told: Step[] = [];
+    new ChartRunner(actor, hub, (s) => told.push(s));
+    first.dispose();
+    actor.send(obs({}));
+    expect(told).toEqual([{ from: 'waiting', to: 'ready', event: 'evt_submit_ready' }]);
+  });
+
+  it('exposes the chart context and whether it is done', () => {
+    const { runner } = readiness({ stalledIsTerminal: true });
+    expect(runner.context).toMatchObject({ stalledIsTerminal: true, stallMode: 'continuous' });
+    expect(runner.done).toBe(false);
+  });
+});
+
+describe('ChartRunner: structure of the steps', () => {
+  const chart = setup({
+    types: {
+      events: {} as
+        { type: 'go' } | { type: 'next' } | { type: 'finish' } | { type: 'pick'; n: number },
+    },
+    guards: { isOne: ({ event }) => event.type === 'pick' && event.n === 1 },
+  }).createMachine({
+    initial: 'a',
+    states: {
+      a: {
+        on: {
+          go: 'b',
+          pick: [{ guard: { type: 'isOne' }, target: 'one' }, { target: 'other' }],
+        },
+      },
+      b: { entry: emit({ type: 'entered_b' }), on: { next: 'c' } },
+      c: {},
+      one: {},
+      other: {},
+      done: { type: 'final' },
+    },
+    on: { finish: '.done' },
+  });
+
+  function run() {
+    const hub = new InspectionHub();
+    const actor = createActor(chart, { inspect: hub.inspect }).start();
+    return { actor, runner: new ChartRunner(actor, hub) };
+  }
+
+  it('a guard written as an object is named by its type', () => {
+    const { runner } = run();
+    expect(runner.send({ type: 'pick', n: 1 })).toEqual([
+      { from: 'a', to: 'one', event: 'pick', rule: 'isOne' },
+    ]);
+    const other = run().runner;
+    expect(other.send({ type: 'pick', n: 2 })).toEqual([
+      { from: 'a', to: 'other', event: 'pick', rule: 'otherwise' },
+    ]);
+  });
+
+  it('an event sent while a send is under way: the outer send reports every step, in order', () => {
+    const { actor, runner } = run();
+    let inner: Step[] | null = null;
+    actor.on('entered_b', () => {
+      inner = runner.send({ type: 'next' });
+    });
+    expect(runner.send({ type: 'go' })).toEqual([
+      { from: 'a', to: 'b', event: 'go' },
+      { from: 'b', to: 'c', event: 'next' },
+    ]);
+    // The chart takes the inner event once the outer one is done, still within the outer send.
+    expect(inner).toEqual([]);
+  });
+
+  it('is done once the chart reached a final state', () => {
+    const { actor, runner } = run();
+    actor.send({ type: 'finish' });
+    expect(runner.done).toBe(true);
+    expect(runner.state).toBe('done');
+  });
+});
+
+describe('InspectionHub', () => {
+  it('hands every inspection event to the outside observer, unchanged', () => {
+    const seen: InspectionEvent[] = [];
+    const hub = new InspectionHub((ev) => seen.push(ev));
+    const actor = createActor(readinessMachine, { input: {}, inspect: hub.inspect }).start();
+    const runner = new ChartRunner(actor, hub);
+    seen.length = 0;
+    runner.send(obs({}));
+    const types = new Set(seen.map((e) => e.type));
+    expect(types).toEqual(
+      new Set(['@xstate.event', '@xstate.microstep', '@xstate.action', '@xstate.snapshot']),
+    );
+    const snapshot = seen.find((e) => e.type === '@xstate.snapshot');
+    expect(snapshot).toMatchObject({ actorRef: actor, snapshot: { value: 'ready' } });
+  });
+
+  it('routes each actor its own microsteps', () => {
+    const hub = new InspectionHub();
+    const a = createActor(readinessMachine, { input: {}, inspect: hub.inspect }).start();
+    const b = createActor(readinessMachine, { input: {}, inspect: hub.inspect }).start();
+    const ra = new ChartRunner(a, hub);
+    const rb = new ChartRunner(b, hub);
+    expect(ra.send(obs({}))).toHaveLength(1);
+    expect(rb.state).toBe('waiting');
+    expect(rb.send(obs({ businessState: 'unknown' }))).toEqual([
+      { from: 'waiting', to: 'unknown', event: 'evt_unknown_for_stall', rule: 'unknown_for_stall' },
+    ]);
+  });
+});
