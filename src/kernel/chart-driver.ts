@@ -13,9 +13,11 @@ export abstract class ChartDriver<TActor extends AnyActorRef> {
   protected readonly runner: ChartRunner<TActor>;
   /** Time of the observation or timer being handled. */
   protected now = 0;
-  /** When the chart entered `unknown` (start of the unknown run) and `stalled`. */
-  private unknownSince: number | null = null;
-  private stalledSince: number | null = null;
+  /**
+   * When the chart entered its current state. Every step of the chart passes through `record`,
+   * so a step out of `unknown` or `stalled` measures the time spent there from it.
+   */
+  private enteredAt = 0;
   private readonly offs: Array<{ unsubscribe(): void }> = [];
 
   constructor(
@@ -51,12 +53,13 @@ export abstract class ChartDriver<TActor extends AnyActorRef> {
     t: number,
     event: { type: string; [k: string]: unknown },
     extra?: Partial<TransitionRecord>,
-  ): Step[] {
-    if (this.runner.done) return [];
+  ): void {
+    // A finished chart takes no more events (the actor would warn about each one).
+    if (this.runner.done) return;
     this.now = t;
     const steps = this.runner.send(event);
+    // Stryker disable next-line ConditionalExpression: the events sent with extra fields (the stability window elapsed, the observer's payload) each end the chart in one step, so no other step can take them
     for (const step of steps) this.record(t, step, step.event === event.type ? extra : undefined);
-    return steps;
   }
 
   private record(t: number, step: Step, extra?: Partial<TransitionRecord>): void {
@@ -69,35 +72,32 @@ export abstract class ChartDriver<TActor extends AnyActorRef> {
       event: step.event,
       ...(step.rule === undefined ? {} : { rule: step.rule }),
     };
-    if (step.to === 'stalled' && this.unknownSince !== null) {
-      rec.unknownElapsedSeconds = t - this.unknownSince;
-    }
-    const stalledFor =
-      step.from === 'stalled' && this.stalledSince !== null ? t - this.stalledSince : null;
-    if (stalledFor !== null) rec.elapsedStalledSeconds = stalledFor;
-    if (extra) Object.assign(rec, extra);
+    // `stalled` is entered only from `unknown`: the time in the state left is the unknown run.
+    const elapsed = t - this.enteredAt;
+    const enteredStalled = step.to === 'stalled';
+    const leftStalled = step.from === 'stalled';
+    if (enteredStalled) rec.unknownElapsedSeconds = elapsed;
+    if (leftStalled) rec.elapsedStalledSeconds = elapsed;
+    Object.assign(rec, extra);
     this.emit(rec);
-    if (step.to === 'stalled' && this.unknownSince !== null) {
+    if (enteredStalled) {
       this.emit({
         t,
         anomaly: 'stalled_entered',
         phase: this.phase,
-        elapsedUnknownSeconds: t - this.unknownSince,
+        elapsedUnknownSeconds: elapsed,
       });
     }
-    if (stalledFor !== null && step.event !== 'stalled_is_terminal') {
+    if (leftStalled && step.event !== 'stalled_is_terminal') {
       this.emit({
         t,
         anomaly: 'stalled_recovered',
         phase: this.phase,
-        elapsedStalledSeconds: stalledFor,
+        elapsedStalledSeconds: elapsed,
         recoveredTo: step.to,
       });
     }
-    if (step.to === 'unknown') this.unknownSince = t;
-    if (step.to === 'stalled') this.stalledSince = t;
-    if (step.from === 'stalled') this.stalledSince = null;
-    if (step.to !== 'unknown' && step.to !== 'stalled') this.unknownSince = null;
+    this.enteredAt = t;
   }
 
   stop(): void {

@@ -1,6 +1,6 @@
 import type { ActorRefFrom } from 'xstate';
 import type { completionMachine } from '../../machines/completion.js';
-import { hasActivity, type Evidence, type SurfaceObservation } from '../../machines/surface.js';
+import type { Evidence, SurfaceObservation } from '../../machines/surface.js';
 import type { KernelRecord } from '../schemas/kernel.js';
 import { ChartDriver } from './chart-driver.js';
 import type { InspectionHub } from './chart-runner.js';
@@ -17,7 +17,8 @@ export type CompletionObserver = (obs: SurfaceObservation, evidence: Evidence) =
  * window, and asks the pluggable completion observer about each candidate.
  */
 export class CompletionDriver extends ChartDriver<ActorRefFrom<typeof completionMachine>> {
-  private candidateSince: number | null = null;
+  /** When the current candidate's stability window started. */
+  private candidateSince = 0;
   private readonly stabilityKey: string;
 
   constructor(
@@ -50,14 +51,7 @@ export class CompletionDriver extends ChartDriver<ActorRefFrom<typeof completion
           this.dispatch(due, { type: 'evt_stability_window_elapsed' }, this.candidateElapsed(due)),
       );
     });
-    this.listen('stability_window.cancel', () => {
-      this.candidateSince = null;
-      this.timers.clear(this.stabilityKey);
-    });
-  }
-
-  get done(): boolean {
-    return this.runner.done;
+    this.listen('stability_window.cancel', () => this.timers.clear(this.stabilityKey));
   }
 
   get evidence(): Evidence {
@@ -70,8 +64,8 @@ export class CompletionDriver extends ChartDriver<ActorRefFrom<typeof completion
 
   observe(t: number, observation: SurfaceObservation): void {
     this.dispatch(t, { type: 'observation', observation });
-    if (!this.observer || this.state !== 'candidate_complete' || !hasActivity(this.evidence))
-      return;
+    // The chart is a candidate only with post-submit evidence.
+    if (!this.observer || this.state !== 'candidate_complete') return;
     const payload = this.observer(observation, this.evidence);
     if (payload === null || payload === undefined) return;
     this.dispatch(
@@ -86,7 +80,8 @@ export class CompletionDriver extends ChartDriver<ActorRefFrom<typeof completion
     super.stop();
   }
 
-  private candidateElapsed(t: number): { candidateElapsedSeconds?: number } {
-    return this.candidateSince === null ? {} : { candidateElapsedSeconds: t - this.candidateSince };
+  /** Only asked while the chart is a candidate, whose window has started. */
+  private candidateElapsed(t: number): { candidateElapsedSeconds: number } {
+    return { candidateElapsedSeconds: t - this.candidateSince };
   }
 }
