@@ -47,6 +47,7 @@ function guardName(guard: unknown): string | undefined {
 }
 
 const valueOf = (snapshot: unknown): string =>
+  // Stryker disable next-line StringLiteral: every chart is a state machine, whose snapshots always have a value
   String((snapshot as { value?: unknown }).value ?? '');
 
 /**
@@ -70,18 +71,19 @@ export class ChartRunner<TActor extends AnyActorRef> {
     this.current = valueOf(actor.getSnapshot());
     this.unwatch = hub.watch(actor, (ev) => {
       for (const t of ev._transitions) {
-        if (this.sending === null || t.eventType !== this.sending) continue;
+        if (t.eventType !== this.sending) continue;
         // The branch the chart took: its guard, or `otherwise` for the last of several.
-        const branches = t.source.transitions.get(t.eventType)?.length ?? 0;
+        const branches = t.source.transitions.get(t.eventType)!.length;
         this.rule = guardName(t.guard) ?? (branches > 1 ? 'otherwise' : undefined);
       }
       const to = valueOf(ev.snapshot);
       if (to === this.current) return;
-      const tr = ev._transitions[0];
+      // A microstep always carries the transition(s) it took.
+      const tr = ev._transitions[0]!;
       const step: Step = {
         from: this.current,
         to,
-        event: tr?.eventType || guardName(tr?.guard) || ev.event.type,
+        event: tr.eventType || guardName(tr.guard) || ev.event.type,
         ...(this.rule === undefined ? {} : { rule: this.rule }),
       };
       this.current = to;

@@ -166,6 +166,7 @@ export class Kernel {
   dispose(): void {
     this.stopCompletion();
     this.readiness.stop();
+    // Stryker disable next-line OptionalChaining: only a host the kernel made itself is disposed here, and standaloneHost always has dispose
     if (!this.options.host) this.host.dispose?.();
     if (this.ownsTimers) this.timers.dispose();
     this.subject.complete();
