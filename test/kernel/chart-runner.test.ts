@@ -124,7 +124,11 @@ describe('ChartRunner: structure of the steps', () => {
   const chart = setup({
     types: {
       events: {} as
-        { type: 'go' } | { type: 'next' } | { type: 'finish' } | { type: 'pick'; n: number },
+        | { type: 'go' }
+        | { type: 'next' }
+        | { type: 'finish' }
+        | { type: 'check' }
+        | { type: 'pick'; n: number },
     },
     guards: { isOne: ({ event }) => event.type === 'pick' && event.n === 1 },
   }).createMachine({
@@ -133,11 +137,13 @@ describe('ChartRunner: structure of the steps', () => {
       a: {
         on: {
           go: 'b',
+          check: { guard: ({ event }) => event.type === 'check', target: 'checked' },
           pick: [{ guard: { type: 'isOne' }, target: 'one' }, { target: 'other' }],
         },
       },
       b: { entry: emit({ type: 'entered_b' }), on: { next: 'c' } },
       c: {},
+      checked: {},
       one: {},
       other: {},
       done: { type: 'final' },
@@ -160,6 +166,13 @@ describe('ChartRunner: structure of the steps', () => {
     expect(other.send({ type: 'pick', n: 2 })).toEqual([
       { from: 'a', to: 'other', event: 'pick', rule: 'otherwise' },
     ]);
+  });
+
+  it('an inline guard has no name: its step carries no rule', () => {
+    const { runner } = run();
+    const steps = runner.send({ type: 'check' });
+    expect(steps).toEqual([{ from: 'a', to: 'checked', event: 'check' }]);
+    expect(steps[0]).not.toHaveProperty('rule');
   });
 
   it('an event sent while a send is under way: the outer send reports every step, in order', () => {

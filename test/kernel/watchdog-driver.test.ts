@@ -131,6 +131,28 @@ describe('WatchdogDriver', () => {
     expect(w.cancels).toEqual([cancelOf(1_000, 100)]);
   });
 
+  it('needs no step listener', () => {
+    const clock = new VirtualClock();
+    const timers = new Timers(clock.scheduler);
+    const hub = new InspectionHub();
+    const actor = createActor(watchdogMachine, {
+      input: { budgetSeconds: 10 },
+      inspect: hub.inspect,
+    });
+    actor.start();
+    const cancels: WatchdogCancelRequest[] = [];
+    const driver = new WatchdogDriver({
+      actor,
+      hub,
+      timers,
+      key: KEY,
+      cancel: (r) => cancels.push(r),
+    });
+    driver.start(0);
+    clock.advanceTo(10);
+    expect(cancels).toEqual([cancelOf(0, 10)]);
+  });
+
   it('stop drops the deadline and stops listening to the chart', () => {
     const w = watchdog(100);
     w.driver.start(0);
