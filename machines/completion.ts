@@ -63,21 +63,18 @@ export interface CompletionContext {
   payload: unknown;
 }
 
-const observed = (event: CompletionEvent): SurfaceObservation | null =>
-  event.type === 'observation' ? event.observation : null;
+/** The observation an event carries: the guards and actions that read it are bound to `observation` only. */
+const observed = (event: CompletionEvent): SurfaceObservation =>
+  (event as Extract<CompletionEvent, { type: 'observation' }>).observation;
 
 /** Evidence as it stands once `event`'s observation is folded in. */
-function evidenceWith(context: CompletionContext, event: CompletionEvent): Evidence {
-  const o = observed(event);
-  return o === null ? context.evidence : accumulateEvidence(context.evidence, o);
-}
+const evidenceWith = (context: CompletionContext, event: CompletionEvent): Evidence =>
+  accumulateEvidence(context.evidence, observed(event));
 
 const when =
   (rule: (o: SurfaceObservation) => boolean) =>
-  ({ event }: { event: CompletionEvent }): boolean => {
-    const o = observed(event);
-    return o !== null && rule(o);
-  };
+  ({ event }: { event: CompletionEvent }): boolean =>
+    rule(observed(event));
 
 /** Submit ready, and the turn has evidence of its own (a ready surface without it never completes). */
 const submitReadyWithActivity = ({
@@ -86,10 +83,7 @@ const submitReadyWithActivity = ({
 }: {
   context: CompletionContext;
   event: CompletionEvent;
-}): boolean => {
-  const o = observed(event);
-  return o !== null && isSubmitReady(o) && hasActivity(evidenceWith(context, event));
-};
+}): boolean => isSubmitReady(observed(event)) && hasActivity(evidenceWith(context, event));
 
 /**
  * Completion: is this turn finished? One actor per turn, created when a prompt is submitted
@@ -116,25 +110,21 @@ export const completionMachine = setup({
     unknown_for_stall: when(isUnknownForStall),
     working: when(isWorking),
     submit_ready_with_activity: submitReadyWithActivity,
-    /** The same candidate as the one the stability window runs for: the window keeps running. */
-    same_candidate: ({ context, event }) => {
-      const o = observed(event);
-      return (
-        o !== null &&
-        submitReadyWithActivity({ context, event }) &&
-        candidateSignature(o, evidenceWith(context, event)) === context.windowSignature
-      );
-    },
+    /**
+     * The same candidate as the one the stability window runs for: the window keeps running.
+     * The window's signature is a candidate's, and the signature holds what makes one (a
+     * submit-ready surface, the evidence flags), so an equal signature is a candidate.
+     */
+    same_candidate: ({ context, event }) =>
+      candidateSignature(observed(event), evidenceWith(context, event)) === context.windowSignature,
     stall_gap_restarts: ({ context, event }) =>
       context.stallMode === 'gap' && when(isUnknownForStall)({ event }),
     stalled_is_terminal: ({ context }) => context.stalledIsTerminal,
   },
   actions: {
     note_observation: assign(({ context, event }) => {
-      const o = observed(event);
-      if (o === null) return {};
-      const evidence = accumulateEvidence(context.evidence, o);
-      return { evidence, observedSignature: candidateSignature(o, evidence) };
+      const evidence = evidenceWith(context, event);
+      return { evidence, observedSignature: candidateSignature(observed(event), evidence) };
     }),
     start_stall_timer: emit(({ context }) => ({
       type: 'stall_timer.start' as const,
@@ -149,9 +139,10 @@ export const completionMachine = setup({
       enqueue.assign({ windowSignature: null });
       enqueue.emit({ type: 'stability_window.cancel' });
     }),
+    /** On `evt_completion_observer_payload` only. */
     keep_payload: assign({
       payload: ({ event }) =>
-        event.type === 'evt_completion_observer_payload' ? event.payload : null,
+        (event as Extract<CompletionEvent, { type: 'evt_completion_observer_payload' }>).payload,
     }),
   },
 }).createMachine({

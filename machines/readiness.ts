@@ -38,14 +38,11 @@ export interface ReadinessContext {
   stallMode: 'continuous' | 'gap';
 }
 
-const observed = (event: ReadinessEvent): SurfaceObservation | null =>
-  event.type === 'observation' ? event.observation : null;
+/** A rule on the observation an event carries: the guards are bound to `observation` only. */
 const when =
   (rule: (o: SurfaceObservation) => boolean) =>
-  ({ event }: { event: ReadinessEvent }): boolean => {
-    const o = observed(event);
-    return o !== null && rule(o);
-  };
+  ({ event }: { event: ReadinessEvent }): boolean =>
+    rule((event as Extract<ReadinessEvent, { type: 'observation' }>).observation);
 
 /**
  * Readiness: is it safe to type a prompt? Pre-submit and continuous. Each `observation` is
