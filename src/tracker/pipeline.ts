@@ -346,15 +346,16 @@ export class TerminalPipeline {
         error = { kind: 'parse_error', message: err instanceof Error ? err.message : String(err) };
       }
     }
+    const screenHash = createHash('sha256').update(screen.text).digest('hex').slice(0, 16);
     this.evidence = {
       profile: this.profile.id,
       profileVersion: this.toolVersion ?? null,
       detector: result?.evidence.detector ?? this.profile.id,
       rule: result?.evidence.rule ?? parse,
-      screenHash: createHash('sha256').update(screen.text).digest('hex').slice(0, 16),
+      screenHash,
     };
     if (parse === 'parsed' && result?.recognised === false) {
-      this.noteUnrecognised(t, this.evidence.screenHash ?? '');
+      this.noteUnrecognised(t, screenHash);
     } else if (this.unrecognised.frames > 0) {
       this.flushUnrecognised(t);
     }
@@ -509,7 +510,8 @@ export class TerminalPipeline {
       obs.inputMode,
       normalizeProjection(obs.projectionText),
     ]);
-    if (key !== this.surfaceKey || this.surfaceSince === null) {
+    // The key is never empty: the first frame always starts the window.
+    if (key !== this.surfaceKey) {
       this.surfaceKey = key;
       this.surfaceSince = t;
       // The surface turns stable when the window ends, not at the next frame: a pane that stops
@@ -597,7 +599,7 @@ export class TerminalPipeline {
     const interrupt = this.o.interrupt;
     if (turnRunning && interrupt) {
       // Only once the record is durable: a crash in between never cancels twice.
-      void durable.then((r) => (r ? interrupt() : undefined)).catch(() => {});
+      void durable.then((r) => (r !== null ? interrupt() : undefined)).catch(() => {});
     }
   }
 

@@ -72,8 +72,6 @@ export class TurnDriver {
   private readonly phase: ChartRunner<ActorRefFrom<typeof turnPhaseMachine>>;
   private readonly last: ChartRunner<ActorRefFrom<typeof lastTurnMachine>>;
   private now = 0;
-  /** While restoring, the last-turn chart is replayed to the journal's state: nothing is reported. */
-  private replaying = false;
   private readonly subs: Array<{ unsubscribe(): void }> = [];
 
   constructor(private readonly o: TurnDriverOptions) {
@@ -130,7 +128,10 @@ export class TurnDriver {
     this.send(t, { type: 'turn_armed', t, turnId });
   }
 
-  /** Puts the last-turn chart where the journal left it (nothing is reported). */
+  /**
+   * Puts the last-turn chart where the journal left it. Nothing is reported: outcomes are
+   * reported from the turn-phase chart's `outcome` events, and this sends none.
+   */
   restoreLastTurn(facts: {
     result: 'success' | 'interrupted' | 'known_failure';
     source: TurnSource;
@@ -144,12 +145,7 @@ export class TurnDriver {
         known_failure: 'evt_known_failure',
       } as const
     )[facts.result];
-    this.replaying = true;
-    try {
-      this.last.send({ type, turnId: facts.turnId, source: facts.source, at: facts.at });
-    } finally {
-      this.replaying = false;
-    }
+    this.last.send({ type, turnId: facts.turnId, source: facts.source, at: facts.at });
   }
 
   snapshot(): TurnSnapshot {
@@ -182,7 +178,6 @@ export class TurnDriver {
   }
 
   private onOutcome(ev: Extract<TurnPhaseEmitted, { type: 'outcome' }>): void {
-    if (this.replaying) return;
     const steps = this.last.send({
       type: ev.outcome,
       turnId: ev.turnId,
