@@ -5,7 +5,7 @@
  * terminal releases.
  */
 import { createHash } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Journal } from '../../src/journal/journal.js';
 import { VirtualClock } from '../../src/kernel/virtual-time.js';
 import { KernelConfig } from '../../src/schemas/kernel.js';
@@ -219,6 +219,25 @@ describe('stopping a terminal', () => {
     await journal.flush();
     const before = journal.read().length;
     p.dispose();
+    await journal.flush();
+    expect(journal.read()).toHaveLength(before);
+  });
+
+  it('a poll that arrives after the terminal stopped records nothing', async () => {
+    const clock = new VirtualClock();
+    const journal = new Journal({ dataDir: null, scheduler: clock.scheduler });
+    const { frame, p } = linePipeline({ scheduler: clock.scheduler, journal });
+    frame(0, 'ready');
+    await journal.flush();
+    const before = journal.read().length;
+    p.dispose();
+    // The stopped charts say so on the console; that is not what is checked here.
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      frame(1, 'working');
+    } finally {
+      warn.mockRestore();
+    }
     await journal.flush();
     expect(journal.read()).toHaveLength(before);
   });

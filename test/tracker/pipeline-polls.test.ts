@@ -181,6 +181,26 @@ describe('a poll without a capture', () => {
     expect(p.state.readiness.status).toBe('unknown');
   });
 
+  it('a parsed poll with no screen during a turn: the turn cannot be seen, so its phase is lost', () => {
+    const { p, frame } = linePipeline();
+    frame(0, 'ready');
+    p.submit(1);
+    frame(2, 'working');
+    expect(p.state.turn.phase).toBe('active');
+    p.probe(3, { ...UP, parse: 'parsed' });
+    expect(p.state.turn.phase).toBe('unknown');
+  });
+
+  it('a poll that cannot be read keeps the transcript as last seen: a turn sees no change in it', () => {
+    const { p, frame } = linePipeline();
+    frame(0, 'hello\nready');
+    p.submit(1);
+    p.probe(2, { transport: 'tmux_up', process: 'probe_error' });
+    p.probe(2.5, { transport: 'tmux_up', process: 'tui_down', parse: 'skipped_tui_down' });
+    frame(3, 'hello\nready');
+    expect(p.state.completion).toMatchObject({ sawWorking: false, sawProjectionChange: false });
+  });
+
   it('leaves the latest capture and the projection as they were; the surface goes unknown', () => {
     const { p, frame } = linePipeline();
     expect(p.screen).toBeNull();

@@ -236,6 +236,16 @@ describe('turn records', () => {
       },
       evidence: null,
     });
+    // The phase leaves the turn it ends, named.
+    expect(settled.transitions).toContainEqual(
+      expect.objectContaining({
+        machine: 'turnPhase',
+        from: 'active',
+        to: 'ready',
+        event: 'evt_turn_finished',
+        turnId: 'turn-1',
+      }),
+    );
     expect(settled.transitions).toContainEqual({
       machine: 'lastTurn',
       from: 'none',
@@ -257,6 +267,33 @@ describe('turn records', () => {
     });
     // Every record of the stream is of this terminal.
     expect((await records()).every((r) => r.terminalId === 't1')).toBe(true);
+  });
+
+  it("the completion shows the observer's payload when it gives one, and no payload otherwise", () => {
+    const observed = linePipeline({
+      observer: (obs, ev) => (ev.sawWorking ? { reply: obs.projectionText } : null),
+    });
+    const plain = linePipeline();
+    for (const { frame, at, p } of [observed, plain]) {
+      frame(0, 'ready');
+      p.submit(1);
+      frame(2, 'you: hi\nworking');
+      frame(3, 'you: hi\nhello\nready');
+      at(10);
+    }
+    expect(observed.p.state.completion).toEqual({
+      turnId: 'turn-1',
+      status: 'completed',
+      sawWorking: true,
+      sawProjectionChange: true,
+      payload: { reply: 'you: hi\nhello' },
+    });
+    expect(plain.p.state.completion).toEqual({
+      turnId: 'turn-1',
+      status: 'completed',
+      sawWorking: true,
+      sawProjectionChange: true,
+    });
   });
 
   it('a turn submitted over an open one ends that one with no outcome', async () => {
