@@ -502,7 +502,9 @@ export class TerminalPipeline {
     this.turns.frame(t, {
       available: available && result !== null,
       signals: result?.signals ?? NO_SIGNALS,
-      projectionText: result?.surface.projectionText ?? '',
+      // A poll with no readable screen says nothing of the transcript: it is as last seen (an
+      // empty one would count as a change, evidence for a turn that did nothing).
+      projectionText: obs.projectionText,
     });
     const key = JSON.stringify([
       obs.availability,

@@ -201,6 +201,20 @@ describe('a poll without a capture', () => {
     expect(p.state.completion).toMatchObject({ sawWorking: false, sawProjectionChange: false });
   });
 
+  it('a poll that cannot be read is no evidence of a turn: an old reply still on screen is not its success', () => {
+    for (const probeAt of [0.5, 1.5]) {
+      const { p, frame, at } = linePipeline();
+      frame(0, 'hello\nreplied');
+      if (probeAt < 1) p.probe(probeAt, { transport: 'tmux_up', process: 'probe_error' });
+      p.submit(1);
+      if (probeAt > 1) p.probe(probeAt, { transport: 'tmux_up', process: 'probe_error' });
+      frame(2, 'hello\nreplied');
+      at(10);
+      expect(p.state.lastTurn.result, `probe at ${probeAt}`).toBe('none');
+      expect(p.state.turn).toMatchObject({ phase: 'active', current: { id: 'turn-1' } });
+    }
+  });
+
   it('leaves the latest capture and the projection as they were; the surface goes unknown', () => {
     const { p, frame } = linePipeline();
     expect(p.screen).toBeNull();

@@ -4,7 +4,7 @@
  * pipeline live supervision uses on virtual time, and each public-state change is printed,
  * from the session's first poll on; everything valid before a bad line is still printed.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { PanewardError } from '../../src/errors.js';
 import type { TerminalState } from '../../src/schemas/terminal-state.js';
 import {
@@ -14,7 +14,7 @@ import {
   readJsonLines,
   replayRecording,
 } from '../../src/tracker/replay.js';
-import { sameState } from '../../src/tracker/pipeline.js';
+import { sameState, TerminalPipeline } from '../../src/tracker/pipeline.js';
 
 const NORMAL_TURN = 'test/fixtures/claude_code/normal-turn.jsonl';
 const SESSION_KILLED = 'test/fixtures/gemini_cli/session-killed.jsonl';
@@ -82,6 +82,14 @@ describe('parseRecording', () => {
     );
     const untyped = lines[1]!.replace('"type":"frame",', '');
     expect(failure(() => parseRecording(renumber([lines[0]!, untyped]))).message).toMatch(
+      /^line 2: /,
+    );
+  });
+
+  it('a type that is not a name is no unknown type: the line is refused', () => {
+    const lines = texts(NORMAL_TURN);
+    const numbered = lines[1]!.replace('"type":"frame"', '"type":5');
+    expect(failure(() => parseRecording(renumber([lines[0]!, numbered]))).message).toMatch(
       /^line 2: /,
     );
   });
@@ -179,6 +187,19 @@ describe('replayRecording', () => {
     failure(() => replayRecording(renumber(lines), (s) => printed.push(s)));
     failure(() => replayRecording([], (s) => printed.push(s)));
     expect(printed).toEqual([]);
+  });
+
+  it('releases the pipeline it played into, also when it refuses a line', () => {
+    const dispose = vi.spyOn(TerminalPipeline.prototype, 'dispose');
+    try {
+      replayed(readJsonLines(NORMAL_TURN));
+      expect(dispose).toHaveBeenCalledTimes(1);
+      const lines = texts(NORMAL_TURN);
+      failure(() => replayRecording(renumber([lines[0]!, lines[2]!, lines[1]!]), () => {}));
+      expect(dispose).toHaveBeenCalledTimes(2);
+    } finally {
+      dispose.mockRestore();
+    }
   });
 
   it('is deterministic', () => {
