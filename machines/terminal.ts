@@ -89,7 +89,7 @@ export interface TerminalRuntimeInput {
 }
 
 const errorText = (error: unknown): string =>
-  error instanceof Error ? error.message : typeof error === 'string' ? error : String(error);
+  error instanceof Error ? error.message : String(error);
 
 /**
  * One supervised terminal. `attaching` prepares the pane (the tool detected when not given,

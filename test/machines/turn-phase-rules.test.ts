@@ -29,7 +29,8 @@ const FAILURE = { kind: 'server_error', message: 'API Error: 500' };
  * sends `settle_window_elapsed` itself) and reads every request and outcome the chart emits.
  */
 function chart(input?: TurnPhaseInput) {
-  const actor = createActor(turnPhaseMachine, input === undefined ? {} : { input });
+  // No input: the chart's defaults.
+  const actor = createActor(turnPhaseMachine, { input } as { input: TurnPhaseInput });
   const emitted: TurnPhaseEmitted[] = [];
   actor.on('*', (e) => emitted.push(e));
   actor.start();
