@@ -50,7 +50,7 @@ export const diagnosticsMachine = setup({
     tool_unsupported: probed(
       (p) =>
         p.process === 'unsupported_tool' ||
-        // Stryker disable next-line ConditionalExpression,StringLiteral: a parse of unsupported_tool is not `parsed`, so without this clause the probe falls to the last row, which raises the same evt_probe_unknown
+        // Stryker disable next-line ConditionalExpression,StringLiteral: a parse of unsupported_tool is not `parsed`, so without this clause the probe falls to the last row, which raises the same evt_probe_unknown (an always-true clause is caught: a parsed probe would be unknown)
         p.parse === 'unsupported_tool',
     ),
     parsed: probed((p) => p.parse === 'parsed'),
