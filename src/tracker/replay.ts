@@ -32,28 +32,21 @@ const KNOWN_TYPES = new Set(['header', 'frame', 'input', 'probe']);
  */
 export function parseRecording(lines: Array<[number, string]>): ParsedRecording {
   const { recording, error } = parseUntilError(lines);
-  if (error !== null || !recording) throw error;
+  if (error !== null) throw error;
   return recording;
 }
 
-/** Everything valid before the first bad line, and that line's error (null when none). */
+/**
+ * Everything valid before the first bad line, and that line's error (null when none). Throws
+ * when there is nothing to play: no lines, or no valid header.
+ */
 function parseUntilError(lines: Array<[number, string]>): {
-  recording: ParsedRecording | null;
+  recording: ParsedRecording;
   error: PanewardError | null;
 } {
   const first = lines[0];
-  if (!first) {
-    return {
-      recording: null,
-      error: new PanewardError('invalid_recording', 'the recording is empty'),
-    };
-  }
-  let header: RecordingHeader;
-  try {
-    header = parseJsonLine(RecordingHeader, first[0], first[1], 'invalid_recording');
-  } catch (err) {
-    return { recording: null, error: err as PanewardError };
-  }
+  if (!first) throw new PanewardError('invalid_recording', 'the recording is empty');
+  const header = parseJsonLine(RecordingHeader, first[0], first[1], 'invalid_recording');
   const recording: ParsedRecording = { header, lines: [] };
   let lastT = 0;
   try {
@@ -144,7 +137,6 @@ export function replayRecording(
 ): TerminalState | null {
   // Play what is valid up to a bad line, then report that line.
   const { recording, error } = parseUntilError(lines);
-  if (!recording) throw error;
   const { pipeline, clock } = pipelineFor(recording, options);
   // The session starts with the first poll; its state is printed with that poll's.
   let started = false;
