@@ -305,9 +305,33 @@ describe('stopping a terminal', () => {
     p.dispose();
     expect(site.charts.watchdog.getSnapshot().status).toBe('active');
     expect(site.charts.turnPhase.getSnapshot().status).toBe('active');
-    site.dispose?.();
+    site.dispose();
     expect(site.charts.watchdog.getSnapshot().status).toBe('stopped');
     expect(completions[1]!.getSnapshot().status).toBe('stopped');
+  });
+
+  it('a standalone site stops a turn without a completion chart as nothing', () => {
+    const site = standaloneSite({ config: KernelConfig.parse({}) });
+    expect(() => site.stopCompletion('turn-1')).not.toThrow();
+    site.dispose();
+  });
+
+  it("wakes its timers on the scheduler's clock, observation time 0 at the origin", () => {
+    const clock = new VirtualClock();
+    const p = new TerminalPipeline({
+      terminalId: 't1',
+      profile: lineProfile(),
+      scheduler: clock.scheduler,
+      originMs: 5000,
+      watchdogBudgetSeconds: 1,
+    });
+    p.startSession(0);
+    // Only the clock moves: the deadline (observation 1) is scheduler time 6000 ms.
+    clock.advanceTo(5.9);
+    expect(p.state.watchdog.state).toBe('armed');
+    clock.advanceTo(6.1);
+    expect(p.state.watchdog.state).toBe('fired');
+    p.dispose();
   });
 
   it('a standalone site starts each chart with its terminal settings', () => {
@@ -328,7 +352,7 @@ describe('stopping a terminal', () => {
     const bare = standaloneSite({ config });
     expect(bare.charts.watchdog.getSnapshot().context.budgetSeconds).toBe(0);
     expect(bare.charts.turnPhase.getSnapshot().context.current).toBeNull();
-    site.dispose?.();
-    bare.dispose?.();
+    site.dispose();
+    bare.dispose();
   });
 });

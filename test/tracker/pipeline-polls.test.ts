@@ -215,6 +215,24 @@ describe('a poll without a capture', () => {
     }
   });
 
+  it('a turn sees every later change of its transcript, also after a poll that could not be read', () => {
+    const { p, frame } = linePipeline();
+    frame(0, 'hello\nready');
+    p.submit(1);
+    frame(2, 'hello\nready');
+    frame(3, 'hello\nready');
+    expect(p.state.completion).toMatchObject({ sawProjectionChange: false });
+    frame(4, 'hello\nreply\nready');
+    expect(p.state.completion).toMatchObject({ sawProjectionChange: true });
+
+    const after = linePipeline();
+    after.frame(0, 'hello\nready');
+    after.p.submit(1);
+    after.p.probe(2, { transport: 'tmux_up', process: 'probe_error' });
+    after.frame(3, 'hello\nreply\nready');
+    expect(after.p.state.completion).toMatchObject({ sawProjectionChange: true });
+  });
+
   it('leaves the latest capture and the projection as they were; the surface goes unknown', () => {
     const { p, frame } = linePipeline();
     expect(p.screen).toBeNull();
@@ -305,6 +323,8 @@ describe('the public surface', () => {
     const { p, frame, at } = linePipeline();
     p.startSession(5);
     expect(p.state.readiness).toEqual({ status: 'waiting', since: 5 });
+    // No surface seen yet: it has held still for no time at all.
+    expect(p.state.stability).toEqual({ stable: false, stableForSeconds: 0 });
     expect(p.state.turn).toMatchObject({ phase: 'unknown', since: 5 });
     frame(6, 'ready');
     expect(p.state.readiness).toEqual({ status: 'ready', since: 6 });
