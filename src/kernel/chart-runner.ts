@@ -40,10 +40,9 @@ export class InspectionHub {
   }
 }
 
+/** A referenced guard's name (written as a string or as `{ type, params }`); an inline one has none. */
 function guardName(guard: unknown): string | undefined {
-  if (typeof guard === 'string') return guard;
-  if (guard && typeof guard === 'object' && 'type' in guard) return String(guard.type);
-  return undefined;
+  return typeof guard === 'string' ? guard : (guard as { type?: string } | undefined)?.type;
 }
 
 const valueOf = (snapshot: unknown): string =>

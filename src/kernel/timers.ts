@@ -76,7 +76,9 @@ export class Timers {
             e[1].due < next[1].due ||
             (e[1].due === next[1].due &&
               (e[1].order < next[1].order ||
-                (e[1].order === next[1].order && e[1].seq < next[1].seq)))
+                (e[1].order === next[1].order &&
+                  // Stryker disable next-line EqualityOperator: every entry has its own seq, so `<` and `<=` never differ
+                  e[1].seq < next[1].seq)))
           ) {
             next = e;
           }

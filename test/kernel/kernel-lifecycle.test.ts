@@ -85,6 +85,16 @@ describe('standaloneHost', () => {
     expect(readiness.getSnapshot().status).toBe('stopped');
   });
 
+  it('disposing is harmless when it has no readiness chart, or twice', () => {
+    const host = standaloneHost();
+    const turn = host.completion('turn-1', { ...INPUT, baseline: 'a' });
+    host.dispose?.();
+    expect(turn.getSnapshot().status).toBe('stopped');
+    host.readiness(INPUT);
+    host.dispose?.();
+    expect(() => host.dispose?.()).not.toThrow();
+  });
+
   it('takes the charts it is given in place of the real ones', () => {
     const submitReady = obs(SURFACE);
     const working = obs(at({ businessState: 'working', inputMode: 'closed' }));
@@ -205,6 +215,20 @@ describe('Kernel: timers', () => {
     expect(scheduler.pending).toHaveLength(1);
     k.dispose();
     expect(scheduler.pending).toEqual([]);
+  });
+
+  it('its own timers go with it, with whatever else was set on them', () => {
+    const scheduler = new ManualScheduler();
+    const k = new Kernel({ scheduler });
+    const heard: number[] = [];
+    k.timers.onFired((due) => heard.push(due));
+    k.timers.set('extra', 3, 5, () => heard.push(-1));
+    k.dispose();
+    expect(k.timers.has('extra')).toBe(false);
+    expect(scheduler.pending).toEqual([]);
+    k.timers.set('later', 4, 5, () => undefined);
+    k.timers.advanceTo(4);
+    expect(heard).toEqual([]);
   });
 
   it('shared timers stay with their owner: dispose only clears the kernel’s own', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Timers } from '../../src/kernel/timers.js';
+import { TimerOrder, Timers } from '../../src/kernel/timers.js';
 import { VirtualClock } from '../../src/kernel/virtual-time.js';
 import { ManualScheduler } from './internal/manual-scheduler.js';
 
@@ -108,6 +108,15 @@ describe('Timers: order and inclusive deadlines', () => {
     add('a', 5, 1);
     timers.advanceTo(5);
     expect(fired.map(([k]) => k)).toEqual(['b', 'a']);
+  });
+
+  it('a re-armed timer keeps its place in the tie-break order', () => {
+    const { timers, fired, add } = manual();
+    add('readiness.stall', 5, TimerOrder.readinessStall);
+    add('completion.stall', 5, TimerOrder.completionStall);
+    add('readiness.stall', 5, TimerOrder.readinessStall);
+    timers.advanceTo(5);
+    expect(fired.map(([k]) => k)).toEqual(['readiness.stall', 'completion.stall']);
   });
 
   it('the order only breaks ties: an earlier deadline fires first whatever its order', () => {
