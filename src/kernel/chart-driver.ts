@@ -48,7 +48,11 @@ export abstract class ChartDriver<TActor extends AnyActorRef> {
     this.offs.push(this.runner.actor.on(type as never, handler as never));
   }
 
-  /** Sends one event at time `t` and records what it changed. */
+  /**
+   * Sends one event at time `t` and records what it changed; `extra` adds fields to the record
+   * (the events sent with some, the stability window elapsed and the observer's payload, each
+   * end the chart in a single step).
+   */
   protected dispatch(
     t: number,
     event: { type: string; [k: string]: unknown },
@@ -57,9 +61,7 @@ export abstract class ChartDriver<TActor extends AnyActorRef> {
     // A finished chart takes no more events (the actor would warn about each one).
     if (this.runner.done) return;
     this.now = t;
-    const steps = this.runner.send(event);
-    // Stryker disable next-line ConditionalExpression: the events sent with extra fields (the stability window elapsed, the observer's payload) each end the chart in one step, so no other step can take them
-    for (const step of steps) this.record(t, step, step.event === event.type ? extra : undefined);
+    for (const step of this.runner.send(event)) this.record(t, step, extra);
   }
 
   private record(t: number, step: Step, extra?: Partial<TransitionRecord>): void {
