@@ -346,7 +346,12 @@ export class TerminalPipeline {
     else if (probe.process === 'tui_down') parse = 'skipped_tui_down';
     else if (probe.process === 'unsupported_tool' || this.profile.processNames.length === 0) {
       parse = 'unsupported_tool';
-      result = this.safeParse(screen);
+      // Read for the record only: a parser that throws on it is no error of this terminal.
+      try {
+        result = this.profile.parse(screen);
+      } catch {
+        // No result: the evidence names the parse outcome instead.
+      }
     } else {
       try {
         result = this.profile.parse(screen);
@@ -467,6 +472,7 @@ export class TerminalPipeline {
   }
 
   dispose(): void {
+    // Stryker disable next-line ConditionalExpression: a second dispose() would only repeat releases that are idempotent (charts, timers, subscriptions, closing the journal), with nothing left to record
     if (this.disposed) return;
     this.flushUnrecognised(this.now);
     this.disposed = true;
@@ -488,14 +494,6 @@ export class TerminalPipeline {
       rule: name,
       screenHash: null,
     };
-  }
-
-  private safeParse(screen: Screen): ProfileResult | null {
-    try {
-      return this.profile.parse(screen);
-    } catch {
-      return null;
-    }
   }
 
   private step(t: number, outcome: ProbeOutcome, result: ProfileResult | null): void {
@@ -526,6 +524,7 @@ export class TerminalPipeline {
       // The surface turns stable when the window ends, not at the next frame: a pane that stops
       // changing may send no frame for a long time (control mode samples on change).
       this.timers.set(
+        // Stryker disable next-line StringLiteral: the name only has to differ from the terminal's other timers (turn.settle, watchdog.*, readiness.*, completion.*), and an empty one does too
         'surface.stability',
         t + this.kernel.config.stabilitySeconds,
         TimerOrder.surfaceStability,
@@ -661,6 +660,10 @@ export class TerminalPipeline {
     const changed = changedFields(prev, next);
     const transitions = this.transitions;
     this.transitions = [];
+    // Each chart's state is a public field (diagnostics.availability, readiness.status,
+    // completion.status, turn.phase, lastTurn, watchdog.state), so transitions come with a
+    // changed field; a record is still written if they ever did not.
+    // Stryker disable next-line ConditionalExpression: transitions never come without a changed field (above)
     if (Object.keys(changed).length === 0 && transitions.length === 0) return;
     this.record({
       kind: 'state',
@@ -670,6 +673,7 @@ export class TerminalPipeline {
       transitions,
       evidence: this.evidence,
     });
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: transitions never come without a changed field (above)
     if (Object.keys(changed).length > 0) this.subject.next(next);
   }
 

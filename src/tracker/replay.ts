@@ -156,8 +156,9 @@ function peekType(text: string): string | undefined {
     const v = JSON.parse(text) as { type?: unknown };
     return typeof v.type === 'string' ? v.type : undefined;
   } catch {
-    return undefined;
+    // Not JSON, or JSON null: parsing the line reports it.
   }
+  return undefined;
 }
 
 export { readJsonLines };
