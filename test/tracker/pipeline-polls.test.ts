@@ -99,6 +99,13 @@ describe('what the probe lets the parser read', () => {
     expect(p.state.readiness.status).toBe('failed');
   });
 
+  it('a probe error is an error also for a tool no process names: readiness unknown, not failed', () => {
+    const { p, frame } = linePipeline({ profile: lineProfile({ processNames: [] }) });
+    frame(0, 'ready', { transport: 'tmux_up', process: 'probe_error' });
+    expect(p.state.diagnostics).toMatchObject({ availability: 'error', parse: 'unsupported_tool' });
+    expect(p.state.readiness.status).toBe('unknown');
+  });
+
   it('an unsupported tool whose parser throws is still only unsupported', async () => {
     const { p, frame, ofKind } = linePipeline();
     frame(0, 'throw', { transport: 'tmux_up', process: 'unsupported_tool' });
@@ -231,6 +238,16 @@ describe('a poll without a capture', () => {
     after.p.probe(2, { transport: 'tmux_up', process: 'probe_error' });
     after.frame(3, 'hello\nreply\nready');
     expect(after.p.state.completion).toMatchObject({ sawProjectionChange: true });
+  });
+
+  it('a terminal never read has an empty transcript: polls that cannot be read do not change it', () => {
+    const { p, at } = linePipeline();
+    p.submit(1);
+    p.probe(2, { transport: 'tmux_up', process: 'probe_error' });
+    p.probe(3, { transport: 'tmux_missing', process: 'unknown' });
+    at(10);
+    expect(p.state.completion).toMatchObject({ sawWorking: false, sawProjectionChange: false });
+    expect(p.state.lastTurn.result).toBe('none');
   });
 
   it('leaves the latest capture and the projection as they were; the surface goes unknown', () => {

@@ -43,6 +43,17 @@ describe('turn driver', () => {
     });
   });
 
+  it('a turn submitted over an open one ends that one with no outcome, at the submit', () => {
+    const h = new TurnHarness();
+    const first = h.armExplicit();
+    h.activeFrame();
+    const second = h.armExplicit();
+    expect(h.turns.filter((ev) => ev.kind === 'turn.ended')).toEqual([
+      { kind: 'turn.ended', t: h.t, turnId: first, source: 'explicit_input', outcome: 'none' },
+    ]);
+    expect(h.snapshot().current).toMatchObject({ id: second });
+  });
+
   it('restoring the last turn reports nothing, and the next outcome replaces it', () => {
     const h = new TurnHarness();
     h.driver.restoreLastTurn({
