@@ -14,7 +14,8 @@ export type CompletionObserver = (obs: SurfaceObservation, evidence: Evidence) =
 
 /**
  * Feeds one turn's completion chart its observations, its stall timer and its stability
- * window, and asks the pluggable completion observer about each candidate.
+ * window, and asks the pluggable completion observer about each observation once the turn has
+ * evidence.
  */
 export class CompletionDriver extends ChartDriver<ActorRefFrom<typeof completionMachine>> {
   /** When the current candidate's stability window started. */
@@ -64,10 +65,13 @@ export class CompletionDriver extends ChartDriver<ActorRefFrom<typeof completion
 
   observe(t: number, observation: SurfaceObservation): void {
     this.dispatch(t, { type: 'observation', observation });
-    // The chart is a candidate only with post-submit evidence.
-    if (!this.observer || this.state !== 'candidate_complete') return;
-    const payload = this.observer(observation, this.evidence);
-    if (payload === null || payload === undefined) return;
+    // Asked on each observation once the turn has evidence, until it has ended; only a
+    // candidate acts on the answer (statecharts.md §2).
+    if (!this.observer || this.state === 'completed' || this.state === 'failed') return;
+    const evidence = this.evidence;
+    if (!evidence.sawWorking && !evidence.sawProjectionChange) return;
+    const payload = this.observer(observation, evidence);
+    if (payload === null || payload === undefined || this.state !== 'candidate_complete') return;
     this.dispatch(
       t,
       { type: 'evt_completion_observer_payload', payload },

@@ -306,6 +306,32 @@ describe('Kernel: completion observer answers', () => {
     ]);
   });
 
+  it('is asked on every observation once the turn has evidence, not before; only a candidate completes on an answer', () => {
+    const asked: Array<{ text: string; state: string }> = [];
+    const k = kernelOnVirtualTime({
+      config: { stabilitySeconds: 5 },
+      observer: (o) => {
+        asked.push({ text: o.projectionText, state: o.businessState });
+        return { sentinel: true };
+      },
+    });
+    k.submit(0);
+    // The surface before the agent started: no evidence, not asked.
+    k.observe(0.5, { projectionText: 'baseline' });
+    expect(asked).toEqual([]);
+    // Working: evidence, asked, but a turn in progress does not complete on an answer.
+    k.observe(1, { businessState: 'working', inputMode: 'closed', projectionText: 'baseline' });
+    expect(asked).toEqual([{ text: 'baseline', state: 'working' }]);
+    expect(k.kernel.snapshot().completion?.status).toBe('in_progress');
+    // Finished: a candidate, asked again, and the answer completes it at once.
+    k.observe(2, { projectionText: 'baseline\nreply' });
+    expect(asked).toHaveLength(2);
+    expect(k.kernel.snapshot().completion).toMatchObject({
+      status: 'completed',
+      payload: { sentinel: true },
+    });
+  });
+
   it('a finished turn takes further observations quietly, and is not asked about them', () => {
     const warn = vi.spyOn(console, 'warn');
     let asked = 0;
