@@ -64,8 +64,11 @@ export class ChartRunner<TActor extends AnyActorRef> {
   constructor(
     readonly actor: TActor,
     hub: InspectionHub,
-    /** Told about every state change, also those no `send` of this runner caused. */
-    private readonly onStep?: (step: Step) => void,
+    /**
+     * Told about every state change, also those no `send` of this runner caused, with the
+     * chart's context as the step leaves it (the actor's snapshot is updated only after).
+     */
+    private readonly onStep?: (step: Step, context: unknown) => void,
   ) {
     this.current = valueOf(actor.getSnapshot());
     this.unwatch = hub.watch(actor, (ev) => {
@@ -87,7 +90,7 @@ export class ChartRunner<TActor extends AnyActorRef> {
       };
       this.current = to;
       this.collected?.push(step);
-      this.onStep?.(step);
+      this.onStep?.(step, (ev.snapshot as { context?: unknown }).context);
     });
   }
 

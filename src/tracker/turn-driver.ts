@@ -3,6 +3,7 @@ import type { lastTurnMachine, LastTurnState } from '../../machines/lastTurn.js'
 import { normalizeProjection } from '../../machines/surface.js';
 import type {
   TurnInfo,
+  TurnPhaseContext,
   TurnPhaseEmitted,
   turnPhaseMachine,
   TurnPhaseState,
@@ -75,13 +76,15 @@ export class TurnDriver {
   private readonly subs: Array<{ unsubscribe(): void }> = [];
 
   constructor(private readonly o: TurnDriverOptions) {
-    this.phase = new ChartRunner(o.turnPhase, o.hub, (step) =>
+    this.phase = new ChartRunner(o.turnPhase, o.hub, (step, context) => {
+      // The turn a step starts is in the context it leaves; the one it ends, in the one before.
+      const turn = (context as TurnPhaseContext).current ?? this.current;
       o.onTransition(this.now, {
         machine: 'turnPhase',
         ...step,
-        ...(this.current ? { turnId: this.current.id } : {}),
-      }),
-    );
+        ...(turn ? { turnId: turn.id } : {}),
+      });
+    });
     this.last = new ChartRunner(o.lastTurn, o.hub);
     this.subs.push(
       o.turnPhase.on('settle_window.start', (ev) =>

@@ -210,6 +210,15 @@ describe('turn records', () => {
         sawProjectionChange: false,
       },
     });
+    // The phase enters the turn it starts, named.
+    expect(submitted.transitions).toContainEqual(
+      expect.objectContaining({
+        machine: 'turnPhase',
+        from: 'ready',
+        to: 'active',
+        turnId: 'turn-1',
+      }),
+    );
     // The completion chart's transitions name the turn by its id, not the kernel's number.
     const completion = states
       .flatMap((s) => s.transitions)
