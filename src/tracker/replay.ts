@@ -87,6 +87,10 @@ export function pipelineFor(
     toolVersion: rec.header.toolVersion,
     config: options.config,
     scheduler: clock.scheduler,
+    // The session budget arms the watchdog when the session starts, at the first poll.
+    ...(options.config?.sessionWallClockSeconds
+      ? { watchdogBudgetSeconds: options.config.sessionWallClockSeconds }
+      : {}),
   });
   return { pipeline, clock };
 }

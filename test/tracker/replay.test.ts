@@ -159,6 +159,25 @@ describe('replayRecording', () => {
     ]);
   });
 
+  it('arms the watchdog with the session budget it is given, from the first poll; none without', () => {
+    const lines = texts(NORMAL_TURN);
+    const first = t(lines[1]!);
+    const guarded = replayed(renumber(lines), { config: { sessionWallClockSeconds: 2 } });
+    const fired = guarded.states.find((s) => s.watchdog.state === 'fired')!;
+    expect(fired.t).toBe(first + 2);
+    expect(fired.session).toEqual({
+      status: 'blocked',
+      stopReasonCode: 'watchdog_wall_clock_exceeded',
+    });
+    expect(guarded.states[0]!.watchdog).toEqual({
+      state: 'armed',
+      sessionStartedAt: first,
+      budgetSeconds: 2,
+    });
+    const plain = replayed(renumber(lines));
+    expect(plain.states.every((s) => s.watchdog.state === 'disabled')).toBe(true);
+  });
+
   it('polls without a capture are played as probes', () => {
     const { final } = replayed(readJsonLines(SESSION_KILLED));
     expect(final!.diagnostics).toMatchObject({
