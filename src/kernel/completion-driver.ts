@@ -65,13 +65,14 @@ export class CompletionDriver extends ChartDriver<ActorRefFrom<typeof completion
 
   observe(t: number, observation: SurfaceObservation): void {
     this.dispatch(t, { type: 'observation', observation });
-    // Asked on each observation once the turn has evidence, until it has ended; only a
-    // candidate acts on the answer (statecharts.md §2).
+    // Asked on each observation once the turn has evidence, until it has ended (statecharts.md
+    // §2). Only a candidate acts on the answer: the chart takes the payload in
+    // candidate_complete alone.
     if (!this.observer || this.state === 'completed' || this.state === 'failed') return;
     const evidence = this.evidence;
     if (!evidence.sawWorking && !evidence.sawProjectionChange) return;
     const payload = this.observer(observation, evidence);
-    if (payload === null || payload === undefined || this.state !== 'candidate_complete') return;
+    if (payload === null || payload === undefined) return;
     this.dispatch(
       t,
       { type: 'evt_completion_observer_payload', payload },
@@ -84,7 +85,7 @@ export class CompletionDriver extends ChartDriver<ActorRefFrom<typeof completion
     super.stop();
   }
 
-  /** Only asked while the chart is a candidate, whose window has started. */
+  /** Only read by a step out of candidate_complete, whose window has started. */
   private candidateElapsed(t: number): { candidateElapsedSeconds: number } {
     return { candidateElapsedSeconds: t - this.candidateSince };
   }

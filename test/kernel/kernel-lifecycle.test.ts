@@ -332,6 +332,25 @@ describe('Kernel: completion observer answers', () => {
     });
   });
 
+  it('a failed turn is not asked about later observations', () => {
+    let asked = 0;
+    const k = kernelOnVirtualTime({
+      config: { stabilitySeconds: 5 },
+      observer: () => {
+        asked += 1;
+        return null;
+      },
+    });
+    k.submit(0);
+    k.observe(1, { projectionText: 'baseline\nreply' });
+    expect(asked).toBe(1);
+    k.observe(2, { availability: 'disconnected' });
+    expect(k.kernel.snapshot().completion?.status).toBe('failed');
+    const askedBefore = asked;
+    for (let t = 3; t < 6; t += 1) k.observe(t, { projectionText: `baseline\nreply ${t}` });
+    expect(asked).toBe(askedBefore);
+  });
+
   it('a finished turn takes further observations quietly, and is not asked about them', () => {
     const warn = vi.spyOn(console, 'warn');
     let asked = 0;
