@@ -544,33 +544,23 @@ export class TerminalPipeline {
       baselineInvalidated: false,
     } as const;
     if (available && result) return { ...result.surface, baselineInvalidated: false };
-    // The uiContext of these is for people reading an observation: no chart reads it, and the
-    // completion observer is only asked about candidate (readable, supported) surfaces.
+    // The uiContext of these says why the surface is unknown: no chart reads it, a completion
+    // observer asked about a turn in progress does.
     switch (this.diagnostics.state) {
       case 'tui_down':
       case 'unavailable':
         return { ...blank, availability: 'disconnected', uiContext: this.diagnostics.state };
       case 'error':
-        return {
-          ...blank,
-          availability: 'unknown',
-          // Stryker disable next-line StringLiteral: uiContext is read by no chart nor the observer (above)
-          uiContext: 'probe_error',
-        };
+        return { ...blank, availability: 'unknown', uiContext: 'probe_error' };
       default:
         return this.parse === 'unsupported_tool'
           ? {
               ...blank,
               availability: 'unsupported',
-              // Stryker disable next-line StringLiteral: uiContext is read by no chart nor the observer (above)
+              // Stryker disable next-line StringLiteral: an unsupported surface fails the turn on this observation, before an observer could be asked, and no chart reads uiContext
               uiContext: 'unsupported_tool',
             }
-          : {
-              ...blank,
-              availability: 'unknown',
-              // Stryker disable next-line StringLiteral: uiContext is read by no chart nor the observer (above)
-              uiContext: 'unknown',
-            };
+          : { ...blank, availability: 'unknown', uiContext: 'unknown' };
     }
   }
 

@@ -389,3 +389,32 @@ describe('surface stability', () => {
     expect(p.state.stability).toEqual({ stable: false, stableForSeconds: 0 });
   });
 });
+
+describe('what a completion observer is asked when the screen cannot be read', () => {
+  it('during a turn with evidence it is asked with why the surface is unknown; an unsupported surface fails the turn unasked', () => {
+    const asked: Array<[string, string]> = [];
+    const { p, frame } = linePipeline({
+      observer: (o) => {
+        asked.push([o.availability, o.uiContext]);
+        return null;
+      },
+    });
+    frame(0, 'ready');
+    p.submit(1);
+    frame(2, 'you: hi\nworking');
+    expect(asked).toEqual([['supported', 'normal_prompt']]);
+    const error = { kind: 'tmux_timeout', message: 'no answer' };
+    frame(3, 'you: hi\nworking', { transport: 'probe_error', process: 'unknown', error });
+    expect(asked.at(-1)).toEqual(['unknown', 'probe_error']);
+    // Probed, but no capture came back: nothing is known of the surface.
+    p.probe(4, { ...UP, parse: 'parsed' });
+    expect(p.state.diagnostics.availability).toBe('available');
+    expect(asked.at(-1)).toEqual(['unknown', 'unknown']);
+    frame(5, 'you: hi\nworking', { transport: 'probe_error', process: 'unknown', error });
+    const before = asked.length;
+    frame(6, 'you: hi\nworking', { transport: 'tmux_up', process: 'unsupported_tool' });
+    expect(p.state.diagnostics.availability).toBe('unknown');
+    expect(p.state.completion?.status).toBe('failed');
+    expect(asked).toHaveLength(before);
+  });
+});
