@@ -211,7 +211,8 @@ describe('unrecognised_screen', () => {
 });
 
 describe('stopping a terminal', () => {
-  it('with nothing left to record, records nothing', async () => {
+  /** A terminal that saw one frame, on a journal it does not own, stopped; and what it had recorded. */
+  async function stoppedAfterOneFrame() {
     const clock = new VirtualClock();
     const journal = new Journal({ dataDir: null, scheduler: clock.scheduler });
     const { frame, p } = linePipeline({ scheduler: clock.scheduler, journal });
@@ -219,18 +220,17 @@ describe('stopping a terminal', () => {
     await journal.flush();
     const before = journal.read().length;
     p.dispose();
+    return { journal, frame, before };
+  }
+
+  it('with nothing left to record, records nothing', async () => {
+    const { journal, before } = await stoppedAfterOneFrame();
     await journal.flush();
     expect(journal.read()).toHaveLength(before);
   });
 
   it('a poll that arrives after the terminal stopped records nothing', async () => {
-    const clock = new VirtualClock();
-    const journal = new Journal({ dataDir: null, scheduler: clock.scheduler });
-    const { frame, p } = linePipeline({ scheduler: clock.scheduler, journal });
-    frame(0, 'ready');
-    await journal.flush();
-    const before = journal.read().length;
-    p.dispose();
+    const { journal, frame, before } = await stoppedAfterOneFrame();
     // The stopped charts say so on the console; that is not what is checked here.
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     try {
