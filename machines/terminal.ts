@@ -33,6 +33,8 @@ export interface TerminalRequest {
   watchdogBudgetSeconds?: number;
   /** The tool was detected, not given: it is detected again while none is known. */
   detect?: boolean;
+  /** The pane's id (`%N`) when it was known at attach. */
+  paneId?: string;
 }
 
 export interface TerminalInput {

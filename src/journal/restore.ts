@@ -54,6 +54,7 @@ export class RestoreIndex {
             tool: r.tool,
             toolVersion: r.toolVersion,
             watchdogBudgetSeconds: r.watchdogBudgetSeconds,
+            ...(r.paneId === undefined ? {} : { paneId: r.paneId }),
           },
           lastTurn: r.readopted ? (facts?.lastTurn ?? null) : null,
           openTurn: r.readopted ? (facts?.openTurn ?? null) : null,

@@ -55,6 +55,8 @@ export const TerminalRequestFields = z.object({
   tool: z.string(),
   toolVersion: z.string().nullable(),
   watchdogBudgetSeconds: z.number().nonnegative(),
+  /** The pane's id (`%N`) when it was known at attach: one pane is one terminal, whatever it was called. */
+  paneId: z.string().optional(),
 });
 export type TerminalRequestFields = z.infer<typeof TerminalRequestFields>;
 

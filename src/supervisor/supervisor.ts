@@ -253,6 +253,7 @@ export class Supervisor {
           tool: facts.request.tool,
           ...(facts.request.toolVersion ? { toolVersion: facts.request.toolVersion } : {}),
           watchdogBudgetSeconds: facts.request.watchdogBudgetSeconds,
+          ...(facts.request.paneId === undefined ? {} : { paneId: facts.request.paneId }),
         },
         true,
       );
@@ -261,16 +262,16 @@ export class Supervisor {
 
   /** Attaches a pane; returns its terminal id. The tool is detected when not given. */
   attach(request: AttachRequest): string {
+    return this.attachAs(request);
+  }
+
+  /** `attach`, with the pane's id when the caller has resolved it. */
+  private attachAs(request: AttachRequest, paneId?: string): string {
     this.assertRunning();
     const parsed = AttachRequest.safeParse(request);
     if (!parsed.success) throw invalid('attach', parsed.error);
     const r = parsed.data;
-    if (r.tool !== undefined && !this.isKnownTool(r.tool)) {
-      throw new PanewardError(
-        'invalid_input',
-        `attach: field \`tool\`: unknown tool ${JSON.stringify(r.tool)} (known: ${this.toolIds().join(', ')})`,
-      );
-    }
+    this.assertKnownTool(r.tool);
     const id = r.id ?? this.nextId();
     if (this.terminalRef(id)) {
       throw new PanewardError(
@@ -287,6 +288,7 @@ export class Supervisor {
         ...(r.toolVersion ? { toolVersion: r.toolVersion } : {}),
         watchdogBudgetSeconds:
           r.sessionWallClockSeconds ?? this.options.config?.sessionWallClockSeconds ?? 0,
+        ...(paneId === undefined ? {} : { paneId }),
       },
       false,
     );
@@ -296,14 +298,20 @@ export class Supervisor {
   /**
    * Attaches a pane after checking it is one: the target must be a pane of this supervisor's
    * tmux server (rejected with `invalid_input` naming `target` otherwise). Without `tool`, the
-   * pane's processes name it, as for `attach`.
+   * pane's processes name it, as for `attach`. A pane is one terminal whatever it is called
+   * (`%3`, `agents:0.1`): attaching one already attached answers its terminal when the request
+   * asks for nothing else (no other id, no other tool), and is refused naming `target` when it
+   * does.
    */
   async attachPane(request: AttachRequest): Promise<string> {
     this.assertRunning();
     const parsed = AttachRequest.safeParse(request);
     if (!parsed.success) throw invalid('attach', parsed.error);
+    const r = parsed.data;
+    this.assertKnownTool(r.tool);
+    let paneId: string;
     try {
-      await detectPaneTool(this.transport, parsed.data.target, []);
+      paneId = (await detectPaneTool(this.transport, r.target, [])).pane.id;
     } catch (error) {
       if (isPanewardError(error) && error.code === 'tmux_missing') {
         throw new PanewardError(
@@ -314,7 +322,20 @@ export class Supervisor {
       }
       throw error;
     }
-    const id = this.attach(request);
+    const existing = this.ids().find(
+      (id) => this.paneOf(id) === paneId || this.requestOf(id).target === r.target,
+    );
+    if (existing !== undefined && r.id !== existing) {
+      const tool = this.requestOf(existing).tool;
+      if (r.id !== undefined || (r.tool !== undefined && r.tool !== tool)) {
+        throw new PanewardError(
+          'invalid_input',
+          `attach: field \`target\`: pane ${paneId} is already attached as ${existing} (${tool})`,
+        );
+      }
+      return existing;
+    }
+    const id = this.attachAs(request, paneId);
     // Answer once the pane is prepared: its tool is known then.
     const ref = this.terminal(id);
     await firstValueFrom(
@@ -359,7 +380,9 @@ export class Supervisor {
   /** Finds panes that run a known agent CLI and attaches each one not attached yet. */
   async discover(): Promise<string[]> {
     const panes = await discoverPanes(this.transport, this.discoverable());
-    const attached = new Set(this.ids().map((id) => this.requestOf(id).target));
+    const attached = new Set(
+      this.ids().flatMap((id) => [this.requestOf(id).target, this.paneOf(id)]),
+    );
     const ids: string[] = [];
     for (const pane of panes) {
       if (attached.has(pane.paneId) || attached.has(pane.target)) continue;
@@ -577,6 +600,7 @@ export class Supervisor {
       tool: request.tool,
       toolVersion: request.toolVersion ?? null,
       watchdogBudgetSeconds: request.watchdogBudgetSeconds ?? 0,
+      ...(request.paneId === undefined ? {} : { paneId: request.paneId }),
       readopted,
     });
     const input: TerminalInput = {
@@ -699,6 +723,21 @@ export class Supervisor {
 
   private requestOf(id: string): TerminalInput['request'] {
     return this.contextOf(id).request;
+  }
+
+  private assertKnownTool(tool: string | undefined): void {
+    if (tool !== undefined && !this.isKnownTool(tool)) {
+      throw new PanewardError(
+        'invalid_input',
+        `attach: field \`tool\`: unknown tool ${JSON.stringify(tool)} (known: ${this.toolIds().join(', ')})`,
+      );
+    }
+  }
+
+  /** The id of the terminal's pane, when known: resolved at attach, or the target itself. */
+  private paneOf(id: string): string | undefined {
+    const { paneId, target } = this.requestOf(id);
+    return paneId ?? (target.startsWith('%') ? target : undefined);
   }
 
   private assertRunning(): void {

@@ -109,6 +109,28 @@ describe('the HTTP API (contracts.md §5) on a real pane', () => {
     const dup = await call('POST', '/v1/terminals', { target: agent.target, id: 'a1' });
     expect(dup.status).toBe(400);
     expect((await errorOf(dup)).message).toMatch(/already attached/);
+    // One pane is one terminal, by whichever name: asked again for nothing else, the answer is
+    // the terminal it already is; asked for another id or tool, a refusal naming the target.
+    const paneId = (
+      await agent.transport.run(['display-message', '-p', '-t', agent.target, '#{pane_id}'])
+    ).trim();
+    expect(paneId).toMatch(/^%\d+$/);
+    for (const target of [agent.target, paneId]) {
+      const again = await call('POST', '/v1/terminals', { target });
+      expect(again.status, target).toBe(201);
+      expect(await again.json()).toMatchObject({ terminalId: 'a1', target: agent.target });
+    }
+    for (const body of [
+      { target: paneId, id: 'a2' },
+      { target: paneId, tool: 'claude_code' },
+    ]) {
+      const r = await call('POST', '/v1/terminals', body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect((await errorOf(r)).message).toBe(
+        `attach: field \`target\`: pane ${paneId} is already attached as a1 (stand_in)`,
+      );
+    }
+    expect(sup.ids()).toEqual(['a1']);
     const bad = await call('POST', '/v1/terminals', '{not json');
     expect(bad.status).toBe(400);
     expect(await errorOf(bad)).toMatchObject({

@@ -182,8 +182,17 @@ describe('every route under random requests', () => {
     console.log(
       `fuzz: ${RUNS} requests, statuses ${JSON.stringify(Object.fromEntries([...seen].sort()))}`,
     );
-    // Still up, still supervising.
+    // Still up, still supervising: what the fuzz attached detaches, and the pane attaches anew.
     expect(await (await http.app.request('/healthz')).json()).toMatchObject({ status: 'ok' });
+    const listed = (await (await http.app.request('/v1/terminals')).json()) as {
+      terminals: Array<{ terminalId: string }>;
+    };
+    for (const { terminalId } of listed.terminals) {
+      const del = await http.app.request(`/v1/terminals/${encodeURIComponent(terminalId)}`, {
+        method: 'DELETE',
+      });
+      expect(del.status, terminalId).toBeLessThan(300);
+    }
     const again = await http.app.request('/v1/terminals', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
