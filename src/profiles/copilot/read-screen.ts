@@ -43,7 +43,7 @@ export function readCopilotScreen(screen: Screen, v: CopilotVocabulary): ScreenR
   const bottom = lastNonBlank(lines);
   if (isPaneDeadLine(bottom)) return { shape: 'exited', why: 'pane_dead' };
 
-  const cli = { shape: 'cli' as const, outcome: null, active: [] as string[] };
+  const cli = { shape: 'cli' as const, outcome: null, active: [] as string[], live: [] };
   const box = findRuleBox(lines, v.rule, (l) => l.startsWith(v.promptGlyph));
   if (box === null) {
     const tail = lines.slice(-30);
@@ -83,5 +83,6 @@ export function readCopilotScreen(screen: Screen, v: CopilotVocabulary): ScreenR
       .filter((l) => !v.logo.test(l))
       .join('\n')
       .trim(),
+    live: lines.slice(box.bottom + 1),
   };
 }

@@ -61,7 +61,7 @@ export function readOpencodeScreen(screen: Screen, v: OpencodeVocabulary): Scree
   if (isPaneDeadLine(bottom)) return { shape: 'exited', why: 'pane_dead' };
 
   const bar = lines.findLastIndex((l) => v.boxBottom.test(l));
-  const cli = { shape: 'cli' as const, outcome: null, active: [] as string[] };
+  const cli = { shape: 'cli' as const, outcome: null, active: [] as string[], live: [] };
   if (bar < 0) {
     const tail = lines.slice(-15);
     for (const dialog of v.permissionDialogs) {
@@ -117,5 +117,6 @@ export function readOpencodeScreen(screen: Screen, v: OpencodeVocabulary): Scree
     active,
     outcome: latestOutcome(transcript, v, isBlock),
     projection: transcript.join('\n').trim(),
+    live: lines.slice(bar + 1),
   };
 }
