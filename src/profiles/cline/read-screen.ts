@@ -78,5 +78,6 @@ export function readClineScreen(screen: Screen, v: ClineVocabulary): ScreenReadi
       .join('\n')
       .trim(),
     live: [...lines.slice(Math.max(0, box.top - 3), box.top), ...lines.slice(box.bottom + 1)],
+    spinnerPlace: [lastNonBlank(lines.slice(0, box.top))],
   };
 }

@@ -71,6 +71,11 @@ export function readCopilotScreen(screen: Screen, v: CopilotVocabulary): ScreenR
     .trim();
   const status = lines.slice(box.bottom + 1).join('\n');
   const active = v.working.test(status) ? ['working'] : [];
+  // The row under the box is the idle hints, a loading note or the working row; another row
+  // there (a new spinner, a reworded hint) is not known to mean idle.
+  const row = lines.slice(box.bottom + 1).find((l) => l.trim() !== '') ?? '';
+  const unexplained =
+    active.length === 0 && row !== '' && !/Interactive|Loading\b/.test(row) ? row : undefined;
   // The row above the box names the working folder: chrome, not transcript.
   const transcript = lines.slice(0, Math.max(0, box.top - 1));
   return {
@@ -84,5 +89,6 @@ export function readCopilotScreen(screen: Screen, v: CopilotVocabulary): ScreenR
       .join('\n')
       .trim(),
     live: lines.slice(box.bottom + 1),
+    ...(unexplained === undefined ? {} : { unexplained }),
   };
 }

@@ -63,6 +63,11 @@ export type ScreenReading =
       live: readonly string[];
       /** The rows where the CLI's spinner stands, when the profile knows them. */
       spinnerPlace?: readonly string[];
+      /**
+       * Text in a place the profile knows (the spinner's, the status row's) that it cannot
+       * explain: with no activity seen, the frame reads unknown, never idle.
+       */
+      unexplained?: string;
     };
 
 const frameSurface = (
@@ -162,7 +167,7 @@ export function decide(reading: ScreenReading, detector: string): ProfileResult 
   }
 
   // A spinner-shaped line no hint explains: neither working nor idle can be claimed.
-  if (!working && seen.unexplained !== null) {
+  if (!working && (seen.unexplained !== null || reading.unexplained !== undefined)) {
     return result(
       frameSurface('supported', 'unknown', 'unknown', 'unplaced', projection),
       {

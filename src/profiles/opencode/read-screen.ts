@@ -104,6 +104,13 @@ export function readOpencodeScreen(screen: Screen, v: OpencodeVocabulary): Scree
   if (v.interruptHint.test(status)) active.push('esc_interrupt');
   if (v.retrying.test(status)) active.push('retrying');
 
+  // The status row's left part is blank, the folder, or the working bar and its hint; anything
+  // else there (another spinner, a new hint) is not known to mean idle.
+  const left = status.trim().split(/\s{2,}/)[0] ?? '';
+  const unexplained =
+    active.length === 0 && left !== '' && !/^(?:[/~]|tab\b|ctrl\+|\d)/.test(left)
+      ? left
+      : undefined;
   const transcript = lines.slice(0, boxTop).map(cut);
   const isBlock = atMargin(lines[bar]!.indexOf('╹'));
   // A prompt block after the last message footer: the turn was submitted and its reply has not
@@ -118,5 +125,6 @@ export function readOpencodeScreen(screen: Screen, v: OpencodeVocabulary): Scree
     outcome: latestOutcome(transcript, v, isBlock),
     projection: transcript.join('\n').trim(),
     live: lines.slice(bar + 1),
+    ...(unexplained === undefined ? {} : { unexplained }),
   };
 }
