@@ -127,7 +127,7 @@ export function readClaudeCodeScreen(screen: Screen, v: ClaudeCodeVocabulary): S
     return { shape: 'exited', why: 'exit_message' };
   }
 
-  const cli = { shape: 'cli' as const, outcome: null, active: [] as string[] };
+  const cli = { shape: 'cli' as const, outcome: null, active: [] as string[], live: [] };
   if (s.box === null) {
     const tail = nonBlank.slice(-25);
     const permission = tail.findIndex((l) => v.permission.test(l));
@@ -190,5 +190,7 @@ export function readClaudeCodeScreen(screen: Screen, v: ClaudeCodeVocabulary): S
     active,
     outcome,
     projection: projection(projectionAbove, v),
+    // The status line's place may hold the reply's last line: no spinner place is given.
+    live: [...(status === null ? [] : [status]), ...s.footer],
   };
 }

@@ -30,7 +30,7 @@ export function readClineScreen(screen: Screen, v: ClineVocabulary): ScreenReadi
   if (isPaneDeadLine(bottom)) return { shape: 'exited', why: 'pane_dead' };
 
   if (lines.some((l) => v.exitNote.test(l))) return { shape: 'exited', why: 'exit_message' };
-  const cli = { shape: 'cli' as const, outcome: null, active: [] as string[] };
+  const cli = { shape: 'cli' as const, outcome: null, active: [] as string[], live: [] };
   const footerKnown = lines.some((l) => v.footer.test(l));
   if (lines.some((l) => v.promotion.test(l))) {
     return { ...cli, dialog: null, prompt: null, panel: 'overlay', projection: '' };
@@ -77,5 +77,7 @@ export function readClineScreen(screen: Screen, v: ClineVocabulary): ScreenReadi
       .filter((l) => !v.streaming.test(l))
       .join('\n')
       .trim(),
+    live: [...lines.slice(Math.max(0, box.top - 3), box.top), ...lines.slice(box.bottom + 1)],
+    spinnerPlace: [lastNonBlank(lines.slice(0, box.top))],
   };
 }

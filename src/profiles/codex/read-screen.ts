@@ -91,7 +91,7 @@ export function readCodexScreen(screen: Screen, v: CodexVocabulary): ScreenReadi
       ? { shape: 'exited', why: 'shell_prompt' }
       : { shape: 'unrecognised' };
   }
-  const cli = { shape: 'cli' as const, outcome: null, active: [] as string[] };
+  const cli = { shape: 'cli' as const, outcome: null, active: [] as string[], live: [] };
 
   // The trust question replaces the whole screen at start-up; its selected option starts with `›`.
   if (lines.some((l) => v.trustDialog.some((re) => re.test(l)))) {
@@ -152,6 +152,7 @@ export function readCodexScreen(screen: Screen, v: CodexVocabulary): ScreenReadi
     active,
     outcome: turn.outcome,
     projection: projection(transcript, v),
+    live: [lastNonBlank(lines.slice(0, liveTop)), ...footer],
   };
 
   if (waiting) return { ...base, prompt: { mode: 'closed', editing: false, context: 'startup' } };

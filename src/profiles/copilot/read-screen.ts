@@ -43,7 +43,7 @@ export function readCopilotScreen(screen: Screen, v: CopilotVocabulary): ScreenR
   const bottom = lastNonBlank(lines);
   if (isPaneDeadLine(bottom)) return { shape: 'exited', why: 'pane_dead' };
 
-  const cli = { shape: 'cli' as const, outcome: null, active: [] as string[] };
+  const cli = { shape: 'cli' as const, outcome: null, active: [] as string[], live: [] };
   const box = findRuleBox(lines, v.rule, (l) => l.startsWith(v.promptGlyph));
   if (box === null) {
     const tail = lines.slice(-30);
@@ -71,6 +71,11 @@ export function readCopilotScreen(screen: Screen, v: CopilotVocabulary): ScreenR
     .trim();
   const status = lines.slice(box.bottom + 1).join('\n');
   const active = v.working.test(status) ? ['working'] : [];
+  // The row under the box is the idle hints, a loading note or the working row; another row
+  // there (a new spinner, a reworded hint) is not known to mean idle.
+  const row = lines.slice(box.bottom + 1).find((l) => l.trim() !== '') ?? '';
+  const unexplained =
+    active.length === 0 && row !== '' && !/Interactive|Loading\b/.test(row) ? row : undefined;
   // The row above the box names the working folder: chrome, not transcript.
   const transcript = lines.slice(0, Math.max(0, box.top - 1));
   return {
@@ -83,5 +88,7 @@ export function readCopilotScreen(screen: Screen, v: CopilotVocabulary): ScreenR
       .filter((l) => !v.logo.test(l))
       .join('\n')
       .trim(),
+    live: lines.slice(box.bottom + 1),
+    ...(unexplained === undefined ? {} : { unexplained }),
   };
 }

@@ -155,7 +155,15 @@ export function readGeminiCliScreen(screen: Screen, v: GeminiCliVocabulary): Scr
     else if (bottom.some((l) => v.auth.test(l))) dialog = 'login_prompt';
     else if (bottom.some((l) => v.quotaDialog.test(l))) dialog = 'retry_prompt';
   }
-  const cli = { shape: 'cli' as const, active, projection: projectionText };
+  const afterBox = hasInput ? s.lines.slice(s.inputTop + 1) : [];
+  const cli = {
+    shape: 'cli' as const,
+    active,
+    projection: projectionText,
+    // Without a prompt box the live edge is only a guess (a dialog's text): no hint is read there.
+    live: hasInput ? [...s.liveEdge, ...afterBox] : [],
+    spinnerPlace: hasInput ? s.liveEdge : [],
+  };
   if (dialog) return { ...cli, dialog, prompt: null, outcome: null };
 
   const known = hasInput || s.hasFooter || s.lines.some((l) => v.banner.test(l));

@@ -35,7 +35,7 @@ export function readGrokCliScreen(screen: Screen, v: GrokCliVocabulary): ScreenR
 
   const boxEnd = lastIndexWhere(lines, (l) => v.boxBottom.test(l));
   const boxStart = boxEnd < 0 ? -1 : lastIndexWhere(lines, (l) => v.boxTop.test(l), boxEnd);
-  const cli = { shape: 'cli' as const, outcome: null, active: [] as string[] };
+  const cli = { shape: 'cli' as const, outcome: null, active: [] as string[], live: [] };
   if (boxStart < 0 || boxEnd - boxStart > 12 || !v.boxLine.test(lines[boxStart + 1] ?? '')) {
     const title = lastIndexWhere(lines, (l) => v.permission.test(l));
     if (title >= 0 && lines.slice(title).some((l) => v.permissionKeys.test(l))) {
@@ -71,5 +71,7 @@ export function readGrokCliScreen(screen: Screen, v: GrokCliVocabulary): ScreenR
     active,
     outcome: latestOutcome(transcript, v),
     projection: transcript.join('\n').trim(),
+    live: [live, ...lines.slice(boxEnd + 1)],
+    spinnerPlace: [live],
   };
 }

@@ -8,6 +8,7 @@ import {
   type TriState,
   type TurnSignals,
 } from '../../schemas/signals.js';
+import { readLiveRegion } from './activity.js';
 
 /** How the latest turn on screen ended, as its last outcome marker says (one at most). */
 export type TurnOutcome =
@@ -55,6 +56,18 @@ export type ScreenReading =
       outcome: TurnOutcome | null;
       /** Transcript text without the live edge and chrome: stable while nothing happens. */
       projection: string;
+      /**
+       * The live region: the rows where the CLI draws its status (between the transcript and the
+       * prompt box, and under the box). Searched for activity hints by {@link readLiveRegion}.
+       */
+      live: readonly string[];
+      /** The rows where the CLI's spinner stands, when the profile knows them. */
+      spinnerPlace?: readonly string[];
+      /**
+       * Text in a place the profile knows (the spinner's, the status row's) that it cannot
+       * explain: with no activity seen, the frame reads unknown, never idle.
+       */
+      unexplained?: string;
     };
 
 const frameSurface = (
@@ -108,7 +121,11 @@ export function decide(reading: ScreenReading, detector: string): ProfileResult 
       );
   }
 
-  const { dialog, prompt, active, outcome, projection } = reading;
+  const { dialog, prompt, outcome, projection } = reading;
+  // The shared fail-safe rule: any activity hint in the live region means working.
+  const seen = readLiveRegion(reading.live, reading.spinnerPlace);
+  // The profile's own reasons come first; the shared hints count where it found none.
+  const active = reading.active.length > 0 ? reading.active : seen.active;
   const working = active.length > 0;
 
   // 1. A dialog: the agent waits for the operator.
@@ -146,6 +163,20 @@ export function decide(reading: ScreenReading, detector: string): ProfileResult 
         ambiguous: !overlay && !working,
       },
       working ? `working:${active[0]!}` : overlay ? 'overlay' : 'unplaced',
+    );
+  }
+
+  // A spinner-shaped line no hint explains: neither working nor idle can be claimed.
+  if (!working && (seen.unexplained !== null || reading.unexplained !== undefined)) {
+    return result(
+      frameSurface('supported', 'unknown', 'unknown', 'unplaced', projection),
+      {
+        acceptingInput: 'unknown',
+        editingInput: 'unknown',
+        readyPosture: 'unknown',
+        ambiguous: true,
+      },
+      'unknown:live_line',
     );
   }
 

@@ -61,7 +61,7 @@ export function readOpencodeScreen(screen: Screen, v: OpencodeVocabulary): Scree
   if (isPaneDeadLine(bottom)) return { shape: 'exited', why: 'pane_dead' };
 
   const bar = lines.findLastIndex((l) => v.boxBottom.test(l));
-  const cli = { shape: 'cli' as const, outcome: null, active: [] as string[] };
+  const cli = { shape: 'cli' as const, outcome: null, active: [] as string[], live: [] };
   if (bar < 0) {
     const tail = lines.slice(-15);
     for (const dialog of v.permissionDialogs) {
@@ -104,6 +104,13 @@ export function readOpencodeScreen(screen: Screen, v: OpencodeVocabulary): Scree
   if (v.interruptHint.test(status)) active.push('esc_interrupt');
   if (v.retrying.test(status)) active.push('retrying');
 
+  // The status row's left part is blank, the folder, or the working bar and its hint; anything
+  // else there (another spinner, a new hint) is not known to mean idle.
+  const left = status.trim().split(/\s{2,}/)[0] ?? '';
+  const unexplained =
+    active.length === 0 && left !== '' && !/^(?:[/~]|tab\b|ctrl\+|\d)/.test(left)
+      ? left
+      : undefined;
   const transcript = lines.slice(0, boxTop).map(cut);
   const isBlock = atMargin(lines[bar]!.indexOf('╹'));
   // A prompt block after the last message footer: the turn was submitted and its reply has not
@@ -117,5 +124,7 @@ export function readOpencodeScreen(screen: Screen, v: OpencodeVocabulary): Scree
     active,
     outcome: latestOutcome(transcript, v, isBlock),
     projection: transcript.join('\n').trim(),
+    live: lines.slice(bar + 1),
+    ...(unexplained === undefined ? {} : { unexplained }),
   };
 }

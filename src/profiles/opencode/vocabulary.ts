@@ -52,7 +52,7 @@ export const OPENCODE_1_18: OpencodeVocabulary = {
   blockLine: /^\s*┃/,
   placeholder: /^Ask anything… /,
   agentLine: /^\S.* · \S/,
-  workingBar: /^\s*[⬝■]{8}(?:\s|$)/,
+  workingBar: /(?:^|\s)[⬝■]{8}(?:\s|$)/,
   interruptHint: /esc (?:again to )?interrupt/,
   retrying: /\[retrying in \d+\w* attempt #\d+\]/,
   idleHint: /ctrl\+p commands/,

@@ -29,7 +29,15 @@ export function readPiScreen(screen: Screen, v: PiVocabulary): ScreenReading {
   if (box === null) {
     if (isShellPromptLine(bottomLine)) return { shape: 'exited', why: 'shell_prompt' };
     return known
-      ? { shape: 'cli', dialog: null, prompt: null, active: [], outcome: null, projection: '' }
+      ? {
+          shape: 'cli',
+          dialog: null,
+          prompt: null,
+          active: [],
+          outcome: null,
+          projection: '',
+          live: [],
+        }
       : { shape: 'unrecognised' };
   }
 
@@ -67,5 +75,7 @@ export function readPiScreen(screen: Screen, v: PiVocabulary): ScreenReading {
     active,
     outcome,
     projection: transcript.join('\n').trim(),
+    live: [live, ...footer],
+    spinnerPlace: [live],
   };
 }

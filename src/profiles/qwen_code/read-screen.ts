@@ -35,7 +35,7 @@ export function readQwenCodeScreen(screen: Screen, v: QwenCodeVocabulary): Scree
   const bottom = lastNonBlank(lines);
   if (isPaneDeadLine(bottom)) return { shape: 'exited', why: 'pane_dead' };
 
-  const cli = { shape: 'cli' as const, outcome: null, active: [] as string[] };
+  const cli = { shape: 'cli' as const, outcome: null, active: [] as string[], live: [] };
   const box = findRuleBox(lines, v.rule, (l) => l.startsWith(v.promptGlyph));
   if (box === null) {
     const tail = lines.slice(-25);
@@ -85,5 +85,7 @@ export function readQwenCodeScreen(screen: Screen, v: QwenCodeVocabulary): Scree
     active,
     outcome: latestOutcome(transcript, v),
     projection: transcript.join('\n').trim(),
+    live: [...above.slice(-3), ...lines.slice(box.bottom + 1)],
+    spinnerPlace: above.slice(-3),
   };
 }

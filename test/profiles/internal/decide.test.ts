@@ -10,6 +10,7 @@ const cli = (over: Partial<Extract<ScreenReading, { shape: 'cli' }>> = {}): Scre
   active: [],
   outcome: null,
   projection: 'transcript',
+  live: [],
   ...over,
 });
 const run = (r: ScreenReading) => ProfileResult.parse(decide(r, 'x@1'));
