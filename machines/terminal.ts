@@ -20,6 +20,8 @@ export interface ChartConfig {
   stallTimeoutSeconds: number;
   stabilitySeconds: number;
   settleSeconds: number;
+  /** Default: the settle window plus a margin (turnPhase.ts). */
+  staleActiveSeconds?: number;
   stallMode: 'continuous' | 'gap';
   stalledIsTerminal: boolean;
 }
@@ -217,6 +219,7 @@ export const terminalMachine = setup({
           src: 'turnPhase',
           input: ({ context }) => ({
             settleSeconds: context.config.settleSeconds,
+            staleActiveSeconds: context.config.staleActiveSeconds,
             openTurn: context.openTurn ?? null,
           }),
           onError: { target: '#terminal.restarting', actions: 'record_failure' },

@@ -9,6 +9,11 @@ export const KernelConfig = z.object({
   stallTimeoutSeconds: z.number().positive().default(30),
   stabilitySeconds: z.number().nonnegative().default(1),
   settleSeconds: z.number().nonnegative().default(1),
+  /**
+   * How long an open turn may sit at an unchanged idle prompt with no activity before it ends
+   * with no outcome (phase `ready`). Default: the settle window plus 3 s.
+   */
+  staleActiveSeconds: z.number().positive().optional(),
   stallMode: StallMode.default('continuous'),
   stalledIsTerminal: z.boolean().default(false),
   pollIntervalSeconds: z.number().positive().default(0.5),

@@ -95,7 +95,11 @@ export function standaloneSite(options: {
     diagnostics: createActor(m.diagnostics, { inspect: hub.inspect }).start(),
     readiness: createActor(m.readiness, { input: c, inspect: hub.inspect }).start(),
     turnPhase: createActor(m.turnPhase, {
-      input: { settleSeconds: c.settleSeconds, openTurn: options.openTurn ?? null },
+      input: {
+        settleSeconds: c.settleSeconds,
+        staleActiveSeconds: c.staleActiveSeconds,
+        openTurn: options.openTurn ?? null,
+      },
       inspect: hub.inspect,
     }).start(),
     lastTurn: createActor(m.lastTurn, { inspect: hub.inspect }).start(),
@@ -521,17 +525,23 @@ export class TerminalPipeline {
     if (key !== this.surfaceKey) {
       this.surfaceKey = key;
       this.surfaceSince = t;
-      // The surface turns stable when the window ends, not at the next frame: a pane that stops
-      // changing may send no frame for a long time (control mode samples on change).
-      this.timers.set(
-        // Stryker disable next-line StringLiteral: the name only has to differ from the terminal's other timers (turn.settle, watchdog.*, readiness.*, completion.*), and an empty one does too
-        'surface.stability',
-        t + this.kernel.config.stabilitySeconds,
-        TimerOrder.surfaceStability,
-        () => {},
-      );
+      this.armStability(t);
     }
     this.publish(t);
+  }
+
+  /**
+   * The state turns stable when the window ends, not at the next frame: a pane that stops
+   * changing may send no frame for a long time (control mode samples on change).
+   */
+  private armStability(t: number): void {
+    this.timers.set(
+      // Stryker disable next-line StringLiteral: the name only has to differ from the terminal's other timers (turn.*, watchdog.*, readiness.*, completion.*), and an empty one does too
+      'surface.stability',
+      t + this.kernel.config.stabilitySeconds,
+      TimerOrder.surfaceStability,
+      () => {},
+    );
   }
 
   /** What the kernel sees: the profile's surface when diagnostics are available, else why not. */
