@@ -37,6 +37,8 @@ export interface TerminalRequest {
   detect?: boolean;
   /** The pane's id (`%N`) when it was known at attach. */
   paneId?: string;
+  /** This terminal's own chart settings, over the supervisor's. */
+  config?: Partial<ChartConfig>;
 }
 
 export interface TerminalInput {
