@@ -46,6 +46,24 @@ export function chartSettingsOf(o: ChartOptions): ChartSettings {
   };
 }
 
+const FLAGS = {
+  stallMode: '--stall-mode',
+  stallTimeout: '--stall-timeout',
+  stalledIsTerminal: '--stalled-is-terminal',
+  settle: '--settle',
+  stability: '--stability',
+  staleActive: '--stale-active',
+} as const;
+
+/** Each chart option given, as its flag (false when not given). */
+export function chartFlagsGiven(o: ChartOptions): Record<keyof ChartOptions, string | false> {
+  const out = {} as Record<keyof ChartOptions, string | false>;
+  for (const key of Object.keys(FLAGS) as Array<keyof ChartOptions>) {
+    out[key] = o[key] !== undefined && FLAGS[key];
+  }
+  return out;
+}
+
 /** Refinement: the stale-active window is longer than the settle window (default 1 s). */
 export function checkChartOptions(o: ChartOptions, ctx: z.RefinementCtx): void {
   const why = chartSettingsConflict({

@@ -17,6 +17,7 @@ import { createHttpApp } from '../server/app.js';
 import type { SupervisorPort } from '../server/port.js';
 import {
   addChartOptions,
+  chartFlagsGiven,
   chartSettingsOf,
   ChartOptionFields,
   checkChartOptions,
@@ -121,6 +122,7 @@ export const ServeOptions = z
       readUnverified: o.readUnverified && '--read-unverified',
       inspect: o.inspect !== false && '--inspect',
       inspectPaneText: o.inspectPaneText && '--inspect-pane-text',
+      ...chartFlagsGiven(o),
     };
     for (const [field, flag] of Object.entries(given)) {
       if (flag === false) continue;

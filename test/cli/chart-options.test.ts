@@ -80,6 +80,21 @@ describe('chart options of serve and watch', () => {
   }
 });
 
+describe('serve --fleet', () => {
+  it('refuses chart options: a fleet server observes no pane', () => {
+    const r = ServeOptions.safeParse({
+      fleet: true,
+      nats: 'nats://127.0.0.1:4222',
+      settle: '2',
+      stalledIsTerminal: true,
+    });
+    expect(messages(r)).toEqual([
+      '--stalled-is-terminal cannot be combined with --fleet (a fleet server has no panes of its own)',
+      '--settle cannot be combined with --fleet (a fleet server has no panes of its own)',
+    ]);
+  });
+});
+
 describe('chart settings of the attach call', () => {
   it('POST /v1/terminals takes them, bounded, naming the field', () => {
     const ok = AttachBody.safeParse({
