@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { RETRACT_SECONDS, turnPhaseMachine } from '../../machines/turnPhase.js';
+import {
+  parseRecording,
+  pipelineFor,
+  playRecording,
+  readJsonLines,
+} from '../../src/tracker/replay.js';
 import { STALE_SECONDS, TurnHarness } from '../model/internal/turn-sut.js';
 
 const FAILURE = { kind: 'server_error' as const, message: 'API Error: 500 Internal server error' };
@@ -195,5 +201,43 @@ describe('a settled success is withdrawn by its own turn’s marker until the ne
     const { h, id } = settled();
     h.frame({ editingInput: 'yes', interrupted: true });
     expect(h.snapshot().lastTurn).toMatchObject({ result: 'success', turnId: id });
+  });
+});
+
+describe('stale active recovery on a real Cline recording (its replies leave no end marker)', () => {
+  it('the turn ends ready with no outcome, and the journal records the rule', async () => {
+    const rec = parseRecording(readJsonLines('test/fixtures/cline/normal-turn.jsonl'));
+    const { pipeline, clock } = pipelineFor(rec);
+    try {
+      playRecording(rec, pipeline, clock);
+      expect(pipeline.state.turn).toMatchObject({ phase: 'ready', current: null });
+      expect(pipeline.state.lastTurn.result).toBe('none');
+      await pipeline.journal.flush();
+      const records = pipeline.journal.read();
+      const ended = records.find((r) => r.kind === 'turn.ended');
+      expect(ended).toMatchObject({ turnId: 'turn-1', outcome: 'none' });
+      const state = records.find(
+        (r) => r.kind === 'state' && r.changed['turn.phase'] === 'ready' && r.t === ended!.t,
+      );
+      expect(state).toMatchObject({
+        transitions: [
+          {
+            machine: 'turnPhase',
+            from: 'active',
+            to: 'ready',
+            event: 'evt_turn_finished',
+            rule: 'stale_active_recovery',
+            turnId: 'turn-1',
+          },
+        ],
+      });
+      // One window (the settle window + 3 s) after the idle prompt with the reply appeared.
+      const idle = records.find(
+        (r) => r.kind === 'state' && r.changed['completion.status'] === 'candidate_complete',
+      ) as { t: number } | undefined;
+      expect(ended!.t - idle!.t).toBeCloseTo(4, 6);
+    } finally {
+      pipeline.dispose();
+    }
   });
 });
