@@ -20,6 +20,8 @@ export interface ChartConfig {
   stallTimeoutSeconds: number;
   stabilitySeconds: number;
   settleSeconds: number;
+  /** Default: the settle window plus a margin (turnPhase.ts). */
+  staleActiveSeconds?: number;
   stallMode: 'continuous' | 'gap';
   stalledIsTerminal: boolean;
 }
@@ -35,6 +37,8 @@ export interface TerminalRequest {
   detect?: boolean;
   /** The pane's id (`%N`) when it was known at attach. */
   paneId?: string;
+  /** This terminal's own chart settings, over the supervisor's. */
+  config?: Partial<ChartConfig>;
 }
 
 export interface TerminalInput {
@@ -217,6 +221,7 @@ export const terminalMachine = setup({
           src: 'turnPhase',
           input: ({ context }) => ({
             settleSeconds: context.config.settleSeconds,
+            staleActiveSeconds: context.config.staleActiveSeconds,
             openTurn: context.openTurn ?? null,
           }),
           onError: { target: '#terminal.restarting', actions: 'record_failure' },

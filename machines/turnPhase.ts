@@ -40,6 +40,7 @@ export type TurnPhaseEvent =
   | ({ type: 'frame' } & TurnFrame)
   | { type: 'turn_armed'; t: number; turnId: string }
   | { type: 'settle_window_elapsed'; t: number }
+  | { type: 'stale_active_elapsed'; t: number }
   | { type: 'evt_ready_posture' }
   | { type: 'evt_turn_started' }
   | { type: 'evt_turn_finished' }
@@ -55,8 +56,12 @@ export type OutcomeEvent =
 export type TurnPhaseEmitted =
   | { type: 'settle_window.start'; seconds: number }
   | { type: 'settle_window.cancel' }
+  | { type: 'stale_window.start'; seconds: number }
+  | { type: 'stale_window.cancel' }
   | { type: 'turn_started'; turn: TurnInfo }
   | { type: 'turn_superseded'; turn: TurnInfo; at: number }
+  /** The turn ended with no outcome: its CLI sat at an idle prompt, unchanged (`rule`). */
+  | { type: 'turn_abandoned'; turn: TurnInfo; at: number; rule: string }
   | {
       type: 'outcome';
       outcome: OutcomeEvent;
@@ -78,10 +83,16 @@ export interface TurnEvidence {
 
 export interface TurnPhaseContext {
   settleSeconds: number;
+  /** How long an open turn may sit at an unchanged idle prompt before it ends with no outcome. */
+  staleActiveSeconds: number;
+  /** How long after it settled a success can still be disproved by its turn's own marker. */
+  retractSeconds: number;
   current: TurnInfo | null;
   evidence: TurnEvidence | null;
   /** Signature of the success candidate the settle window runs for. */
   settling: string | null;
+  /** Signature of the idle prompt the stale-active window runs for. */
+  staleSince: string | null;
   /** The last settled success, while nothing else happened since (for retraction). */
   settled: { turn: TurnInfo; projection: string; at: number } | null;
   /** A prompt went from the input box into the transcript with no turn open: typed by hand. */
@@ -91,8 +102,17 @@ export interface TurnPhaseContext {
   lastEditing: TriState;
 }
 
+/** Stale-active window when none is given: this much longer than the settle window. */
+export const STALE_ACTIVE_MARGIN_SECONDS = 3;
+/** How long after it settled a success can be disproved by its own turn's marker (by default). */
+export const RETRACT_SECONDS = 60;
+
 export interface TurnPhaseInput {
   settleSeconds?: number;
+  /** Default: the settle window plus {@link STALE_ACTIVE_MARGIN_SECONDS}. */
+  staleActiveSeconds?: number;
+  /** Default: {@link RETRACT_SECONDS}. */
+  retractSeconds?: number;
   /** A turn that was open when the terminal last stopped (restored from the journal). */
   openTurn?: { turn: TurnInfo; hadEvidence: boolean } | null;
 }
@@ -140,6 +160,9 @@ const settleSignature = (f: TurnFrame): string =>
     f.signals.acceptingInput,
     f.signals.chatContext,
   ]);
+
+/** What the stale-active window watches: any change of it restarts the window. */
+const staleSignature = (f: TurnFrame): string => JSON.stringify([f.projection, f.signals]);
 
 const idlePhaseOf = (f: TurnFrame): 'ready' | 'unknown' =>
   f.signals.readyPosture === 'yes' && !f.signals.ambiguous ? 'ready' : 'unknown';
@@ -219,6 +242,19 @@ export const turnPhaseMachine = setup({
         !outcomeShown(f),
     ),
     /**
+     * After a success settled, and before another turn starts (at most `retractSeconds` later),
+     * the screen shows an interrupt or failure marker with no draft under it: the same turn's
+     * surface says it was not a success.
+     */
+    settled_success_disproved: guard(
+      (c, f) =>
+        c.settled !== null &&
+        f.t - c.settled.at <= c.retractSeconds &&
+        f.signals.editingInput !== 'yes' &&
+        handPromptAfter(c, f) === null &&
+        outcomeShown(f),
+    ),
+    /**
      * A prompt typed by hand was submitted and the screen already shows its outcome (with no
      * draft: a draft drops the pending prompt).
      */
@@ -251,6 +287,13 @@ export const turnPhaseMachine = setup({
         c.current !== null && f.signals.successCandidate && f.signals.editingInput === 'yes',
     ),
     success_candidate: guard((c, f) => c.current !== null && f.signals.successCandidate),
+    /** A turn is open and the screen is an idle prompt (no activity, no marker, no candidate). */
+    idle_prompt_under_turn: guard((c, f) => c.current !== null && idlePhaseOf(f) === 'ready'),
+    /**
+     * The stale-active window elapsed: the open turn's CLI sat at the same idle prompt with no
+     * activity all along. The turn ends with no outcome (nothing says how it ended).
+     */
+    stale_active_recovery: ({ context }) => context.current !== null && context.staleSince !== null,
     turn_open: ({ context }) => context.current !== null,
   },
   actions: {
@@ -315,31 +358,37 @@ export const turnPhaseMachine = setup({
         at: (event as Extract<TurnPhaseEvent, { type: 'settle_window_elapsed' }>).t,
       },
     })),
-    /** The settled success is withdrawn and its turn reopened: it visibly goes on. */
-    retract_settled_success: enqueueActions(({ context, event, enqueue }) => {
-      const f = frameOf(event);
-      // Bound to `settled_reply_rewritten`, which needs a settled success.
-      const settled = context.settled!;
-      enqueue.emit({
-        type: 'outcome',
-        outcome: 'evt_success_retracted',
-        turnId: settled.turn.id,
-        source: settled.turn.source,
-        startedAt: settled.turn.startedAt,
-        at: f.t,
-        rule: 'retract_rewritten',
-      });
-      enqueue.assign({
-        current: settled.turn,
-        evidence: {
-          projectionAtArm: settled.projection,
-          sawActive: false,
-          // Stryker disable next-line BooleanLiteral: the frame that reopened the turn is classified again at once, and it differs from the settled projection (the guard's condition), so every branch folds projectionChanged to true
-          projectionChanged: false,
-        },
-        settled: null,
-      });
-    }),
+    /**
+     * The settled success is withdrawn and its turn reopened: it visibly goes on (`rewritten`),
+     * or its own marker says how it really ended (`marker`: the turn had evidence, so the
+     * marker is its outcome).
+     */
+    retract_settled_success: enqueueActions(
+      ({ context, event, enqueue }, params: { by: 'rewritten' | 'marker' }) => {
+        const f = frameOf(event);
+        // Bound to `settled_reply_rewritten` and `settled_success_disproved`, which need one.
+        const settled = context.settled!;
+        enqueue.emit({
+          type: 'outcome',
+          outcome: 'evt_success_retracted',
+          turnId: settled.turn.id,
+          source: settled.turn.source,
+          startedAt: settled.turn.startedAt,
+          at: f.t,
+          rule: params.by === 'marker' ? 'retract_disproved' : 'retract_rewritten',
+        });
+        enqueue.assign({
+          current: settled.turn,
+          evidence: {
+            projectionAtArm: settled.projection,
+            sawActive: false,
+            // Stryker disable next-line BooleanLiteral: after a rewrite, the frame that reopened the turn is classified again at once, and it differs from the settled projection (the guard's condition), so every branch folds projectionChanged to true
+            projectionChanged: params.by === 'marker',
+          },
+          settled: null,
+        });
+      },
+    ),
     /** Classifies the same frame again, now that a turn is open. */
     reclassify_frame: raise(({ event }) => event),
     start_settle_window: enqueueActions(({ context, event, enqueue }) => {
@@ -354,6 +403,25 @@ export const turnPhaseMachine = setup({
       enqueue.emit({ type: 'settle_window.cancel' });
     }),
     settle_window_done: assign({ settling: null }),
+    /** Arms (or keeps, for the same screen) the stale-active window. */
+    start_stale_window: enqueueActions(({ context, event, enqueue }) => {
+      const signature = staleSignature(frameOf(event));
+      if (context.staleSince === signature) return;
+      enqueue.assign({ staleSince: signature });
+      enqueue.emit({ type: 'stale_window.start', seconds: context.staleActiveSeconds });
+    }),
+    cancel_stale_window: enqueueActions(({ context, enqueue }) => {
+      if (context.staleSince === null) return;
+      enqueue.assign({ staleSince: null });
+      enqueue.emit({ type: 'stale_window.cancel' });
+    }),
+    stale_window_done: assign({ staleSince: null }),
+    report_stale_active: emit(({ context, event }) => ({
+      type: 'turn_abandoned' as const,
+      turn: context.current!,
+      at: (event as Extract<TurnPhaseEvent, { type: 'stale_active_elapsed' }>).t,
+      rule: 'stale_active_recovery',
+    })),
     /** A turn restored from the journal is an armed turn anchor: the phase starts active. */
     resume_restored_turn: enqueueActions(({ context, enqueue }) => {
       if (context.current) enqueue.raise({ type: 'evt_turn_started' });
@@ -382,6 +450,9 @@ export const turnPhaseMachine = setup({
   entry: 'resume_restored_turn',
   context: ({ input }) => ({
     settleSeconds: input?.settleSeconds ?? 1,
+    staleActiveSeconds:
+      input?.staleActiveSeconds ?? (input?.settleSeconds ?? 1) + STALE_ACTIVE_MARGIN_SECONDS,
+    retractSeconds: input?.retractSeconds ?? RETRACT_SECONDS,
     current: input?.openTurn?.turn ?? null,
     evidence: input?.openTurn
       ? {
@@ -391,6 +462,7 @@ export const turnPhaseMachine = setup({
         }
       : null,
     settling: null,
+    staleSince: null,
     settled: null,
     handPrompt: null,
     lastProjection: null,
@@ -405,13 +477,25 @@ export const turnPhaseMachine = setup({
         guard: 'diagnostics_degraded',
         actions: [
           'cancel_settle_window',
+          'cancel_stale_window',
           'remember_frame',
           { type: 'enter_phase', params: { to: 'unknown' } },
         ],
       },
       {
         guard: 'settled_reply_rewritten',
-        actions: ['retract_settled_success', 'reclassify_frame'],
+        actions: [
+          { type: 'retract_settled_success', params: { by: 'rewritten' } },
+          'reclassify_frame',
+        ],
+      },
+      // The settled success's own turn shows an interrupt or failure marker after all.
+      {
+        guard: 'settled_success_disproved',
+        actions: [
+          { type: 'retract_settled_success', params: { by: 'marker' } },
+          'reclassify_frame',
+        ],
       },
       { guard: 'hand_prompt_outcome', actions: ['infer_turn', 'reclassify_frame'] },
       // (a) a draft over an old interrupted/failure marker: the marker is stale.
@@ -419,6 +503,7 @@ export const turnPhaseMachine = setup({
         guard: 'stale_marker_under_draft',
         actions: [
           'cancel_settle_window',
+          'cancel_stale_window',
           'remember_frame',
           { type: 'enter_phase', params: { to: 'idle' } },
         ],
@@ -428,6 +513,7 @@ export const turnPhaseMachine = setup({
         guard: 'turn_without_evidence',
         actions: [
           'cancel_settle_window',
+          'cancel_stale_window',
           'remember_frame',
           { type: 'enter_phase', params: { to: 'active' } },
         ],
@@ -437,6 +523,7 @@ export const turnPhaseMachine = setup({
         guard: 'turn_interrupted',
         actions: [
           'cancel_settle_window',
+          'cancel_stale_window',
           'remember_frame',
           'report_interrupted',
           'end_turn',
@@ -447,6 +534,7 @@ export const turnPhaseMachine = setup({
         guard: 'turn_withdrawn',
         actions: [
           'cancel_settle_window',
+          'cancel_stale_window',
           'remember_frame',
           'report_withdrawn',
           'end_turn',
@@ -458,6 +546,7 @@ export const turnPhaseMachine = setup({
         guard: 'turn_failed',
         actions: [
           'cancel_settle_window',
+          'cancel_stale_window',
           'remember_frame',
           'report_known_failure',
           'end_turn',
@@ -468,6 +557,7 @@ export const turnPhaseMachine = setup({
         guard: 'outcome_marker_without_turn',
         actions: [
           'cancel_settle_window',
+          'cancel_stale_window',
           'remember_frame',
           { type: 'enter_phase', params: { to: 'ready' } },
         ],
@@ -477,6 +567,7 @@ export const turnPhaseMachine = setup({
         guard: 'active_evidence',
         actions: [
           'cancel_settle_window',
+          'cancel_stale_window',
           'infer_turn',
           'remember_frame',
           { type: 'enter_phase', params: { to: 'active' } },
@@ -485,13 +576,27 @@ export const turnPhaseMachine = setup({
       // (e) a success candidate settles, unless the user is typing over it.
       {
         guard: 'success_candidate_under_draft',
-        actions: ['cancel_settle_window', 'remember_frame'],
+        actions: ['cancel_settle_window', 'cancel_stale_window', 'remember_frame'],
       },
-      { guard: 'success_candidate', actions: ['remember_frame', 'start_settle_window'] },
-      // (f) default.
+      {
+        guard: 'success_candidate',
+        actions: ['cancel_stale_window', 'remember_frame', 'start_settle_window'],
+      },
+      // (f) default. An open turn at an idle prompt arms the stale-active window: unchanged
+      // and with no activity for that long, the turn ends with no outcome.
+      {
+        guard: 'idle_prompt_under_turn',
+        actions: [
+          'cancel_settle_window',
+          'remember_frame',
+          'start_stale_window',
+          { type: 'enter_phase', params: { to: 'default' } },
+        ],
+      },
       {
         actions: [
           'cancel_settle_window',
+          'cancel_stale_window',
           'remember_frame',
           { type: 'enter_phase', params: { to: 'default' } },
         ],
@@ -500,6 +605,7 @@ export const turnPhaseMachine = setup({
     turn_armed: {
       actions: [
         'cancel_settle_window',
+        'cancel_stale_window',
         'arm_explicit_turn',
         { type: 'enter_phase', params: { to: 'active' } },
       ],
@@ -516,6 +622,18 @@ export const turnPhaseMachine = setup({
         ],
       },
       { actions: 'settle_window_done' },
+    ],
+    stale_active_elapsed: [
+      {
+        guard: 'stale_active_recovery',
+        actions: [
+          'stale_window_done',
+          'report_stale_active',
+          'end_turn',
+          { type: 'enter_phase', params: { to: 'ready' } },
+        ],
+      },
+      { actions: 'stale_window_done' },
     ],
   },
   states: {

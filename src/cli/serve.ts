@@ -15,6 +15,13 @@ import { startStatelyInspection } from '../inspect/stately.js';
 import type { ProfileFactory } from '../profiles/types.js';
 import { createHttpApp } from '../server/app.js';
 import type { SupervisorPort } from '../server/port.js';
+import {
+  addChartOptions,
+  chartFlagsGiven,
+  chartSettingsOf,
+  ChartOptionFields,
+  checkChartOptions,
+} from './chart-options.js';
 import { untilStopSignal } from './signals.js';
 import { createSupervisor, type Supervisor } from '../supervisor/supervisor.js';
 
@@ -78,7 +85,9 @@ export const ServeOptions = z
     fleet: z.boolean().default(false),
     /** A module whose `profiles` export adds tool profiles (id → factory). */
     profileModule: z.string().min(1).optional(),
+    ...ChartOptionFields,
   })
+  .superRefine(checkChartOptions)
   .refine((o) => !(o.socketName && o.socketPath), {
     error: 'cannot be combined with --socket-name',
     path: ['socketPath'],
@@ -113,6 +122,7 @@ export const ServeOptions = z
       readUnverified: o.readUnverified && '--read-unverified',
       inspect: o.inspect !== false && '--inspect',
       inspectPaneText: o.inspectPaneText && '--inspect-pane-text',
+      ...chartFlagsGiven(o),
     };
     for (const [field, flag] of Object.entries(given)) {
       if (flag === false) continue;
@@ -225,6 +235,7 @@ export async function startServe(
         config: {
           ...(o.sessionBudget === undefined ? {} : { sessionWallClockSeconds: o.sessionBudget }),
           ...(o.pollInterval === undefined ? {} : { pollIntervalSeconds: o.pollInterval }),
+          ...chartSettingsOf(o),
         },
         readUnverifiedVersions: o.readUnverified,
         source: o.source ?? 'control',
@@ -343,8 +354,7 @@ async function loadProfiles(file: string): Promise<Record<string, ProfileFactory
 }
 
 export function registerServe(program: Command): void {
-  program
-    .command('serve')
+  addChartOptions(program.command('serve'))
     .description('Serve the HTTP API (and SSE record stream) of a supervisor.')
     .option('--host <host>', 'address to bind (other than loopback needs a token)', '127.0.0.1')
     .option('--port <port>', 'port to listen on', String(DEFAULT_PORT))

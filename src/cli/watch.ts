@@ -6,6 +6,12 @@ import type { TerminalState } from '../schemas/terminal-state.js';
 import { Target } from '../schemas/target.js';
 import { operationsFor } from '../supervisor/operations.js';
 import { createSupervisor, type Supervisor } from '../supervisor/supervisor.js';
+import {
+  addChartOptions,
+  chartSettingsOf,
+  ChartOptionFields,
+  checkChartOptions,
+} from './chart-options.js';
 import { terminalTable } from './table.js';
 import {
   distinctUntilChanged,
@@ -40,7 +46,9 @@ export const WatchOptions = z
     readUnverified: z.boolean().default(false),
     /** Where frames come from: `control` (one tmux -C client) or `polling`. */
     source: z.enum(['control', 'polling']).default('control'),
+    ...ChartOptionFields,
   })
+  .superRefine(checkChartOptions)
   .refine((o) => o.targets.length > 0 || o.discover, {
     error: 'name at least one target, or use --discover',
     path: ['targets'],
@@ -96,7 +104,10 @@ export async function runWatch(
     socketPath: o.socketPath,
     // Without --data-dir the records stay in memory: several watches never contend for a lock.
     dataDir: o.dataDir ?? null,
-    config: o.sessionBudget === undefined ? {} : { sessionWallClockSeconds: o.sessionBudget },
+    config: {
+      ...(o.sessionBudget === undefined ? {} : { sessionWallClockSeconds: o.sessionBudget }),
+      ...chartSettingsOf(o),
+    },
     readUnverifiedVersions: o.readUnverified,
     source: o.source,
   });
@@ -185,8 +196,7 @@ function drawTable(sup: Supervisor, tty: NonNullable<WatchIo['tty']>): Subscript
 }
 
 export function registerWatch(program: Command): void {
-  program
-    .command('watch')
+  addChartOptions(program.command('watch'))
     .description(
       'Supervise tmux panes live: a live table on a terminal, one line per change otherwise.',
     )

@@ -55,6 +55,7 @@ export class RestoreIndex {
             toolVersion: r.toolVersion,
             watchdogBudgetSeconds: r.watchdogBudgetSeconds,
             ...(r.paneId === undefined ? {} : { paneId: r.paneId }),
+            ...(r.config === undefined ? {} : { config: r.config }),
           },
           lastTurn: r.readopted ? (facts?.lastTurn ?? null) : null,
           openTurn: r.readopted ? (facts?.openTurn ?? null) : null,

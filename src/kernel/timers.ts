@@ -8,6 +8,7 @@ export const TimerOrder = {
   settle: 3,
   watchdog: 4,
   surfaceStability: 5,
+  staleActive: 6,
 } as const;
 
 interface TimerEntry {

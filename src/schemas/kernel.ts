@@ -9,11 +9,47 @@ export const KernelConfig = z.object({
   stallTimeoutSeconds: z.number().positive().default(30),
   stabilitySeconds: z.number().nonnegative().default(1),
   settleSeconds: z.number().nonnegative().default(1),
+  /**
+   * How long an open turn may sit at an unchanged idle prompt with no activity before it ends
+   * with no outcome (phase `ready`). Default: the settle window plus 3 s.
+   */
+  staleActiveSeconds: z.number().positive().optional(),
   stallMode: StallMode.default('continuous'),
   stalledIsTerminal: z.boolean().default(false),
   pollIntervalSeconds: z.number().positive().default(0.5),
 });
 export type KernelConfig = z.infer<typeof KernelConfig>;
+
+/** Longest stall timeout or stale-active window one may ask for (a day). */
+export const MAX_TIMEOUT_SECONDS = 86_400;
+/** Longest settle or stability window one may ask for (an hour). */
+export const MAX_WINDOW_SECONDS = 3_600;
+
+/**
+ * The chart settings a terminal may be attached with (the service's attach call, `serve`,
+ * `watch`): each one optional, bounded, on top of the supervisor's.
+ */
+export const ChartSettings = z.strictObject({
+  stallMode: StallMode.optional(),
+  stallTimeoutSeconds: z.number().positive().max(MAX_TIMEOUT_SECONDS).optional(),
+  stalledIsTerminal: z.boolean().optional(),
+  settleSeconds: z.number().nonnegative().max(MAX_WINDOW_SECONDS).optional(),
+  stabilitySeconds: z.number().nonnegative().max(MAX_WINDOW_SECONDS).optional(),
+  staleActiveSeconds: z.number().positive().max(MAX_TIMEOUT_SECONDS).optional(),
+});
+export type ChartSettings = z.infer<typeof ChartSettings>;
+
+/**
+ * Why these settings cannot work together (null when they can): the stale-active window must
+ * be longer than the settle window, or a success could never settle before the turn is ended.
+ */
+export function chartSettingsConflict(c: {
+  settleSeconds: number;
+  staleActiveSeconds?: number | undefined;
+}): string | null {
+  if (c.staleActiveSeconds === undefined || c.staleActiveSeconds > c.settleSeconds) return null;
+  return `must be longer than the settle window (${c.settleSeconds} s)`;
+}
 export type KernelConfigInput = z.input<typeof KernelConfig>;
 
 const time = z.number().nonnegative();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ChartSettings } from './kernel.js';
 
 /** Format version of every record; bumped when a record's meaning changes. */
 export const RECORD_FORMAT = 1;
@@ -57,6 +58,8 @@ export const TerminalRequestFields = z.object({
   watchdogBudgetSeconds: z.number().nonnegative(),
   /** The pane's id (`%N`) when it was known at attach: one pane is one terminal, whatever it was called. */
   paneId: z.string().optional(),
+  /** The terminal's own chart settings, when it was attached with some. */
+  config: ChartSettings.optional(),
 });
 export type TerminalRequestFields = z.infer<typeof TerminalRequestFields>;
 

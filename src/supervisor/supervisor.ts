@@ -36,7 +36,7 @@ import { createExecaTransport } from '../observe/execa-transport.js';
 import { createFrameSource, type FrameSource, type SourceHealth } from '../observe/frame-source.js';
 import type { TmuxTransport } from '../observe/transport.js';
 import { getProfile, knownTools, type ProfileFactory } from '../profiles/index.js';
-import { KernelConfig } from '../schemas/kernel.js';
+import { ChartSettings, chartSettingsConflict, KernelConfig } from '../schemas/kernel.js';
 import type { JournalRecord } from '../schemas/record.js';
 import { Target } from '../schemas/target.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
@@ -104,6 +104,8 @@ export const AttachRequest = z.strictObject({
     .optional(),
   /** Session wall-clock budget for this terminal (statecharts.md §7); 0: no watchdog. */
   sessionWallClockSeconds: z.number().nonnegative().optional(),
+  /** This terminal's chart settings (stall clock, settle, stability, stale-active windows). */
+  config: ChartSettings.optional(),
 });
 export type AttachRequest = z.input<typeof AttachRequest>;
 
@@ -191,6 +193,13 @@ export class Supervisor {
         Object.entries(parsed.data.config ?? {}).filter(([k]) => k !== 'sessionWallClockSeconds'),
       ),
     );
+    const conflict = chartSettingsConflict(this.config);
+    if (conflict !== null) {
+      throw new PanewardError(
+        'invalid_input',
+        `supervisor options: field \`config.staleActiveSeconds\`: ${conflict}`,
+      );
+    }
     this.customProfiles = profiles ?? {};
     this.scheduler = scheduler ?? asyncScheduler;
     this.journal = new Journal({
@@ -254,6 +263,7 @@ export class Supervisor {
           ...(facts.request.toolVersion ? { toolVersion: facts.request.toolVersion } : {}),
           watchdogBudgetSeconds: facts.request.watchdogBudgetSeconds,
           ...(facts.request.paneId === undefined ? {} : { paneId: facts.request.paneId }),
+          ...(facts.request.config ? { config: facts.request.config } : {}),
         },
         true,
       );
@@ -272,6 +282,13 @@ export class Supervisor {
     if (!parsed.success) throw invalid('attach', parsed.error);
     const r = parsed.data;
     this.assertKnownTool(r.tool);
+    const conflict = chartSettingsConflict({ ...this.config, ...r.config });
+    if (conflict !== null) {
+      throw new PanewardError(
+        'invalid_input',
+        `attach: field \`config.staleActiveSeconds\`: ${conflict}`,
+      );
+    }
     const id = r.id ?? this.nextId();
     if (this.terminalRef(id)) {
       throw new PanewardError(
@@ -289,6 +306,7 @@ export class Supervisor {
         watchdogBudgetSeconds:
           r.sessionWallClockSeconds ?? this.options.config?.sessionWallClockSeconds ?? 0,
         ...(paneId === undefined ? {} : { paneId }),
+        ...(r.config ? { config: r.config } : {}),
       },
       false,
     );
@@ -601,12 +619,13 @@ export class Supervisor {
       toolVersion: request.toolVersion ?? null,
       watchdogBudgetSeconds: request.watchdogBudgetSeconds ?? 0,
       ...(request.paneId === undefined ? {} : { paneId: request.paneId }),
+      ...(request.config ? { config: request.config } : {}),
       readopted,
     });
     const input: TerminalInput = {
       terminalId: id,
       request,
-      config: this.config,
+      config: { ...this.config, ...request.config },
       backoff: { initialSeconds, maxSeconds },
       openTurn: null,
       state: initialState({

@@ -91,7 +91,7 @@ function startRuntime(
     profile,
     toolVersion: input.request.toolVersion,
     target,
-    config: deps.config,
+    config: { ...deps.config, ...input.request.config },
     scheduler: deps.scheduler,
     site: childSite(terminal, deps.hub),
     journal: deps.journal,

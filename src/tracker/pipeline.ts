@@ -95,7 +95,11 @@ export function standaloneSite(options: {
     diagnostics: createActor(m.diagnostics, { inspect: hub.inspect }).start(),
     readiness: createActor(m.readiness, { input: c, inspect: hub.inspect }).start(),
     turnPhase: createActor(m.turnPhase, {
-      input: { settleSeconds: c.settleSeconds, openTurn: options.openTurn ?? null },
+      input: {
+        settleSeconds: c.settleSeconds,
+        staleActiveSeconds: c.staleActiveSeconds,
+        openTurn: options.openTurn ?? null,
+      },
       inspect: hub.inspect,
     }).start(),
     lastTurn: createActor(m.lastTurn, { inspect: hub.inspect }).start(),
@@ -185,6 +189,8 @@ export class TerminalPipeline {
   private probeOutcome: ProbeOutcome | null = null;
   private surfaceKey: string | null = null;
   private surfaceSince: number | null = null;
+  /** When the public state last changed (anything but the clock and the stability fields). */
+  private stateSince: number | null = null;
   private now = 0;
   private completionTurnId: string | null = null;
   /** When readiness and the turn phase last changed. */
@@ -521,17 +527,23 @@ export class TerminalPipeline {
     if (key !== this.surfaceKey) {
       this.surfaceKey = key;
       this.surfaceSince = t;
-      // The surface turns stable when the window ends, not at the next frame: a pane that stops
-      // changing may send no frame for a long time (control mode samples on change).
-      this.timers.set(
-        // Stryker disable next-line StringLiteral: the name only has to differ from the terminal's other timers (turn.settle, watchdog.*, readiness.*, completion.*), and an empty one does too
-        'surface.stability',
-        t + this.kernel.config.stabilitySeconds,
-        TimerOrder.surfaceStability,
-        () => {},
-      );
+      this.armStability(t);
     }
     this.publish(t);
+  }
+
+  /**
+   * The state turns stable when the window ends, not at the next frame: a pane that stops
+   * changing may send no frame for a long time (control mode samples on change).
+   */
+  private armStability(t: number): void {
+    this.timers.set(
+      // Stryker disable next-line StringLiteral: the name only has to differ from the terminal's other timers (turn.*, watchdog.*, readiness.*, completion.*), and an empty one does too
+      'surface.stability',
+      t + this.kernel.config.stabilitySeconds,
+      TimerOrder.surfaceStability,
+      () => {},
+    );
   }
 
   /** What the kernel sees: the profile's surface when diagnostics are available, else why not. */
@@ -647,6 +659,13 @@ export class TerminalPipeline {
     }
     if (next.turn.phase !== prev.turn.phase || this.phaseSince === null) this.phaseSince = this.now;
     next = this.compose();
+    // stableForSeconds is how long the public state has been unchanged: a change (a fresh
+    // success too) is published with 0, not stable. The stability fields themselves do not count.
+    if (Object.keys(changedFields(prev, next)).some((k) => !k.startsWith('stability.'))) {
+      this.stateSince = this.now;
+      this.armStability(this.now);
+      next = this.compose();
+    }
     const changed = changedFields(prev, next);
     const transitions = this.transitions;
     this.transitions = [];
@@ -672,7 +691,9 @@ export class TerminalPipeline {
     const available = diag === 'available';
     const surface = this.parsed && available ? this.parsed : null;
     const sig = surface?.signals ?? NO_SIGNALS;
-    const stableFor = this.surfaceSince === null ? 0 : Math.max(0, this.now - this.surfaceSince);
+    const since =
+      this.surfaceSince === null ? null : Math.max(this.surfaceSince, this.stateSince ?? 0);
+    const stableFor = since === null ? 0 : Math.max(0, this.now - since);
     const watchdog = this.watchdog.state as TerminalState['watchdog']['state'];
     return {
       terminalId: this.o.terminalId,
@@ -718,7 +739,7 @@ export class TerminalPipeline {
       // Signals of a surface that is not available are NO_SIGNALS: `unknown`.
       chatContext: { state: sig.chatContext },
       stability: {
-        stable: this.surfaceSince !== null && stableFor >= this.kernel.config.stabilitySeconds,
+        stable: since !== null && stableFor >= this.kernel.config.stabilitySeconds,
         stableForSeconds: stableFor,
       },
       watchdog: {

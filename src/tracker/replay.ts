@@ -1,8 +1,9 @@
+import { STALE_ACTIVE_MARGIN_SECONDS } from '../../machines/turnPhase.js';
 import { PanewardError } from '../errors.js';
 import { parseJsonLine, readJsonLines } from '../internal/jsonl.js';
 import { VirtualClock } from '../kernel/virtual-time.js';
 import { getProfile } from '../profiles/index.js';
-import type { KernelConfigInput } from '../schemas/kernel.js';
+import type { KernelConfig, KernelConfigInput } from '../schemas/kernel.js';
 import {
   RecordingHeader,
   RecordingLine,
@@ -123,8 +124,8 @@ export function playRecording(
       pipeline.submit(line.t);
     }
   });
-  const tail =
-    lastT + pipeline.kernel.config.stabilitySeconds + pipeline.kernel.config.settleSeconds;
+  const c = pipeline.kernel.config;
+  const tail = lastT + Math.max(c.stabilitySeconds + c.settleSeconds, staleActiveSecondsOf(c));
   clock.advanceTo(tail);
   pipeline.advance(tail);
 }
@@ -153,6 +154,11 @@ export function replayRecording(
     sub.unsubscribe();
     pipeline.dispose();
   }
+}
+
+/** The stale-active window a configuration gives (its default follows the settle window). */
+export function staleActiveSecondsOf(c: KernelConfig): number {
+  return c.staleActiveSeconds ?? c.settleSeconds + STALE_ACTIVE_MARGIN_SECONDS;
 }
 
 function peekType(text: string): string | undefined {

@@ -63,6 +63,7 @@ const OUTCOME_OF = {
 } as const;
 
 const SETTLE_KEY = 'turn.settle';
+const STALE_KEY = 'turn.stale';
 
 /**
  * Feeds the turn-phase chart its frames, explicit submits and settle window, and forwards the
@@ -93,6 +94,21 @@ export class TurnDriver {
         ),
       ),
       o.turnPhase.on('settle_window.cancel', () => o.timers.clear(SETTLE_KEY)),
+      o.turnPhase.on('stale_window.start', (ev) =>
+        o.timers.set(STALE_KEY, this.now + ev.seconds, TimerOrder.staleActive, (due) =>
+          this.send(due, { type: 'stale_active_elapsed', t: due }),
+        ),
+      ),
+      o.turnPhase.on('stale_window.cancel', () => o.timers.clear(STALE_KEY)),
+      o.turnPhase.on('turn_abandoned', (ev) =>
+        o.onTurn({
+          kind: 'turn.ended',
+          t: ev.at,
+          turnId: ev.turn.id,
+          source: ev.turn.source,
+          outcome: 'none',
+        }),
+      ),
       o.turnPhase.on('outcome', (ev) => this.onOutcome(ev)),
       o.turnPhase.on('turn_started', (ev) =>
         o.onTurn({ kind: 'turn.started', t: this.now, turn: ev.turn }),
@@ -167,6 +183,7 @@ export class TurnDriver {
 
   stop(): void {
     this.o.timers.clear(SETTLE_KEY);
+    this.o.timers.clear(STALE_KEY);
     for (const s of this.subs) s.unsubscribe();
     this.phase.dispose();
     this.last.dispose();

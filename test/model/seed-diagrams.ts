@@ -195,6 +195,21 @@ export const turnPhaseSeed: SeedChart = {
   extensions: [],
 };
 
+/**
+ * The guard of `active --evt_turn_finished--> ready` in the seed diagram, alternative by
+ * alternative: "success settled + ready posture, OR interrupted/failure + ready surface, OR host
+ * active recovery" (a withdrawn turn is an interrupt the screen shows by handing the prompt
+ * back). The generated turn-phase paths finish each turn by each of them in turn.
+ */
+export const turnFinishedWays = [
+  'success_settled',
+  'interrupted',
+  'failure',
+  'withdrawn',
+  'host_active_recovery',
+] as const;
+export type TurnFinishedWay = (typeof turnFinishedWays)[number];
+
 /** statecharts.md §5: none → each outcome, each outcome → each outcome (self included), retraction. */
 export const lastTurnSeed: SeedChart = {
   kind: 'seed',

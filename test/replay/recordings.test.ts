@@ -139,6 +139,38 @@ function checkHang(r: Replayed): void {
   expect(lastMoment.completion?.status, 'completion as the hung stream ends').toBe('in_progress');
 }
 
+/**
+ * A turn leaves the turn phase (an outcome, or the stale-active rule ending it with none) never
+ * before its last streaming request truly ended.
+ */
+function checkPhaseNeverEndsEarly(r: Replayed, exp: ScenarioExpectation): void {
+  if (exp.abandonsStream) return;
+  for (const turn of r.turns) {
+    if (turn.trueEnd === null) continue;
+    const open = r.states.findIndex((s) => s.turn.current?.id === turn.id);
+    if (open < 0) continue;
+    const ended = r.states.slice(open).find((s) => s.turn.current?.id !== turn.id);
+    if (!ended) continue;
+    expect(ended.t, `${turn.id}: left the turn phase at`).toBeGreaterThanOrEqual(
+      turn.trueEnd - EPS,
+    );
+  }
+}
+
+/**
+ * A recording that ends on an idle prompt (diagnostics available, ready posture, no activity)
+ * ends with no turn open: phase `ready`, whether or not the screen told how the turn ended.
+ */
+function checkNoTurnLeftActive(r: Replayed): void {
+  const last = r.states[r.states.length - 1]!;
+  const lastFrame = r.frames[r.frames.length - 1];
+  const sig = lastFrame?.parsed?.signals;
+  if (last.diagnostics.availability !== 'available' || !sig) return;
+  if (sig.readyPosture !== 'yes' || sig.ambiguous || sig.activeReasons.length > 0) return;
+  expect(last.turn.phase, 'final turn phase (an idle prompt)').toBe('ready');
+  expect(last.turn.current, 'final open turn').toBeNull();
+}
+
 function checkFinal(r: Replayed, exp: ScenarioExpectation): void {
   const last = r.states[r.states.length - 1]!;
   if (exp.final?.diagnostics)
@@ -158,6 +190,8 @@ for (const [toolId, tool] of Object.entries(EXPECTATIONS)) {
         if (exp.dialog) checkDialog(r, exp.dialog);
         if (exp.hang) checkHang(r);
         checkFinal(r, exp);
+        checkPhaseNeverEndsEarly(r, exp);
+        checkNoTurnLeftActive(r);
       });
     }
   });

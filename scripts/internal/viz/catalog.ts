@@ -48,7 +48,7 @@ export const catalog: readonly CatalogEntry[] = [
   {
     machine: turnPhaseMachine,
     chart: turnPhaseSeed,
-    inputs: ['frame', 'turn_armed', 'settle_window_elapsed'],
+    inputs: ['frame', 'turn_armed', 'settle_window_elapsed', 'stale_active_elapsed'],
     description: 'Turn phase: between turns, in a turn, or cannot tell. Statecharts §4.',
   },
   {

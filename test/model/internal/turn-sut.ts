@@ -12,6 +12,8 @@ import type { Edge } from './transitions.js';
 
 export const SETTLE_SECONDS = 1;
 export const FRAME_GAP = 0.25;
+/** The stale-active window the harness runs with (longer than the settle window). */
+export const STALE_SECONDS = 2.5;
 
 /** An idle prompt with nothing pending: what every frame starts from. */
 export const IDLE_SIGNALS: TurnSignals = {
@@ -43,7 +45,7 @@ export class TurnHarness {
 
   constructor(machines: MachineOverrides = {}) {
     this.turnPhase = createActor(machines.turnPhase ?? turnPhaseMachine, {
-      input: { settleSeconds: SETTLE_SECONDS },
+      input: { settleSeconds: SETTLE_SECONDS, staleActiveSeconds: STALE_SECONDS },
       inspect: this.hub.inspect,
     }).start();
     this.lastTurn = createActor(machines.lastTurn ?? lastTurnMachine, {

@@ -4,8 +4,8 @@ import type { MachineOverrides, ModelSpec, Sut } from '../harness.js';
 /** The generated path tests of this chart (run by test/model/*.model.test.ts). */
 export const specs: ModelSpec[] = [];
 import { seedModel } from '../seed-model.js';
-import { FAILURE, SETTLE_SECONDS, TurnHarness } from '../turn-sut.js';
-import { turnPhaseSeed } from '../../seed-diagrams.js';
+import { FAILURE, SETTLE_SECONDS, STALE_SECONDS, TurnHarness } from '../turn-sut.js';
+import { turnFinishedWays, turnPhaseSeed, type TurnFinishedWay } from '../../seed-diagrams.js';
 
 const rotation: Record<string, number> = {};
 function next<T>(name: string, options: readonly T[]): T {
@@ -16,11 +16,13 @@ function next<T>(name: string, options: readonly T[]): T {
 /**
  * Turn-phase paths on the real turn charts and their driver, fed raw frames on virtual time.
  * Each event is produced in turn by every way the priority chain of statecharts.md §5 can
- * produce it: a turn starts by a submit or by activity on screen; it finishes by a settled
- * success (exactly one settle window after the candidate, not before), an interruption, a
- * failure or a withdrawal; posture is lost by degraded diagnostics or an ambiguous surface.
+ * produce it: a turn starts by a submit or by activity on screen; it finishes (each run of the
+ * paths by one of the diagram's `turnFinishedWays`) by a settled success (exactly one settle window after the candidate, not before), an interruption, a
+ * failure or a withdrawal, or by the host's active recovery (the seed's "host active recovery":
+ * an idle prompt, unchanged, for exactly the stale-active window, with no outcome); posture is lost by degraded diagnostics or an ambiguous surface.
  */
-function turnPhaseSut(_input: unknown, machines?: MachineOverrides): Sut {
+function turnPhaseSut(input: unknown, machines?: MachineOverrides): Sut {
+  const finish = (input as { finish: TurnFinishedWay }).finish;
   const h = new TurnHarness(machines);
   return {
     state: () => h.snapshot().phase,
@@ -47,8 +49,20 @@ function turnPhaseSut(_input: unknown, machines?: MachineOverrides): Sut {
             return h.activeFrame();
           });
         case 'evt_turn_finished': {
-          const how = next('finish', ['success', 'interrupted', 'failure', 'withdrawn']);
-          if (how === 'success') {
+          const how = finish;
+          if (how === 'host_active_recovery') {
+            h.newText();
+            const last = h.snapshot().lastTurn;
+            const early = h.capture('turnPhase', () => {
+              h.frame({});
+              h.wait(STALE_SECONDS - 0.001);
+            });
+            expect(early, 'no phase change before the stale-active window ends').toEqual([]);
+            const steps = h.capture('turnPhase', () => h.wait(0.001));
+            expect(h.snapshot().lastTurn, 'host active recovery reports no outcome').toEqual(last);
+            return steps;
+          }
+          if (how === 'success_settled') {
             h.newText();
             const early = h.capture('turnPhase', () => {
               h.frame({ successCandidate: true });
@@ -87,6 +101,7 @@ function turnPhaseSut(_input: unknown, machines?: MachineOverrides): Sut {
 specs.push({
   name: 'turnPhase',
   model: seedModel(turnPhaseSeed),
-  inputs: [undefined],
+  // One run of every path per way the diagram finishes a turn.
+  inputs: turnFinishedWays.map((finish) => ({ finish })),
   createSut: turnPhaseSut,
 });
