@@ -38,9 +38,11 @@ import type { TmuxTransport } from '../observe/transport.js';
 import { getProfile, knownTools, type ProfileFactory } from '../profiles/index.js';
 import { KernelConfig } from '../schemas/kernel.js';
 import type { JournalRecord } from '../schemas/record.js';
+import { PromptText } from '../schemas/prompt.js';
 import { Target } from '../schemas/target.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import { initialState, sameState } from '../tracker/pipeline.js';
+import { gate, operationsFor, type Operations, type TerminalFacts } from './operations.js';
 import { commandError, provideTerminal, type CommandName } from './terminal-runtime.js';
 import { z } from 'zod';
 
@@ -100,7 +102,10 @@ export const AttachRequest = z.strictObject({
   toolVersion: z.string().min(1).optional(),
   id: z
     .string()
-    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, dot, dash or underscore, at most 64')
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+      'a letter or digit, then letters, digits, dot, dash or underscore, at most 64 in all',
+    )
     .optional(),
   /** Session wall-clock budget for this terminal (statecharts.md §7); 0: no watchdog. */
   sessionWallClockSeconds: z.number().nonnegative().optional(),
@@ -166,6 +171,8 @@ export class Supervisor {
   private readonly customProfiles: Readonly<Record<string, ProfileFactory>>;
   private readonly actor: Actor<typeof supervisorMachine>;
   private readonly restarts: RestartRecord[] = [];
+  /** Panes that read no input, and why. */
+  private readonly readsNoInput = new Map<string, string>();
   /** The record stream: durable when the supervisor has a data directory. */
   readonly journal: Journal;
   private readonly telemetry = new Subject<Telemetry>();
@@ -393,7 +400,11 @@ export class Supervisor {
 
   /** Stops supervising a terminal (recorded: a restarted supervisor will not re-attach it). */
   detach(id: string): void {
-    this.terminal(id);
+    const refused = gate(this.get(id), 'detach');
+    if (refused !== null) {
+      throw new PanewardError('refused', `terminal ${id} refuses detach: ${refused.reason}`);
+    }
+    this.readsNoInput.delete(id);
     void this.record({ kind: 'terminal.detached', terminalId: id });
     this.actor.send({ type: 'evt_detach', terminalId: id });
   }
@@ -461,11 +472,23 @@ export class Supervisor {
         'submit: field `text`: a non-empty string is required',
       );
     }
+    const t = PromptText.safeParse(text);
+    if (!t.success) {
+      // The issues name the field and the character, never the text.
+      throw new PanewardError(
+        'invalid_input',
+        `submit: field \`text\`: ${t.error.issues.map((i) => i.message).join('; ')}`,
+      );
+    }
     const o = SubmitOptions.safeParse(opts);
     if (!o.success) throw invalid('submit', o.error);
     this.terminal(id);
     if (o.data.signal?.aborted) throw new PanewardError('aborted', 'aborted');
-    return (await this.command(id, 'submit', { text, force: o.data.force ?? false })) as string;
+    return (await this.command(id, 'submit', {
+      text,
+      force: o.data.force ?? false,
+      ...this.factsOf(id),
+    })) as string;
   }
 
   /** Waits for that turn's completion actor to end, then for the turn's own outcome. */
@@ -556,9 +579,34 @@ export class Supervisor {
     return this.waitForTurn(id, turnId, wait);
   }
 
-  /** Sends the profile's interrupt keys. */
-  async interrupt(id: string): Promise<void> {
-    await this.command(id, 'interrupt', {});
+  /**
+   * Sends the profile's interrupt keys; refused (`refused`) unless a turn is running (the
+   * `interrupt` verdict), or `force: true`.
+   */
+  async interrupt(id: string, opts: { force?: boolean } = {}): Promise<void> {
+    await this.command(id, 'interrupt', { force: opts.force === true });
+  }
+
+  /**
+   * The operations the terminal accepts now, as the gate decides them for its actions (the
+   * public state's verdicts and what the supervisor was told of the pane).
+   */
+  operations(id: string): Operations {
+    return operationsFor(this.get(id), this.factsOf(id));
+  }
+
+  /**
+   * Marks a pane as one that reads no input (a recording plays in it, say): every prompt to it
+   * is refused with `reason`, forced or not, and its `sendInput` verdict says so.
+   */
+  refuseInput(id: string, reason: string): void {
+    this.terminal(id);
+    this.readsNoInput.set(id, reason);
+  }
+
+  private factsOf(id: string): TerminalFacts {
+    const why = this.readsNoInput.get(id);
+    return why === undefined ? {} : { readsNoInput: why };
   }
 
   /**
@@ -569,7 +617,10 @@ export class Supervisor {
     return (await this.command(id, 'screen', {})) as { text: string; t: number } | null;
   }
 
-  /** Resumes a session the watchdog blocked: a fresh wall-clock window. */
+  /**
+   * Resumes a session the watchdog blocked: a fresh wall-clock window. Refused (`refused`)
+   * when the session is not blocked.
+   */
   async resume(id: string): Promise<void> {
     await this.command(id, 'resume', {});
   }
