@@ -252,7 +252,8 @@ export class Supervisor {
     this.actor.start();
     void this.record({ kind: 'supervisor.started', terminalId: null, pid: process.pid });
     // Re-adoption: every terminal attached and not detached continues where it was.
-    for (const [id, facts] of this.journal.index.attached()) {
+    const readopted = this.journal.index.attached();
+    for (const [id, facts] of readopted) {
       this.spawn(
         id,
         {
@@ -264,6 +265,28 @@ export class Supervisor {
         },
         true,
       );
+    }
+    void this.dropVanished(readopted.map(([id]) => id));
+  }
+
+  /**
+   * Re-adopted terminals whose pane no longer exists (the pane or its whole tmux server is
+   * gone; pane ids are handed out again by a new server) are detached, recorded, so a pane
+   * that is gone is not watched, nor re-adopted on every start. A pane tmux cannot be asked
+   * about now (a timeout) is kept.
+   */
+  private async dropVanished(ids: readonly string[]): Promise<void> {
+    for (const id of ids) {
+      if (this.stopping || !this.terminalRef(id)) continue;
+      const pane = this.paneOf(id) ?? this.requestOf(id).target;
+      try {
+        await detectPaneTool(this.transport, pane, []);
+      } catch (error) {
+        if (!isPanewardError(error) || error.code !== 'tmux_missing') continue;
+        if (this.stopping || !this.terminalRef(id)) continue;
+        void this.record({ kind: 'terminal.detached', terminalId: id });
+        this.actor.send({ type: 'evt_detach', terminalId: id });
+      }
     }
   }
 
@@ -279,6 +302,21 @@ export class Supervisor {
     if (!parsed.success) throw invalid('attach', parsed.error);
     const r = parsed.data;
     this.assertKnownTool(r.tool);
+    // A pane is one terminal: the same target (or pane id) answers the terminal already on it.
+    const same = this.ids().find(
+      (other) =>
+        this.requestOf(other).target === r.target || this.paneOf(other) === (paneId ?? r.target),
+    );
+    if (same !== undefined && r.id !== same) {
+      const tool = this.requestOf(same).tool;
+      if (r.id !== undefined || (r.tool !== undefined && r.tool !== tool)) {
+        throw new PanewardError(
+          'invalid_input',
+          `attach: field \`target\`: ${r.target} is already attached as ${same} (${tool})`,
+        );
+      }
+      return same;
+    }
     const id = r.id ?? this.nextId();
     if (this.terminalRef(id)) {
       throw new PanewardError(

@@ -362,3 +362,89 @@ describe('typing while tmux is frozen', () => {
     }
   }, 30_000);
 });
+
+describe('attach: one pane, one terminal, and no pane that is gone', () => {
+  let agent: AgentSession;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'pw-attach-'));
+    agent = await startAgentSession({
+      socketName: uniqueSocketName('gate'),
+      cwd: dir,
+      env: {},
+      command: [process.execPath, STAND_IN_AGENT],
+    });
+    await agent.waitForText(/❯/);
+  });
+
+  afterAll(async () => {
+    await agent?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const open = (data: string) =>
+    createSupervisor({
+      socketName: agent.socketName,
+      dataDir: join(dir, data),
+      config: { pollIntervalSeconds: 0.1 },
+      profiles: { stand_in: standInProfile },
+    });
+
+  it('attaching a target already attached answers its terminal, or is refused naming `target`', async () => {
+    const sup = open('same');
+    try {
+      const id = sup.attach({ target: agent.target, tool: 'stand_in' });
+      expect(sup.attach({ target: agent.target })).toBe(id);
+      expect(() => sup.attach({ target: agent.target, id: 'other' })).toThrow(
+        /^attach: field `target`: .* is already attached as t1 \(stand_in\)$/,
+      );
+      expect(sup.ids()).toEqual([id]);
+    } finally {
+      await sup.stop();
+    }
+  });
+
+  it("the README's example run twice on one data directory keeps one terminal", async () => {
+    for (let run = 0; run < 2; run++) {
+      const sup = open('readme');
+      try {
+        // `attach` (synchronous) and `attachPane` (which also resolves the pane) alike.
+        expect(sup.attach({ target: agent.target })).toBe('t1');
+        expect(await sup.attachPane({ target: agent.target })).toBe('t1');
+        expect(sup.ids()).toEqual(['t1']);
+      } finally {
+        await sup.stop();
+      }
+    }
+  });
+
+  it('a pane that is gone is not re-adopted: its terminal is detached, recorded', async () => {
+    const first = open('gone');
+    first.attach({ target: 'nosuch:0.0', tool: 'stand_in', id: 'ghost' });
+    first.attach({ target: agent.target, tool: 'stand_in', id: 'real' });
+    await first.stop();
+    const second = open('gone');
+    try {
+      await until(second, 'real', (s) => s.readiness.status === 'ready');
+      const deadline = Date.now() + 5000;
+      while (second.ids().includes('ghost') && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(second.ids()).toEqual(['real']);
+      await second.journal.flush();
+      expect(
+        second.journal.read(0, 'ghost').filter((r) => r.kind === 'terminal.detached'),
+      ).toHaveLength(1);
+    } finally {
+      await second.stop();
+    }
+    // And the start after that has nothing of it to re-adopt.
+    const third = open('gone');
+    try {
+      expect(third.ids()).toEqual(['real']);
+    } finally {
+      await third.stop();
+    }
+  });
+});
