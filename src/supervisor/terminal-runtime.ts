@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   concatMap,
   exhaustMap,
@@ -50,7 +51,7 @@ export interface TerminalRuntimeDeps {
 const REDETECT_MS = 5000;
 
 /** The commands a running terminal answers. */
-export type CommandName = 'submit' | 'interrupt' | 'resume' | 'keys' | 'screen';
+export type CommandName = 'submit' | 'interrupt' | 'resume' | 'screen';
 
 /**
  * The terminal machine with its runtime provided: `prepare` detects the tool when none was
@@ -251,7 +252,6 @@ function childSite(terminal: AnyActorRef, hub: InspectionHub): ChartSite {
 export interface CommandArgs {
   text?: string;
   force?: boolean;
-  keys?: string[];
   /** The pane reads no input: why (refuses every prompt, forced or not). */
   readsNoInput?: string;
 }
@@ -265,7 +265,6 @@ class TerminalCommands {
   private readonly abortController = new AbortController();
   /** The tail of the queue of acting commands. */
   private queue: Promise<unknown> = Promise.resolve();
-  private buffers = 0;
 
   constructor(
     private readonly pipeline: TerminalPipeline,
@@ -299,12 +298,13 @@ class TerminalCommands {
       case 'interrupt':
         this.check('interrupt', a);
         return pressInterrupt(this.profile, (keys) => this.keys(keys));
-      case 'keys':
-        return this.keys(a.keys ?? []);
       case 'resume':
         this.check('resume', a);
         this.pipeline.resumeSession(this.now());
         return undefined;
+      default:
+        // Nothing reaches the pane but through the gate: no other command types.
+        throw new PanewardError('invalid_input', `unknown command ${String(name)}`);
     }
   }
 
@@ -366,8 +366,8 @@ class TerminalCommands {
     // typed: after a crash, a prompt left in the box never sits on a turn the journal still
     // shows open.
     await this.pipeline.journal.flush();
-    this.buffers += 1;
-    const buffer = `paneward-${process.pid}-${this.pipeline.state.terminalId}-${this.buffers}`;
+    // A buffer of its own: no other client or supervisor pastes it, nor overwrites it.
+    const buffer = `paneward-${randomUUID()}`;
     // Loading a buffer types nothing: if it times out, nothing reaches the pane.
     await this.tmux(['load-buffer', '-b', buffer, '-'], text);
     const turnId = this.pipeline.submit(this.now());
