@@ -88,4 +88,20 @@ describe('the command line goes through the gate', () => {
     expect(await shell.capture()).toBe(before);
     expect(sup.get(id).diagnostics.process).not.toBe('tui_down');
   });
+
+  it('a prompt with a NUL or an escape is a 400 naming `text`, never a 500, never echoed', async () => {
+    const [id] = sup.ids();
+    for (const text of ['secret\u0000', 'secret\u001b[201~', 'secret\r']) {
+      const r = await fetch(`${url}/v1/terminals/${id}/input`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ text, force: true }),
+      });
+      expect(r.status).toBe(400);
+      const body = await r.text();
+      expect(body).toContain('`text`');
+      expect(body).toContain('control characters');
+      expect(body).not.toContain('secret');
+    }
+  });
 });
