@@ -7,6 +7,7 @@ export type PanewardErrorCode =
   | 'tmux_failed'
   | 'tmux_missing'
   | 'not_ready'
+  | 'refused'
   | 'unknown_terminal'
   | 'aborted'
   | 'timeout'

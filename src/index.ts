@@ -22,6 +22,14 @@ export {
   type RestartRecord,
   type TurnResult,
 } from './supervisor/supervisor.js';
+export {
+  gate,
+  operationsFor,
+  type Operation,
+  type Operations,
+  type OperationVerdict,
+} from './supervisor/operations.js';
+export { PromptText, MAX_PROMPT_CHARS } from './schemas/prompt.js';
 export { PanewardError, isPanewardError, type PanewardErrorCode } from './errors.js';
 export { TerminalState } from './schemas/terminal-state.js';
 export { Observation } from './schemas/observation.js';

@@ -117,6 +117,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
         ...(p.toolVersion ? { toolVersion: p.toolVersion } : {}),
         id: p.id,
       });
+      // A recording reads no input: a prompt sent there would be credited with its next reply.
+      if (p.readsNoInput) sup.refuseInput(p.id, p.readsNoInput);
     }
     let stopping: Promise<void> | null = null;
     return {
@@ -146,6 +148,8 @@ interface DemoPane {
   id: string;
   tool: string;
   toolVersion?: string;
+  /** The pane reads no input: why. */
+  readsNoInput?: string;
 }
 
 const tmuxNew = (socketName: string, id: string, cols: number, rows: number) => [
@@ -180,6 +184,7 @@ async function startRecordedPanes(
   return panes.map((p) => ({
     id: p.id,
     tool: p.header.tool,
+    readsNoInput: 'it plays a recording (run `paneward demo --live` to prompt real agents)',
     ...(p.header.toolVersion ? { toolVersion: p.header.toolVersion } : {}),
   }));
 }

@@ -61,7 +61,7 @@ export function createExecaTransport(options: ExecaTransportOptions = {}): TmuxT
       timeout: timeoutMs,
       cancelSignal: opts.signal,
       forceKillAfterDelay: forceKillAfterMs,
-      stdin: 'ignore',
+      ...(opts.input === undefined ? { stdin: 'ignore' as const } : { input: opts.input }),
       stripFinalNewline: false,
       encoding: 'utf8',
     });

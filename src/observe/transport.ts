@@ -4,6 +4,11 @@ export interface TmuxRunOptions {
   signal?: AbortSignal;
   /** Overrides the transport's default timeout for this call. */
   timeoutMs?: number;
+  /**
+   * Written to the command's stdin (for `load-buffer -`), so text of any length reaches tmux
+   * whole and is never read as a command line.
+   */
+  input?: string;
 }
 
 /**

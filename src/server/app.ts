@@ -68,6 +68,7 @@ const STATUS: Partial<Record<PanewardErrorCode | string, ContentfulStatusCode>> 
   unknown_terminal: 404,
   not_found: 404,
   not_ready: 409,
+  refused: 409,
   stopped: 409,
   payload_too_large: 413,
   // The pane (or its tmux server) is gone: the terminal cannot take the command.
@@ -205,7 +206,11 @@ export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {})
 
   const view = (id: string) => {
     const state = sup.get(id);
-    return { ...state, ...sup.viewDetails?.(id), operations: operationsFor(state) };
+    return {
+      ...state,
+      ...sup.viewDetails?.(id),
+      operations: sup.operations?.(id) ?? operationsFor(state),
+    };
   };
 
   app.openapi(

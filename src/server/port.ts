@@ -4,6 +4,7 @@ import type { JournalRecord } from '../schemas/record.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import type { FleetHost } from './schemas.js';
 import type { AttachRequest, Telemetry, TurnResult } from '../supervisor/supervisor.js';
+import type { Operations } from '../supervisor/operations.js';
 
 /**
  * A stream of records the HTTP app serves over SSE: each record's `seq` is its event id. A
@@ -63,4 +64,6 @@ export interface SupervisorPort {
   healthDetails?(): Record<string, unknown>;
   /** Extra fields of a terminal's view (the fleet names its host). */
   viewDetails?(id: string): Record<string, unknown>;
+  /** The operations a terminal accepts now, when the supervisor knows more than its state. */
+  operations?(id: string): Operations;
 }

@@ -1,3 +1,4 @@
+import { PromptText } from '../schemas/prompt.js';
 import { z } from '@hono/zod-openapi';
 import { Operations } from '../supervisor/operations.js';
 import { AttachRequest } from '../supervisor/supervisor.js';
@@ -83,10 +84,9 @@ export const AttachBody = z
   })
   .openapi('AttachRequest');
 
-/** Prompts are typed literally; a prompt longer than this is refused. */
-export const MAX_PROMPT_CHARS = 64 * 1024;
-
-const Prompt = z.string().min(1, 'must not be empty').max(MAX_PROMPT_CHARS);
+/** Prompts are typed literally; a longer one, or one with control characters, is refused. */
+export { MAX_PROMPT_CHARS } from '../schemas/prompt.js';
+const Prompt = PromptText;
 
 export const InputBody = z
   .strictObject({

@@ -48,19 +48,56 @@ function gone(s: TerminalState): string | null {
  * it will be possible without anyone acting), interrupt, resume, detach — each with its reason,
  * so a client never has to derive it.
  */
-export function operationsFor(s: TerminalState): Operations {
+export function operationsFor(s: TerminalState, facts: TerminalFacts = {}): Operations {
   return {
-    sendInput: sendInput(s),
-    interrupt:
-      s.turn.phase === 'active' || s.surface.businessState === 'working'
-        ? verdict('yes', 'a turn is running')
-        : verdict('no', 'no turn is running'),
+    sendInput:
+      facts.readsNoInput === undefined
+        ? sendInput(s)
+        : verdict('no', `the pane reads no input: ${facts.readsNoInput}`),
+    interrupt: interrupt(s),
     resume:
       s.session.status === 'blocked'
         ? verdict('yes', `the session is blocked: ${s.session.stopReasonCode ?? 'unknown'}`)
         : verdict('no', 'the session is not blocked'),
     detach: verdict('yes', 'always possible'),
   };
+}
+
+/** What the supervisor knows of a pane beyond its public state. */
+export interface TerminalFacts {
+  /** The pane reads no input (a recording plays in it, say): why, in a few words. */
+  readsNoInput?: string;
+}
+
+/** The operations that act on a pane: each goes through {@link gate}. */
+export type Operation = keyof Operations;
+
+/**
+ * THE gate: every action that types or changes a session (a prompt, the interrupt keys, a
+ * resume, a detach) is taken only when this says so, whoever asks (library, CLI, HTTP, fleet).
+ * Answers null when the operation may go ahead, else the verdict that refuses it (`force`
+ * overrides a refusal of a prompt or an interrupt, never a pane that reads no input).
+ */
+export function gate(
+  s: TerminalState,
+  operation: Operation,
+  options: { force?: boolean } & TerminalFacts = {},
+): OperationVerdict | null {
+  if (operation === 'sendInput' && options.readsNoInput !== undefined) {
+    return verdict('no', `the pane reads no input: ${options.readsNoInput}`);
+  }
+  const v = operationsFor(s)[operation];
+  if (v.allowed === 'yes') return null;
+  const forcible = operation === 'sendInput' || operation === 'interrupt';
+  return options.force && forcible ? null : v;
+}
+
+function interrupt(s: TerminalState): OperationVerdict {
+  const why = gone(s);
+  if (why !== null) return verdict('no', why);
+  return s.turn.phase === 'active' || s.surface.businessState === 'working'
+    ? verdict('yes', 'a turn is running')
+    : verdict('no', 'no turn is running');
 }
 
 function sendInput(s: TerminalState): OperationVerdict {
@@ -83,6 +120,11 @@ function sendInput(s: TerminalState): OperationVerdict {
   if (c !== null && c.status !== 'completed' && c.status !== 'failed') {
     return verdict('wait', `turn ${c.turnId} has not finished`);
   }
+  // A turn running (also one inferred from the screen): a prompt now would be typed into it.
+  if (s.turn.phase === 'active') {
+    const running = s.turn.current ? `turn ${s.turn.current.id}` : 'a turn';
+    return verdict('no', `${running} is running; wait for it to end or interrupt it`);
+  }
   switch (s.readiness.status) {
     case 'ready':
       return verdict('yes', 'the agent waits for a prompt');
@@ -104,7 +146,7 @@ function sendInput(s: TerminalState): OperationVerdict {
       }
       return verdict('wait', 'cannot tell yet');
     case 'waiting':
-      return s.turn.phase === 'active' || s.surface.businessState === 'working'
+      return s.surface.businessState === 'working'
         ? verdict('wait', 'the agent is working')
         : verdict('wait', 'the agent is not ready for a prompt yet');
   }

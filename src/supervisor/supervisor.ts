@@ -38,9 +38,11 @@ import type { TmuxTransport } from '../observe/transport.js';
 import { getProfile, knownTools, type ProfileFactory } from '../profiles/index.js';
 import { ChartSettings, chartSettingsConflict, KernelConfig } from '../schemas/kernel.js';
 import type { JournalRecord } from '../schemas/record.js';
+import { PromptText } from '../schemas/prompt.js';
 import { Target } from '../schemas/target.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import { initialState, sameState } from '../tracker/pipeline.js';
+import { gate, operationsFor, type Operations, type TerminalFacts } from './operations.js';
 import { commandError, provideTerminal, type CommandName } from './terminal-runtime.js';
 import { z } from 'zod';
 
@@ -100,7 +102,10 @@ export const AttachRequest = z.strictObject({
   toolVersion: z.string().min(1).optional(),
   id: z
     .string()
-    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, dot, dash or underscore, at most 64')
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+      'a letter or digit, then letters, digits, dot, dash or underscore, at most 64 in all',
+    )
     .optional(),
   /** Session wall-clock budget for this terminal (statecharts.md §7); 0: no watchdog. */
   sessionWallClockSeconds: z.number().nonnegative().optional(),
@@ -168,6 +173,8 @@ export class Supervisor {
   private readonly customProfiles: Readonly<Record<string, ProfileFactory>>;
   private readonly actor: Actor<typeof supervisorMachine>;
   private readonly restarts: RestartRecord[] = [];
+  /** Panes that read no input, and why. */
+  private readonly readsNoInput = new Map<string, string>();
   /** The record stream: durable when the supervisor has a data directory. */
   readonly journal: Journal;
   private readonly telemetry = new Subject<Telemetry>();
@@ -254,7 +261,8 @@ export class Supervisor {
     this.actor.start();
     void this.record({ kind: 'supervisor.started', terminalId: null, pid: process.pid });
     // Re-adoption: every terminal attached and not detached continues where it was.
-    for (const [id, facts] of this.journal.index.attached()) {
+    const readopted = this.journal.index.attached();
+    for (const [id, facts] of readopted) {
       this.spawn(
         id,
         {
@@ -267,6 +275,28 @@ export class Supervisor {
         },
         true,
       );
+    }
+    void this.dropVanished(readopted.map(([id]) => id));
+  }
+
+  /**
+   * Re-adopted terminals whose pane no longer exists (the pane or its whole tmux server is
+   * gone; pane ids are handed out again by a new server) are detached, recorded, so a pane
+   * that is gone is not watched, nor re-adopted on every start. A pane tmux cannot be asked
+   * about now (a timeout) is kept.
+   */
+  private async dropVanished(ids: readonly string[]): Promise<void> {
+    for (const id of ids) {
+      if (this.stopping || !this.terminalRef(id)) continue;
+      const pane = this.paneOf(id) ?? this.requestOf(id).target;
+      try {
+        await detectPaneTool(this.transport, pane, []);
+      } catch (error) {
+        if (!isPanewardError(error) || error.code !== 'tmux_missing') continue;
+        if (this.stopping || !this.terminalRef(id)) continue;
+        void this.record({ kind: 'terminal.detached', terminalId: id });
+        this.actor.send({ type: 'evt_detach', terminalId: id });
+      }
     }
   }
 
@@ -288,6 +318,21 @@ export class Supervisor {
         'invalid_input',
         `attach: field \`config.staleActiveSeconds\`: ${conflict}`,
       );
+    }
+    // A pane is one terminal: the same target (or pane id) answers the terminal already on it.
+    const same = this.ids().find(
+      (other) =>
+        this.requestOf(other).target === r.target || this.paneOf(other) === (paneId ?? r.target),
+    );
+    if (same !== undefined && r.id !== same) {
+      const tool = this.requestOf(same).tool;
+      if (r.id !== undefined || (r.tool !== undefined && r.tool !== tool)) {
+        throw new PanewardError(
+          'invalid_input',
+          `attach: field \`target\`: ${r.target} is already attached as ${same} (${tool})`,
+        );
+      }
+      return same;
     }
     const id = r.id ?? this.nextId();
     if (this.terminalRef(id)) {
@@ -411,7 +456,11 @@ export class Supervisor {
 
   /** Stops supervising a terminal (recorded: a restarted supervisor will not re-attach it). */
   detach(id: string): void {
-    this.terminal(id);
+    const refused = gate(this.get(id), 'detach');
+    if (refused !== null) {
+      throw new PanewardError('refused', `terminal ${id} refuses detach: ${refused.reason}`);
+    }
+    this.readsNoInput.delete(id);
     void this.record({ kind: 'terminal.detached', terminalId: id });
     this.actor.send({ type: 'evt_detach', terminalId: id });
   }
@@ -479,11 +528,23 @@ export class Supervisor {
         'submit: field `text`: a non-empty string is required',
       );
     }
+    const t = PromptText.safeParse(text);
+    if (!t.success) {
+      // The issues name the field and the character, never the text.
+      throw new PanewardError(
+        'invalid_input',
+        `submit: field \`text\`: ${t.error.issues.map((i) => i.message).join('; ')}`,
+      );
+    }
     const o = SubmitOptions.safeParse(opts);
     if (!o.success) throw invalid('submit', o.error);
     this.terminal(id);
     if (o.data.signal?.aborted) throw new PanewardError('aborted', 'aborted');
-    return (await this.command(id, 'submit', { text, force: o.data.force ?? false })) as string;
+    return (await this.command(id, 'submit', {
+      text,
+      force: o.data.force ?? false,
+      ...this.factsOf(id),
+    })) as string;
   }
 
   /** Waits for that turn's completion actor to end, then for the turn's own outcome. */
@@ -574,9 +635,34 @@ export class Supervisor {
     return this.waitForTurn(id, turnId, wait);
   }
 
-  /** Sends the profile's interrupt keys. */
-  async interrupt(id: string): Promise<void> {
-    await this.command(id, 'interrupt', {});
+  /**
+   * Sends the profile's interrupt keys; refused (`refused`) unless a turn is running (the
+   * `interrupt` verdict), or `force: true`.
+   */
+  async interrupt(id: string, opts: { force?: boolean } = {}): Promise<void> {
+    await this.command(id, 'interrupt', { force: opts.force === true });
+  }
+
+  /**
+   * The operations the terminal accepts now, as the gate decides them for its actions (the
+   * public state's verdicts and what the supervisor was told of the pane).
+   */
+  operations(id: string): Operations {
+    return operationsFor(this.get(id), this.factsOf(id));
+  }
+
+  /**
+   * Marks a pane as one that reads no input (a recording plays in it, say): every prompt to it
+   * is refused with `reason`, forced or not, and its `sendInput` verdict says so.
+   */
+  refuseInput(id: string, reason: string): void {
+    this.terminal(id);
+    this.readsNoInput.set(id, reason);
+  }
+
+  private factsOf(id: string): TerminalFacts {
+    const why = this.readsNoInput.get(id);
+    return why === undefined ? {} : { readsNoInput: why };
   }
 
   /**
@@ -587,7 +673,10 @@ export class Supervisor {
     return (await this.command(id, 'screen', {})) as { text: string; t: number } | null;
   }
 
-  /** Resumes a session the watchdog blocked: a fresh wall-clock window. */
+  /**
+   * Resumes a session the watchdog blocked: a fresh wall-clock window. Refused (`refused`)
+   * when the session is not blocked.
+   */
   async resume(id: string): Promise<void> {
     await this.command(id, 'resume', {});
   }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   concatMap,
   exhaustMap,
@@ -27,6 +28,7 @@ import { detectToolVersion } from '../observe/tool-version.js';
 import type { ToolProfile } from '../profiles/types.js';
 import type { KernelConfig } from '../schemas/kernel.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
+import { gate, type Operation } from './operations.js';
 import { TerminalPipeline, type ChartSite, type TerminalCharts } from '../tracker/pipeline.js';
 
 /** What the terminal runtime needs from the supervisor. */
@@ -49,7 +51,7 @@ export interface TerminalRuntimeDeps {
 const REDETECT_MS = 5000;
 
 /** The commands a running terminal answers. */
-export type CommandName = 'submit' | 'interrupt' | 'resume' | 'keys' | 'screen';
+export type CommandName = 'submit' | 'interrupt' | 'resume' | 'screen';
 
 /**
  * The terminal machine with its runtime provided: `prepare` detects the tool when none was
@@ -246,9 +248,23 @@ function childSite(terminal: AnyActorRef, hub: InspectionHub): ChartSite {
   };
 }
 
-/** Prompts, keys and resume for one running terminal. */
+/** What a command to a terminal carries besides its name. */
+export interface CommandArgs {
+  text?: string;
+  force?: boolean;
+  /** The pane reads no input: why (refuses every prompt, forced or not). */
+  readsNoInput?: string;
+}
+
+/**
+ * Prompts, keys and resume for one running terminal. Commands that act are serialised:
+ * one at a time, and each one's check against the gate and its typing are one step, so two
+ * prompts sent at the same moment to a ready terminal give one turn and one refusal.
+ */
 class TerminalCommands {
   private readonly abortController = new AbortController();
+  /** The tail of the queue of acting commands. */
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly pipeline: TerminalPipeline,
@@ -262,56 +278,114 @@ class TerminalCommands {
     this.abortController.abort();
   }
 
-  async run(name: CommandName, args: unknown): Promise<unknown> {
+  run(name: CommandName, args: unknown): Promise<unknown> {
+    const a = (args ?? {}) as CommandArgs;
+    // Reading the screen acts on nothing: it never waits behind a prompt being typed.
+    if (name === 'screen') return Promise.resolve(this.pipeline.screen);
+    const step = this.queue.then(() => this.act(name, a));
+    this.queue = step.then(
+      () => undefined,
+      () => undefined,
+    );
+    return step.then((r) => (name === 'submit' ? this.confirmed(r as string) : r));
+  }
+
+  private async act(name: Exclude<CommandName, 'screen'>, a: CommandArgs): Promise<unknown> {
     switch (name) {
       case 'submit':
-        return this.submit(args as { text: string; force?: boolean });
+        this.check('sendInput', a);
+        return this.submit(a.text ?? '');
       case 'interrupt':
+        this.check('interrupt', a);
         return pressInterrupt(this.profile, (keys) => this.keys(keys));
-      case 'keys':
-        return this.keys((args as { keys: string[] }).keys);
       case 'resume':
+        this.check('resume', a);
         this.pipeline.resumeSession(this.now());
         return undefined;
-      case 'screen':
-        return this.pipeline.screen;
+      default:
+        // Nothing reaches the pane but through the gate: no other command types.
+        throw new PanewardError('invalid_input', `unknown command ${String(name)}`);
     }
+  }
+
+  /** Refuses the command unless the gate lets it through now. */
+  private check(operation: Operation, a: CommandArgs): void {
+    const state = this.pipeline.state;
+    const refused = gate(state, operation, a);
+    if (refused === null) return;
+    const c = state.completion;
+    const pending =
+      c !== null && c.status !== 'completed' && c.status !== 'failed' ? c.turnId : null;
+    const details = {
+      operation,
+      allowed: refused.allowed,
+      reason: refused.reason,
+      readiness: state.readiness.status,
+      turnPhase: state.turn.phase,
+      ...(pending ? { pendingTurnId: pending } : {}),
+      ...(state.session.stopReasonCode ? { stopReasonCode: state.session.stopReasonCode } : {}),
+    };
+    if (operation === 'sendInput') {
+      throw new PanewardError(
+        'not_ready',
+        `terminal ${state.terminalId} is not ready (${refused.reason})`,
+        { details },
+      );
+    }
+    throw new PanewardError(
+      'refused',
+      `terminal ${state.terminalId} refuses ${operation}: ${refused.reason}`,
+      { details },
+    );
   }
 
   private keys(keys: readonly string[]): Promise<void> {
     return this.tmux(['send-keys', '-t', this.target, ...keys]).then(() => {});
   }
 
-  private tmux(args: string[]): Promise<string> {
-    return this.deps.source.transport.run(args, { signal: this.abortController.signal });
+  private tmux(args: string[], input?: string): Promise<string> {
+    return this.deps.source.transport.run(args, {
+      signal: this.abortController.signal,
+      ...(input === undefined ? {} : { input }),
+    });
   }
 
   /**
-   * Types `text` literally and submits it. Refused unless readiness is `ready`, no turn of ours
-   * is pending and the watchdog has not blocked the session (unless `force`). Returns the new
-   * turn's id.
+   * Types `text` as one bracketed paste and submits it; returns the new turn's id. The text
+   * goes through a tmux buffer of its own (loaded from stdin, so any length arrives whole and
+   * nothing in it is read as a tmux command or key), pasted with the paste brackets when the
+   * agent asked for them, then the profile's submit keys.
+   *
+   * tmux cannot take back a command it was sent: a call that timed out may still run when tmux
+   * answers again. So the turn is recorded before the paste, and a paste or submit that timed
+   * out is reported as one that may have been typed, naming that turn (its completion reads
+   * the pane as for any turn); one that failed at once typed nothing.
    */
-  private async submit({ text, force }: { text: string; force?: boolean }): Promise<string> {
-    const state = this.pipeline.state;
-    const refusal = submitRefusal(state);
-    if (refusal && !force) {
-      throw new PanewardError(
-        'not_ready',
-        `terminal ${state.terminalId} is not ready (${refusal.why})`,
-        {
-          details: refusal.details,
-        },
-      );
-    }
+  private async submit(text: string): Promise<string> {
     // What is recorded so far (the last turn's end above all) is durable before anything is
     // typed: after a crash, a prompt left in the box never sits on a turn the journal still
     // shows open.
     await this.pipeline.journal.flush();
-    await this.tmux(['send-keys', '-t', this.target, '-l', '--', text]);
+    // A buffer of its own: no other client or supervisor pastes it, nor overwrites it.
+    const buffer = `paneward-${randomUUID()}`;
+    // Loading a buffer types nothing: if it times out, nothing reaches the pane.
+    await this.tmux(['load-buffer', '-b', buffer, '-'], text);
     const turnId = this.pipeline.submit(this.now());
-    // The turn's start is durable before it is submitted: after a crash the journal proves it.
+    // The turn's start is durable before it is typed: after a crash the journal proves it.
     await this.pipeline.journal.flush();
-    await this.keys(this.profile.submitKeys);
+    try {
+      await this.tmux(['paste-buffer', '-p', '-r', '-d', '-b', buffer, '-t', this.target]);
+      await this.keys(this.profile.submitKeys);
+    } catch (error) {
+      // Whatever happened, the prompt's text does not stay in tmux (best effort).
+      void this.tmux(['delete-buffer', '-b', buffer]).catch(() => undefined);
+      throw typingError(error, turnId);
+    }
+    return turnId;
+  }
+
+  /** Once a submit's command is done (out of the queue), makes sure the CLI took the prompt. */
+  private async confirmed(turnId: string): Promise<string> {
     await this.confirmSubmitted(turnId);
     return turnId;
   }
@@ -337,34 +411,31 @@ class TerminalCommands {
       { defaultValue: null },
     );
     if (seen === null && this.pipeline.state.surface.editingInput === 'yes') {
-      await this.keys(this.profile.submitKeys);
+      // In the queue, as every key: never between another command's check and its typing.
+      const press = this.queue.then(() => this.keys(this.profile.submitKeys));
+      this.queue = press.catch(() => undefined);
+      await press;
     }
   }
 }
 
-/** Why a prompt may not be typed now, or null when it may. */
-export function submitRefusal(
-  state: TerminalState,
-): { why: string; details: Record<string, unknown> } | null {
-  const readiness = state.readiness.status;
-  if (state.session.status === 'blocked') {
-    return {
-      why: `session blocked: ${state.session.stopReasonCode ?? 'unknown'}; resume it first`,
-      details: { readiness, stopReasonCode: state.session.stopReasonCode },
-    };
+/**
+ * A paste or submit that failed after its turn was recorded: a timeout may still type when
+ * tmux answers again, so it says so and names the turn; the turn's id rides along either way.
+ */
+function typingError(error: unknown, turnId: string): PanewardError {
+  const e = commandError(error);
+  if (e.code === 'tmux_timeout') {
+    return new PanewardError(
+      'tmux_timeout',
+      `tmux did not answer in time: the prompt may have been typed; it is recorded as ${turnId}`,
+      { cause: error, details: { turnId, mayHaveBeenTyped: true } },
+    );
   }
-  // Our own turn that has not ended yet: the screen may still look ready for a moment after
-  // Enter, but a second prompt now would be typed into a running turn.
-  const c = state.completion;
-  const pending = c !== null && c.status !== 'completed' && c.status !== 'failed' ? c.turnId : null;
-  if (pending) {
-    return {
-      why: `turn ${pending} has not finished`,
-      details: { readiness, pendingTurnId: pending },
-    };
-  }
-  if (readiness !== 'ready') return { why: `readiness: ${readiness}`, details: { readiness } };
-  return null;
+  return new PanewardError(e.code, `${e.message} (recorded as ${turnId}, not typed)`, {
+    cause: error,
+    details: { turnId, mayHaveBeenTyped: false },
+  });
 }
 
 /** Turns a command's error (from the machine or the runtime) into a PanewardError. */

@@ -107,8 +107,30 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('paneward demo', () =>
         JSON.stringify([...seen].map(([k, v]) => [k, [...v]])),
       ).toBeGreaterThanOrEqual(3);
       expect(blockedFirst).toBe(true);
+      // A recording reads no input: a prompt is refused (409, saying why), never credited with
+      // the recording's next reply, and the page says so where Send is.
+      const api = `${demo.url}v1/terminals/gemini-error-500`;
+      const view = (await (await fetch(api)).json()) as {
+        operations: { sendInput: { allowed: string; reason: string } };
+      };
+      expect(view.operations.sendInput).toEqual({
+        allowed: 'no',
+        reason:
+          'the pane reads no input: it plays a recording (run `paneward demo --live` to prompt real agents)',
+      });
+      const sent = await fetch(`${api}/input`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'hello', force: true }),
+      });
+      expect(sent.status).toBe(409);
+      expect(((await sent.json()) as { error: { message: string } }).error.message).toContain(
+        'the pane reads no input: it plays a recording',
+      );
       await page.goto(`${demo.url}#/t/gemini-error-500`);
       await page.waitForSelector('.chart[data-chart="readiness"] g.node.current');
+      expect(await page.isDisabled('#send')).toBe(true);
+      expect(await page.textContent('#send-why')).toContain('it plays a recording');
       await page.screenshot({ path: join(SHOTS, 'demo-detail.png'), fullPage: true });
     } finally {
       await page.close();

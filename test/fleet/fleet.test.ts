@@ -213,8 +213,13 @@ describe('the fleet view serves the HTTP API for its hosts', () => {
     expect(result).toMatchObject({ result: 'completed', lastTurn: { result: 'success' } });
     expect(result.lastTurn.turnId).toBe(result.turnId);
     expect(await screen(panes[0]!)).not.toContain('too soon');
+    // The turn has ended: the edge's gate refuses the interrupt, and the fleet says why.
     const interrupt = await call('POST', `${path}/interrupt`);
-    expect(interrupt.status).toBe(200);
+    expect(interrupt.status).toBe(409);
+    expect((await json(interrupt)).error).toMatchObject({
+      code: 'refused',
+      details: { reason: 'no turn is running' },
+    });
   });
 
   it('streams every host record with stream sequences as ids, resuming by Last-Event-ID', async () => {

@@ -220,8 +220,19 @@ describe('the HTTP API (contracts.md §5) on a real pane', () => {
     expect(h.status).toBe(200);
     expect(((await h.json()) as { records: unknown[] }).records).toHaveLength(3);
     expect((await call('GET', '/v1/terminals/a1/history?limit=0')).status).toBe(400);
-    expect((await call('POST', '/v1/terminals/a1/interrupt')).status).toBe(200);
-    expect((await call('POST', '/v1/terminals/a1/resume')).status).toBe(200);
+    // The action does what the verdict the state publishes says.
+    const { operations } = (await (await call('GET', '/v1/terminals/a1')).json()) as {
+      operations: { interrupt: { allowed: string } };
+    };
+    const interrupt = await call('POST', '/v1/terminals/a1/interrupt');
+    expect(interrupt.status).toBe(operations.interrupt.allowed === 'yes' ? 200 : 409);
+    // The session is not blocked: resume is refused, with the verdict's reason.
+    const resume = await call('POST', '/v1/terminals/a1/resume');
+    expect(resume.status).toBe(409);
+    expect(await errorOf(resume)).toMatchObject({
+      code: 'refused',
+      details: { reason: 'the session is not blocked' },
+    });
     for (const [method, path] of [
       ['GET', '/v1/terminals/nope'],
       ['POST', '/v1/terminals/nope/interrupt'],

@@ -33,6 +33,20 @@ const catProfile: ProfileFactory = () => ({
   },
 });
 
+/**
+ * `cat` as an agent whose turns end: once `READY` shows and the echo of the prompt is in, the
+ * reply is there (a success candidate), so a turn ends and the next prompt may be typed.
+ */
+const echoProfile: ProfileFactory = () => ({
+  ...catProfile(),
+  parse: (screen) => {
+    const r = catProfile().parse(screen);
+    const lines = screen.text.trimEnd().split('\n');
+    const echoed = lines.length >= 3 && lines.at(-1) === lines.at(-2);
+    return { ...r, signals: { ...r.signals, successCandidate: echoed } };
+  },
+});
+
 /** A broken profile: its signals fail validation, so every poll of its terminal throws. */
 const brokenProfile: ProfileFactory = () => ({
   ...catProfile(),
@@ -70,7 +84,7 @@ describe('supervisor with real tmux', () => {
       // A long stability window keeps a submitted turn pending long enough to test refusal.
       config: { pollIntervalSeconds: 0.1, settleSeconds: 0.2, stabilitySeconds: 1.5 },
       restartBackoff: { initialSeconds: 0.05, maxSeconds: 0.2 },
-      profiles: { cat_tool: catProfile, broken_tool: brokenProfile },
+      profiles: { cat_tool: echoProfile, broken_tool: brokenProfile },
     });
   });
 
