@@ -7,6 +7,7 @@ import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import { z } from 'zod';
 import { PanewardError } from '../errors.js';
+import { BUDGET_TOO_LONG, MAX_BUDGET_SECONDS } from '../internal/bounds.js';
 import { describeZodError } from '../internal/zod-errors.js';
 import { FleetEdge } from '../fleet/edge.js';
 import { HostId } from '../fleet/schemas.js';
@@ -45,9 +46,21 @@ export const ServeOptions = z
       .array(z.string().url({ error: 'must be an origin such as https://example.com' }))
       .optional(),
     discover: z.boolean().default(true),
-    discoverInterval: z.coerce.number().positive().default(5),
-    sessionBudget: z.coerce.number({ error: 'must be a number of seconds' }).positive().optional(),
-    pollInterval: z.coerce.number({ error: 'must be a number of seconds' }).positive().optional(),
+    discoverInterval: z.coerce
+      .number()
+      .positive()
+      .max(86_400, { error: '--discover-interval must be at most 86400 seconds' })
+      .default(5),
+    sessionBudget: z.coerce
+      .number({ error: 'must be a number of seconds' })
+      .positive()
+      .max(MAX_BUDGET_SECONDS, { error: BUDGET_TOO_LONG })
+      .optional(),
+    pollInterval: z.coerce
+      .number({ error: 'must be a number of seconds' })
+      .positive()
+      .max(3600, { error: '--poll-interval must be at most 3600 seconds' })
+      .optional(),
     readUnverified: z.boolean().default(false),
     /** Where frames come from: `control` (one tmux -C client) or `polling`. */
     source: z.enum(['control', 'polling']).optional(),

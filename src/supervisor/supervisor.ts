@@ -27,6 +27,8 @@ import {
 import { supervisorMachine } from '../../machines/supervisor.js';
 import type { TerminalContext, TerminalInput } from '../../machines/terminal.js';
 import { isPanewardError, PanewardError } from '../errors.js';
+import { clampBudgetSeconds, MAX_BUDGET_SECONDS } from '../internal/bounds.js';
+import { scheduleLong } from '../internal/long-timer.js';
 import { describeZodError } from '../internal/zod-errors.js';
 import { defaultDataDir } from '../journal/data-dir.js';
 import { Journal } from '../journal/journal.js';
@@ -58,7 +60,7 @@ export const SupervisorOptions = z.strictObject({
   config: KernelConfig.partial()
     .extend({
       /** Budget given to every terminal attached without its own; 0 or absent: no watchdog. */
-      sessionWallClockSeconds: z.number().nonnegative().optional(),
+      sessionWallClockSeconds: z.number().nonnegative().max(MAX_BUDGET_SECONDS).optional(),
     })
     .strict()
     .optional(),
@@ -102,8 +104,8 @@ export const AttachRequest = z.strictObject({
     .string()
     .regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, dot, dash or underscore, at most 64')
     .optional(),
-  /** Session wall-clock budget for this terminal (statecharts.md §7); 0: no watchdog. */
-  sessionWallClockSeconds: z.number().nonnegative().optional(),
+  /** Session wall-clock budget for this terminal (statecharts.md §7), at most 30 days; 0: no watchdog. */
+  sessionWallClockSeconds: z.number().nonnegative().max(MAX_BUDGET_SECONDS).optional(),
 });
 export type AttachRequest = z.input<typeof AttachRequest>;
 
@@ -237,7 +239,7 @@ export class Supervisor {
         systemId: 'supervisor',
         inspect: hub.inspect,
         clock: {
-          setTimeout: (fn, ms) => this.scheduler.schedule(fn, ms),
+          setTimeout: (fn, ms) => scheduleLong(this.scheduler, fn, ms),
           clearTimeout: (sub: { unsubscribe(): void }) => sub.unsubscribe(),
         },
       },
@@ -252,7 +254,9 @@ export class Supervisor {
           target: facts.request.target,
           tool: facts.request.tool,
           ...(facts.request.toolVersion ? { toolVersion: facts.request.toolVersion } : {}),
-          watchdogBudgetSeconds: facts.request.watchdogBudgetSeconds,
+          // An older version took any budget: one out of range is clamped (the re-adoption's
+          // terminal.attached record says which), never armed as given.
+          watchdogBudgetSeconds: clampBudgetSeconds(facts.request.watchdogBudgetSeconds),
           ...(facts.request.paneId === undefined ? {} : { paneId: facts.request.paneId }),
         },
         true,
