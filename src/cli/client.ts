@@ -89,7 +89,12 @@ export class ApiClient {
   }
 
   headers(extra: Record<string, string> = {}): Record<string, string> {
-    return { ...(this.token ? { authorization: `Bearer ${this.token}` } : {}), ...extra };
+    // The service refuses an action that carries neither a JSON body nor this header.
+    return {
+      'x-paneward': '1',
+      ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+      ...extra,
+    };
   }
 
   async request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {

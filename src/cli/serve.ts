@@ -24,6 +24,7 @@ export const DEFAULT_PORT = 7420;
 export const DEFAULT_URL = `http://127.0.0.1:${DEFAULT_PORT}`;
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+const WILDCARD = new Set(['0.0.0.0', '::', '[::]']);
 
 /** Options of `paneward serve`, as commander hands them over. */
 export const ServeOptions = z
@@ -45,6 +46,14 @@ export const ServeOptions = z
     cors: z
       .array(z.string().url({ error: 'must be an origin such as https://example.com' }))
       .optional(),
+    /** Names (besides loopback) the service answers to in `Host`: `--allowed-host`, repeatable. */
+    allowedHost: z
+      .array(
+        z.string().regex(/^(?:[A-Za-z0-9.-]{1,253}|\[?[0-9A-Fa-f:.]{2,45}\]?)$/, {
+          error: '--allowed-host must be a host name or an IP address, without port',
+        }),
+      )
+      .default([]),
     discover: z.boolean().default(true),
     discoverInterval: z.coerce
       .number()
@@ -268,6 +277,8 @@ export async function startServe(
   const http = createHttpApp(served, {
     ...(token ? { token } : {}),
     ...(o.cors ? { corsOrigins: o.cors } : {}),
+    // A server bound to an address of its own answers to that address too.
+    allowedHosts: [...o.allowedHost, ...(WILDCARD.has(o.host) ? [] : [o.host])],
     logger: log,
   });
   const server = createServer(http.listener);
@@ -367,6 +378,11 @@ export function registerServe(program: Command): void {
     .option('-S, --socket-path <path>', 'tmux socket path')
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent', 'info')
     .option('--cors <origin...>', 'allow these origins (CORS is off otherwise)')
+    .option(
+      '--allowed-host <name>',
+      'also answer to this name in Host (repeatable; default: loopback names only, and the --host address)',
+      (name: string, all: string[] = []) => [...all, name],
+    )
     .option('--no-discover', 'do not attach agent panes by themselves')
     .option('--discover-interval <seconds>', 'how often to look for new agent panes', '5')
     .option('--session-budget <seconds>', 'arm the watchdog of every attached session')

@@ -75,9 +75,18 @@ export const TerminalId = z
   )
   .openapi({ param: { name: 'id', in: 'path' }, example: 't1' });
 
+/** A name the service only compares (a tool, a version): printable, never a key to a terminal. */
+const Printable = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(new RegExp(String.raw`^[^\x00-\x1f\x7f-\x9f]+$`), 'must not hold control characters');
+
 export const AttachBody = z
   .strictObject({
     ...AttachRequest.shape,
+    tool: Printable.optional(),
+    toolVersion: Printable.optional(),
     /** In a fleet: the host whose tmux server has the pane (a single server refuses it). */
     host: HostId.optional(),
   })
@@ -125,7 +134,7 @@ export const History = z.object({ records: z.array(JournalRecord) }).openapi('Hi
 
 export const EventsQuery = z.strictObject({
   /** Start after this record seq (as `Last-Event-ID` does). */
-  since: z.coerce.number().int().nonnegative().optional(),
+  since: z.coerce.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
 });
 
 export const Health = z

@@ -112,7 +112,14 @@ describe('the command line as a client of paneward serve', () => {
       ),
     );
     // (Through the API: one command line at a time owns this process's stdout.)
-    expect((await fetch(`${url}/v1/terminals/c1/interrupt`, { method: 'POST' })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${url}/v1/terminals/c1/interrupt`, {
+          method: 'POST',
+          headers: { 'x-paneward': '1' },
+        })
+      ).status,
+    ).toBe(200);
     expect(await waiting).toMatchObject({
       code: EXIT.turnFailed,
       out: expect.stringMatching(/ interrupted\n$/),
