@@ -29,7 +29,9 @@ import {
   TerminalList,
   TerminalView,
   TurnBody,
+  TurnId,
   TurnResponse,
+  TurnWaitQuery,
 } from './schemas.js';
 import { isPublic, mountDashboard } from './dashboard.js';
 import { DEFAULT_SSE, streamRecords, type SseOptions } from './sse.js';
@@ -280,6 +282,29 @@ export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {})
   }
   if (options.dashboard ?? true) mountDashboard(app);
 
+  /** Waits for a turn to end; a wait that ran out answers `timeout` with what is known. */
+  const waitOrTimeout = async (c: Context, id: string, turnId: string, seconds: number) => {
+    const abort = new AbortController();
+    c.req.raw.signal.addEventListener('abort', () => abort.abort(), { once: true });
+    try {
+      return await sup.waitForTurn(id, turnId, {
+        timeoutMs: Math.round(seconds * 1000),
+        signal: abort.signal,
+      });
+    } catch (error) {
+      if (isPanewardError(error) && error.code === 'timeout') {
+        const s = sup.get(id);
+        return {
+          turnId,
+          result: 'timeout' as const,
+          completion: s.completion?.turnId === turnId ? s.completion : null,
+          lastTurn: s.lastTurn,
+        };
+      }
+      throw error;
+    }
+  };
+
   const view = (id: string) => {
     const state = sup.get(id);
     return { ...state, ...sup.viewDetails?.(id), operations: operationsFor(state) };
@@ -426,30 +451,40 @@ export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {})
     async (c) => {
       const { id } = c.req.valid('param');
       const body = c.req.valid('json');
-      const abort = new AbortController();
-      c.req.raw.signal.addEventListener('abort', () => abort.abort(), { once: true });
       const turnId = await sup.submit(id, body.prompt, { force: body.force ?? false });
-      try {
-        const r = await sup.waitForTurn(id, turnId, {
-          timeoutMs: Math.round(body.timeoutSeconds * 1000),
-          signal: abort.signal,
-        });
-        return c.json(r, 200);
-      } catch (error) {
-        if (isPanewardError(error) && error.code === 'timeout') {
-          const s = sup.get(id);
-          return c.json(
-            {
-              turnId,
-              result: 'timeout' as const,
-              completion: s.completion?.turnId === turnId ? s.completion : null,
-              lastTurn: s.lastTurn,
-            },
-            200,
-          );
-        }
-        throw error;
+      return c.json(await waitOrTimeout(c, id, turnId, body.timeoutSeconds), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/terminals/{id}/turns/{turnId}',
+      summary:
+        'Wait for a turn `input` started to end (a client that has printed the turn id waits here)',
+      request: { params: z.object({ id: TerminalId, turnId: TurnId }), query: TurnWaitQuery },
+      responses: {
+        200: json(TurnResponse, "the turn's result (`timeout` when it had not ended in time)"),
+        409: json(ErrorBody, 'the terminal went away before the turn ended'),
+        ...TERMINAL_ERRORS,
+      },
+    }),
+    async (c) => {
+      const { id, turnId } = c.req.valid('param');
+      const { timeoutSeconds } = c.req.valid('query');
+      const now = sup.get(id);
+      // Over already, and its completion since cleared: its own outcome is the answer.
+      if (
+        now.lastTurn.turnId === turnId &&
+        now.turn.current?.id !== turnId &&
+        now.completion?.turnId !== turnId
+      ) {
+        return c.json(
+          { turnId, result: 'completed' as const, completion: null, lastTurn: now.lastTurn },
+          200,
+        );
       }
+      return c.json(await waitOrTimeout(c, id, turnId, timeoutSeconds), 200);
     },
   );
 

@@ -116,6 +116,17 @@ export const TurnBody = z
   })
   .openapi('TurnRequest');
 
+/** A turn id as `input` answered it. */
+export const TurnId = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be a turn id such as turn-3')
+  .openapi({ param: { name: 'turnId', in: 'path' }, example: 'turn-3' });
+
+export const TurnWaitQuery = z.strictObject({
+  /** How long to wait for the turn to end (default 600, at most a day). */
+  timeoutSeconds: z.coerce.number().positive().max(86_400).default(600),
+});
+
 export const TurnResponse = z
   .object({
     turnId: z.string(),
