@@ -78,7 +78,10 @@ export const SupervisorOptions = z.strictObject({
   source: z.enum(['control', 'polling']).default('control'),
   /** Restart backoff of a terminal's runtime: first delay and cap, in seconds. */
   restartBackoff: z
-    .strictObject({ initialSeconds: z.number().positive(), maxSeconds: z.number().positive() })
+    .strictObject({
+      initialSeconds: z.number().positive().max(3600),
+      maxSeconds: z.number().positive().max(3600),
+    })
     .default({ initialSeconds: 0.5, maxSeconds: 30 }),
 });
 export type SupervisorOptionsInput = z.input<typeof SupervisorOptions> & {

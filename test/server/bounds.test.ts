@@ -130,6 +130,35 @@ describe('numbers from outside are bounded; long budgets never fire early', () =
     }
   });
 
+  it('the library refuses numbers past their bounds, naming the field', async () => {
+    for (const [config, field] of [
+      [{ pollIntervalSeconds: 1e308 }, 'pollIntervalSeconds'],
+      [{ stallTimeoutSeconds: 1e12 }, 'stallTimeoutSeconds'],
+      [{ settleSeconds: 1e308 }, 'settleSeconds'],
+      [{ sessionWallClockSeconds: 1e308 }, 'sessionWallClockSeconds'],
+    ] as const) {
+      expect(() =>
+        createSupervisor({ socketName: agent.socketName, dataDir: null, config }),
+      ).toThrow(new RegExp(field));
+    }
+    expect(() =>
+      createSupervisor({
+        socketName: agent.socketName,
+        dataDir: null,
+        restartBackoff: { initialSeconds: 1, maxSeconds: 1e308 },
+      }),
+    ).toThrow(/maxSeconds/);
+    const sup = open(join(dir, 'lib'));
+    try {
+      expect(() =>
+        sup.attach({ target: agent.target, tool: 'stand_in', sessionWallClockSeconds: 1e308 }),
+      ).toThrow(/field `sessionWallClockSeconds`/);
+      expect(sup.ids()).toEqual([]);
+    } finally {
+      await sup.stop();
+    }
+  });
+
   it('watch --session-budget 1e308 and serve --session-budget 1e308 are refused naming the option', async () => {
     await expect(
       runWatch({ targets: [agent.target], sessionBudget: '1e308', socketName: agent.socketName }),
