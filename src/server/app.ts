@@ -171,6 +171,10 @@ const json = (schema: z.ZodType, description: string) => ({
 const ERRORS = {
   400: json(ErrorBody, 'invalid input: the message names the field'),
   401: json(ErrorBody, 'a bearer token is required'),
+  403: json(
+    ErrorBody,
+    '`Host` is not a name of this service, or an action came from a foreign `Origin` or with neither a JSON body nor `X-Paneward`',
+  ),
 };
 const TERMINAL_ERRORS = { ...ERRORS, 404: json(ErrorBody, 'no terminal with that id') };
 const Params = z.object({ id: TerminalId });
@@ -395,8 +399,8 @@ export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {})
       request: { params: Params },
       responses: {
         200: json(Screen, 'the screen, or `text: null` before the first capture'),
-        403: json(ErrorBody, 'this server does not serve screens'),
         ...TERMINAL_ERRORS,
+        403: json(ErrorBody, 'this server does not serve screens (or the request is forbidden)'),
       },
     }),
     async (c) => {
