@@ -361,6 +361,13 @@ export class Supervisor {
    */
   discoverContinuously(intervalSeconds = 5): void {
     this.assertRunning();
+    // A timer past 2^31 ms would fire every millisecond.
+    if (!(intervalSeconds > 0 && intervalSeconds <= 86_400)) {
+      throw new PanewardError(
+        'invalid_input',
+        'discoverContinuously: field `intervalSeconds`: must be a positive number of seconds, at most 86400',
+      );
+    }
     this.discovery?.unsubscribe();
     this.discovery = interval(intervalSeconds * 1000, this.scheduler)
       .pipe(

@@ -154,6 +154,7 @@ describe('numbers from outside are bounded; long budgets never fire early', () =
         sup.attach({ target: agent.target, tool: 'stand_in', sessionWallClockSeconds: 1e308 }),
       ).toThrow(/field `sessionWallClockSeconds`/);
       expect(sup.ids()).toEqual([]);
+      expect(() => sup.discoverContinuously(1e308)).toThrow(/field `intervalSeconds`/);
     } finally {
       await sup.stop();
     }
