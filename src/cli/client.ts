@@ -12,8 +12,9 @@ import { DEFAULT_URL } from './serve.js';
 /**
  * Exit codes of the client commands, for scripts: 0 success; 1 the turn ended without success;
  * 2 usage or invalid input; 3 not ready; 4 the server (or, through a fleet server, the pane's
- * host) is unreachable; 5 no such terminal; 6 unauthorized; 7 `send --wait` timed out; 8 any
- * other server error.
+ * host) is unreachable: the command did not run; 5 no such terminal; 6 unauthorized; 7 `send
+ * --wait` timed out; 8 the command may have run: the connection was lost after it was sent (or
+ * a host did not answer in time), or any other server error.
  */
 export const EXIT = {
   ok: 0,
@@ -25,7 +26,32 @@ export const EXIT = {
   unauthorized: 6,
   timeout: 7,
   server: 8,
+  mayHaveRun: 8,
 } as const;
+
+/** The exit codes as `--help` lists them. */
+export const EXIT_HELP = `Exit codes of the client commands:
+  0  success
+  1  the turn ended without success (send --wait)
+  2  usage or invalid input
+  3  not ready (or the action is refused now)
+  4  the server is unreachable: the command did not run
+  5  no such terminal
+  6  unauthorized
+  7  send --wait timed out
+  8  the command may have run: the connection was lost after it was sent; or another server error`;
+
+/** Errors of a connection that was never made: the request was not sent. */
+const NOT_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'BAD_PORT',
+]);
 
 /** A command's outcome for the exit code: thrown, caught by `main`. */
 export class CliExit extends Error {
@@ -89,10 +115,36 @@ export class ApiClient {
   }
 
   headers(extra: Record<string, string> = {}): Record<string, string> {
-    return { ...(this.token ? { authorization: `Bearer ${this.token}` } : {}), ...extra };
+    // The service refuses an action that carries neither a JSON body nor this header.
+    return {
+      'x-paneward': '1',
+      ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
+      ...extra,
+    };
   }
 
+  /**
+   * One request. A connection that could not be made is `unreachable` (exit 4: nothing ran); one
+   * lost after a request that acts was sent is `connection_lost` (exit 8: it may have run, so a
+   * script must look before it retries). A read that was lost is as unreachable as before.
+   */
   async request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+    const acts = method !== 'GET' && method !== 'HEAD';
+    const lost = (error: unknown, sent: boolean) => {
+      // Unknown failures count as sent: a script told "may have run" looks before it retries.
+      if (!acts || (!sent && NOT_SENT.has(codeOf(error)))) {
+        return new ClientError(
+          EXIT.unreachable,
+          'unreachable',
+          `cannot reach paneward at ${this.url}: ${causeOf(error)}`,
+        );
+      }
+      return new ClientError(
+        EXIT.mayHaveRun,
+        'connection_lost',
+        `lost the connection to paneward at ${this.url} after sending ${method} ${path} (${causeOf(error)}): it may have run; look before retrying`,
+      );
+    };
     let res: Response;
     try {
       res = await fetch(`${this.url}${path}`, {
@@ -102,13 +154,14 @@ export class ApiClient {
         signal,
       });
     } catch (error) {
-      throw new ClientError(
-        EXIT.unreachable,
-        'unreachable',
-        `cannot reach paneward at ${this.url}: ${causeOf(error)}`,
-      );
+      throw lost(error, false);
     }
-    const text = await res.text();
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (error) {
+      throw lost(error, true);
+    }
     let data: unknown = null;
     try {
       data = text ? JSON.parse(text) : null;
@@ -139,6 +192,15 @@ export class ClientError extends Error {
   ) {
     super(message);
   }
+}
+
+/** The system error code of a failed fetch (the first of several addresses tried). */
+function codeOf(error: unknown): string {
+  const c = (error as { cause?: { code?: string; errors?: Array<{ code?: string }> } }).cause;
+  const message = (c as { message?: string } | undefined)?.message;
+  // fetch refuses some ports (9, 25, …) before it connects.
+  if (message === 'bad port') return 'BAD_PORT';
+  return c?.code ?? c?.errors?.[0]?.code ?? '';
 }
 
 function causeOf(error: unknown): string {
@@ -255,12 +317,12 @@ function common(cmd: Command): Command {
     .option('--json', 'print JSON');
 }
 
-const wholeSeconds = (value: string, field: string): number => {
+const wholeSeconds = (value: string, field: string, max = 86_400): number => {
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) {
+  if (!Number.isFinite(n) || n <= 0 || n > max) {
     throw new PanewardError(
       'invalid_input',
-      `field \`${field}\`: must be a positive number of seconds`,
+      `field \`${field}\`: must be a positive number of seconds, at most ${max}`,
     );
   }
   return n;
@@ -320,8 +382,11 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
       )
       .argument('<id>')
       .argument('<text>')
-      .option('--wait', 'wait for the turn to end (exit 0 only for success)')
-      .option('--timeout <seconds>', 'with --wait: give up after this long', '600')
+      .option(
+        '--wait',
+        'print the turn id at once, wait for the turn to end, print "ID OUTCOME" (exit 0 only for success)',
+      )
+      .option('--timeout <seconds>', 'with --wait: give up after this long (at most 86400)', '600')
       .option('--force', 'type it even when the terminal is not ready'),
   ).action(
     (
@@ -340,11 +405,29 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
           return EXIT.ok;
         }
         const timeoutSeconds = wholeSeconds(o.timeout, 'timeout');
-        const r = await api.request<{
-          turnId: string;
-          result: string;
-          lastTurn: TerminalState['lastTurn'];
-        }>('POST', `${path}/turns`, { prompt: text, timeoutSeconds, force: o.force ?? false });
+        // The turn id first, as soon as it is known: a script that loses the rest still knows
+        // which turn it started, and does not type the prompt twice.
+        const { turnId } = await api.request<{ turnId: string }>('POST', `${path}/input`, {
+          text,
+          force: o.force ?? false,
+        });
+        io().out(o.json ? JSON.stringify({ turnId }) : turnId);
+        let r: { turnId: string; result: string; lastTurn: TerminalState['lastTurn'] };
+        try {
+          r = await api.request(
+            'GET',
+            `${path}/turns/${encodeURIComponent(turnId)}?timeoutSeconds=${timeoutSeconds}`,
+          );
+        } catch (error) {
+          if (error instanceof ClientError && error.exitCode === EXIT.unreachable) {
+            throw new ClientError(
+              EXIT.mayHaveRun,
+              'connection_lost',
+              `${turnId} was typed, then the connection to paneward was lost while waiting for it (${error.message}); follow it with: paneward state ${id}`,
+            );
+          }
+          throw error;
+        }
         const outcome = r.lastTurn.turnId === r.turnId ? r.lastTurn.result : 'none';
         io().out(
           o.json

@@ -5,7 +5,7 @@ import { readJsonLines } from '../internal/jsonl.js';
 import { briefPrinter } from './format.js';
 import { replayRecording } from '../tracker/replay.js';
 import { registerRecord } from './record.js';
-import { CliExit, registerClient } from './client.js';
+import { CliExit, EXIT_HELP, registerClient } from './client.js';
 import { registerDemo } from './demo.js';
 import { registerDoctor } from './doctor.js';
 import { registerMachines } from './machines.js';
@@ -28,7 +28,8 @@ export function buildProgram(): Command {
   const program = new Command('paneward')
     .description('Supervise AI coding-agent terminals in tmux panes.')
     .exitOverride()
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .addHelpText('after', `\n${EXIT_HELP}`);
 
   program
     .command('replay')

@@ -7,6 +7,7 @@ import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import { z } from 'zod';
 import { PanewardError } from '../errors.js';
+import { BUDGET_TOO_LONG, MAX_BUDGET_SECONDS } from '../internal/bounds.js';
 import { describeZodError } from '../internal/zod-errors.js';
 import { FleetEdge } from '../fleet/edge.js';
 import { HostId } from '../fleet/schemas.js';
@@ -30,6 +31,7 @@ export const DEFAULT_PORT = 7420;
 export const DEFAULT_URL = `http://127.0.0.1:${DEFAULT_PORT}`;
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+const WILDCARD = new Set(['0.0.0.0', '::', '[::]']);
 
 /** Options of `paneward serve`, as commander hands them over. */
 export const ServeOptions = z
@@ -51,10 +53,30 @@ export const ServeOptions = z
     cors: z
       .array(z.string().url({ error: 'must be an origin such as https://example.com' }))
       .optional(),
+    /** Names (besides loopback) the service answers to in `Host`: `--allowed-host`, repeatable. */
+    allowedHost: z
+      .array(
+        z.string().regex(/^(?:[A-Za-z0-9.-]{1,253}|\[?[0-9A-Fa-f:.]{2,45}\]?)$/, {
+          error: '--allowed-host must be a host name or an IP address, without port',
+        }),
+      )
+      .default([]),
     discover: z.boolean().default(true),
-    discoverInterval: z.coerce.number().positive().default(5),
-    sessionBudget: z.coerce.number({ error: 'must be a number of seconds' }).positive().optional(),
-    pollInterval: z.coerce.number({ error: 'must be a number of seconds' }).positive().optional(),
+    discoverInterval: z.coerce
+      .number()
+      .positive()
+      .max(86_400, { error: '--discover-interval must be at most 86400 seconds' })
+      .default(5),
+    sessionBudget: z.coerce
+      .number({ error: 'must be a number of seconds' })
+      .positive()
+      .max(MAX_BUDGET_SECONDS, { error: BUDGET_TOO_LONG })
+      .optional(),
+    pollInterval: z.coerce
+      .number({ error: 'must be a number of seconds' })
+      .positive()
+      .max(3600, { error: '--poll-interval must be at most 3600 seconds' })
+      .optional(),
     readUnverified: z.boolean().default(false),
     /** Where frames come from: `control` (one tmux -C client) or `polling`. */
     source: z.enum(['control', 'polling']).optional(),
@@ -266,6 +288,8 @@ export async function startServe(
   const http = createHttpApp(served, {
     ...(token ? { token } : {}),
     ...(o.cors ? { corsOrigins: o.cors } : {}),
+    // A server bound to an address of its own answers to that address too.
+    allowedHosts: [...o.allowedHost, ...(WILDCARD.has(o.host) ? [] : [o.host])],
     logger: log,
   });
   const server = createServer(http.listener);
@@ -364,6 +388,11 @@ export function registerServe(program: Command): void {
     .option('-S, --socket-path <path>', 'tmux socket path')
     .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent', 'info')
     .option('--cors <origin...>', 'allow these origins (CORS is off otherwise)')
+    .option(
+      '--allowed-host <name>',
+      'also answer to this name in Host (repeatable; default: loopback names only, and the --host address)',
+      (name: string, all: string[] = []) => [...all, name],
+    )
     .option('--no-discover', 'do not attach agent panes by themselves')
     .option('--discover-interval <seconds>', 'how often to look for new agent panes', '5')
     .option('--session-budget <seconds>', 'arm the watchdog of every attached session')

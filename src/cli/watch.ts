@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { PanewardError } from '../errors.js';
+import { BUDGET_TOO_LONG, MAX_BUDGET_SECONDS } from '../internal/bounds.js';
+import { scheduleLong } from '../internal/long-timer.js';
 import { describeZodError } from '../internal/zod-errors.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import { Target } from '../schemas/target.js';
@@ -14,6 +16,7 @@ import {
 } from './chart-options.js';
 import { terminalTable } from './table.js';
 import {
+  asyncScheduler,
   distinctUntilChanged,
   interval,
   map,
@@ -32,7 +35,13 @@ export const WatchOptions = z
     socketName: z.string().min(1).optional(),
     socketPath: z.string().min(1).optional(),
     discover: z.boolean().default(false),
-    duration: z.coerce.number().positive().optional(),
+    duration: z.coerce
+      .number()
+      .positive()
+      .max(MAX_BUDGET_SECONDS, {
+        error: `--duration must be at most ${MAX_BUDGET_SECONDS} seconds (30 days)`,
+      })
+      .optional(),
     /** `table` (a live table, for a terminal), `brief` (one line per change) or `json`. */
     format: z.enum(['auto', 'table', 'brief', 'json']).default('auto'),
     /** Keep the journal here (durable; terminals attached there before are re-adopted). */
@@ -41,6 +50,7 @@ export const WatchOptions = z
     sessionBudget: z.coerce
       .number({ error: 'must be a number of seconds' })
       .positive({ error: 'must be positive' })
+      .max(MAX_BUDGET_SECONDS, { error: BUDGET_TOO_LONG })
       .optional(),
     /** Read the screens of a CLI newer than its verified versions anyway. */
     readUnverified: z.boolean().default(false),
@@ -118,7 +128,10 @@ export async function runWatch(
     process.on('SIGTERM', onSignal);
   }
   io.signal?.addEventListener('abort', onSignal, { once: true });
-  const timer = o.duration === undefined ? undefined : setTimeout(onSignal, o.duration * 1000);
+  const timer =
+    o.duration === undefined
+      ? undefined
+      : scheduleLong(asyncScheduler, onSignal, o.duration * 1000);
   const format = o.format === 'auto' ? (io.tty ? 'table' : 'brief') : o.format;
   const subs: Subscription[] = [];
   try {
@@ -165,7 +178,7 @@ export async function runWatch(
       );
     }
   } finally {
-    clearTimeout(timer);
+    timer?.unsubscribe();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     for (const s of subs) s.unsubscribe();

@@ -27,7 +27,8 @@ class HttpError extends Error {
 }
 
 async function request(method, path, body) {
-  const headers = { ...(token ? { authorization: `Bearer ${token}` } : {}) };
+  // The service refuses an action that carries neither a JSON body nor this header.
+  const headers = { 'x-paneward': '1', ...(token ? { authorization: `Bearer ${token}` } : {}) };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(path, {
     method,

@@ -5,6 +5,7 @@ import { RequestError, TimeoutError } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { NEVER, Subject, type Observable, type Subscription } from 'rxjs';
 import { PanewardError, type PanewardErrorCode } from '../errors.js';
+import { MAX_TIMER_DELAY_MS } from '../internal/long-timer.js';
 import type { JournalRecord } from '../schemas/record.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import type { AttachCommand, SupervisorPort } from '../server/port.js';
@@ -217,7 +218,8 @@ export class FleetView implements SupervisorPort {
     opts: { timeoutMs?: number; signal?: AbortSignal } = {},
   ): Promise<TurnResult> {
     const t = this.terminal(id);
-    const timeoutMs = opts.timeoutMs ?? 600_000;
+    // The request waits this long plus the command's own time: kept within what a timer holds.
+    const timeoutMs = Math.min(opts.timeoutMs ?? 600_000, MAX_TIMER_DELAY_MS - this.commandMs);
     const wait = this.command(
       t.host,
       'wait',

@@ -1,4 +1,5 @@
 import type { SchedulerLike, Subscription } from 'rxjs';
+import { scheduleLong } from '../internal/long-timer.js';
 
 /** Tie-break order of timers due at the same instant (contracts.md §1). */
 export const TimerOrder = {
@@ -117,9 +118,14 @@ export class Timers {
     for (const e of this.entries.values()) earliest = Math.min(earliest, e.due);
     if (earliest === Infinity) return;
     const delayMs = Math.max(0, earliest * 1000 + this.originMs - this.scheduler.now());
-    this.wake = this.scheduler.schedule(() => {
-      this.wake = null;
-      this.advanceTo(Math.max(this.now(), earliest));
-    }, delayMs);
+    // A deadline weeks away (a session budget) is chained: Node's timers overflow past 2^31 ms.
+    this.wake = scheduleLong(
+      this.scheduler,
+      () => {
+        this.wake = null;
+        this.advanceTo(Math.max(this.now(), earliest));
+      },
+      delayMs,
+    );
   }
 }

@@ -5,18 +5,19 @@ export const StallMode = z.enum(['continuous', 'gap']);
 export type StallMode = z.infer<typeof StallMode>;
 
 /** Timer and policy settings of the kernel (defaults: statecharts.md §3). */
+// Every setting has an upper bound: a number from outside never arms a timer past reason.
 export const KernelConfig = z.object({
-  stallTimeoutSeconds: z.number().positive().default(30),
-  stabilitySeconds: z.number().nonnegative().default(1),
-  settleSeconds: z.number().nonnegative().default(1),
+  stallTimeoutSeconds: z.number().positive().max(86_400).default(30),
+  stabilitySeconds: z.number().nonnegative().max(3600).default(1),
+  settleSeconds: z.number().nonnegative().max(3600).default(1),
   /**
    * How long an open turn may sit at an unchanged idle prompt with no activity before it ends
    * with no outcome (phase `ready`). Default: the settle window plus 3 s.
    */
-  staleActiveSeconds: z.number().positive().optional(),
+  staleActiveSeconds: z.number().positive().max(86_400).optional(),
   stallMode: StallMode.default('continuous'),
   stalledIsTerminal: z.boolean().default(false),
-  pollIntervalSeconds: z.number().positive().default(0.5),
+  pollIntervalSeconds: z.number().positive().max(3600).default(0.5),
 });
 export type KernelConfig = z.infer<typeof KernelConfig>;
 

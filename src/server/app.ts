@@ -29,7 +29,9 @@ import {
   TerminalList,
   TerminalView,
   TurnBody,
+  TurnId,
   TurnResponse,
+  TurnWaitQuery,
 } from './schemas.js';
 import { isPublic, mountDashboard } from './dashboard.js';
 import { DEFAULT_SSE, streamRecords, type SseOptions } from './sse.js';
@@ -50,6 +52,12 @@ export interface HttpAppOptions {
   screens?: boolean;
   /** Serve the dashboard at `/` (default true). */
   dashboard?: boolean;
+  /**
+   * Names the service answers to besides the loopback ones (`127.0.0.1`, `localhost`, `[::1]`):
+   * a request whose `Host` names anything else is refused (403), so a page on a rebound DNS name
+   * can neither act nor read.
+   */
+  allowedHosts?: string[];
 }
 
 /** The HTTP API of a supervisor (or a fleet of them): a Hono app, a Node request listener, its metrics. */
@@ -87,6 +95,76 @@ const errorJson = (code: string, message: string, details: unknown = null) => ({
   error: { code, message, details },
 });
 
+/** The names every service answers to: the loopback ones. */
+const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
+
+/** The name part of a `Host` header (or an allowed-host entry): lower case, no port. */
+export function hostName(host: string): string {
+  const h = host.trim().toLowerCase();
+  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1);
+  // A bare IPv6 address (given on the command line) is written as a URL writes it.
+  if (h.split(':').length > 2) return `[${h}]`;
+  const colon = h.indexOf(':');
+  return colon < 0 ? h : h.slice(0, colon);
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * What a browser on another site must not do: reach the service under a name that is not its
+ * own (DNS rebinding), or make it act from another origin (a form post, `fetch` with
+ * `no-cors`, `sendBeacon`). `Host` must name the service; a request that acts must not come
+ * from a foreign `Origin` (none at all, as from curl, passes) and must carry a JSON body or an
+ * `X-Paneward` header, neither of which a page on another origin can send without the
+ * preflight the service never grants.
+ */
+function browserGuard(allowed: string[], corsOrigins: string[]): MiddlewareHandler {
+  const names = new Set([...LOOPBACK_NAMES, ...allowed.map(hostName)]);
+  const cors = new Set(corsOrigins.map((o) => o.replace(/\/+$/, '').toLowerCase()));
+  const forbidden = (c: Context, header: string, message: string, value: string | null) =>
+    c.json(errorJson('forbidden', `header \`${header}\`: ${message}`, { header, value }), 403);
+  return async (c, next) => {
+    const host = c.req.header('host') ?? new URL(c.req.url).host;
+    if (!names.has(hostName(host))) {
+      return forbidden(
+        c,
+        'Host',
+        `${JSON.stringify(host)} is not a name of this service (loopback only; add one with --allowed-host NAME)`,
+        host,
+      );
+    }
+    if (SAFE_METHODS.has(c.req.method)) return next();
+    const origin = c.req.header('origin');
+    if (origin !== undefined) {
+      let same = false;
+      try {
+        same = new URL(origin).host.toLowerCase() === host.toLowerCase();
+      } catch {
+        same = false;
+      }
+      if (!same && !cors.has(origin.toLowerCase())) {
+        return forbidden(
+          c,
+          'Origin',
+          `a request from ${JSON.stringify(origin)} may not act on this service`,
+          origin,
+        );
+      }
+    }
+    const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    const marked = (c.req.header('x-paneward') ?? '') !== '';
+    if (type !== 'application/json' && !marked) {
+      return forbidden(
+        c,
+        'Content-Type',
+        'a request that acts needs a JSON body (Content-Type: application/json) or the header X-Paneward: 1',
+        c.req.header('content-type') ?? null,
+      );
+    }
+    return next();
+  };
+}
+
 const json = (schema: z.ZodType, description: string) => ({
   description,
   content: { 'application/json': { schema } },
@@ -94,6 +172,10 @@ const json = (schema: z.ZodType, description: string) => ({
 const ERRORS = {
   400: json(ErrorBody, 'invalid input: the message names the field'),
   401: json(ErrorBody, 'a bearer token is required'),
+  403: json(
+    ErrorBody,
+    '`Host` is not a name of this service, or an action came from a foreign `Origin` or with neither a JSON body nor `X-Paneward`',
+  ),
 };
 const TERMINAL_ERRORS = { ...ERRORS, 404: json(ErrorBody, 'no terminal with that id') };
 const Params = z.object({ id: TerminalId });
@@ -177,6 +259,7 @@ export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {})
       'request',
     );
   });
+  app.use('*', browserGuard(options.allowedHosts ?? [], options.corsOrigins ?? []));
   if (options.corsOrigins && options.corsOrigins.length > 0) {
     app.use('*', cors({ origin: options.corsOrigins }));
   }
@@ -203,6 +286,29 @@ export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {})
     });
   }
   if (options.dashboard ?? true) mountDashboard(app);
+
+  /** Waits for a turn to end; a wait that ran out answers `timeout` with what is known. */
+  const waitOrTimeout = async (c: Context, id: string, turnId: string, seconds: number) => {
+    const abort = new AbortController();
+    c.req.raw.signal.addEventListener('abort', () => abort.abort(), { once: true });
+    try {
+      return await sup.waitForTurn(id, turnId, {
+        timeoutMs: Math.round(seconds * 1000),
+        signal: abort.signal,
+      });
+    } catch (error) {
+      if (isPanewardError(error) && error.code === 'timeout') {
+        const s = sup.get(id);
+        return {
+          turnId,
+          result: 'timeout' as const,
+          completion: s.completion?.turnId === turnId ? s.completion : null,
+          lastTurn: s.lastTurn,
+        };
+      }
+      throw error;
+    }
+  };
 
   const view = (id: string) => {
     const state = sup.get(id);
@@ -298,8 +404,8 @@ export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {})
       request: { params: Params },
       responses: {
         200: json(Screen, 'the screen, or `text: null` before the first capture'),
-        403: json(ErrorBody, 'this server does not serve screens'),
         ...TERMINAL_ERRORS,
+        403: json(ErrorBody, 'this server does not serve screens (or the request is forbidden)'),
       },
     }),
     async (c) => {
@@ -354,30 +460,40 @@ export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {})
     async (c) => {
       const { id } = c.req.valid('param');
       const body = c.req.valid('json');
-      const abort = new AbortController();
-      c.req.raw.signal.addEventListener('abort', () => abort.abort(), { once: true });
       const turnId = await sup.submit(id, body.prompt, { force: body.force ?? false });
-      try {
-        const r = await sup.waitForTurn(id, turnId, {
-          timeoutMs: Math.round(body.timeoutSeconds * 1000),
-          signal: abort.signal,
-        });
-        return c.json(r, 200);
-      } catch (error) {
-        if (isPanewardError(error) && error.code === 'timeout') {
-          const s = sup.get(id);
-          return c.json(
-            {
-              turnId,
-              result: 'timeout' as const,
-              completion: s.completion?.turnId === turnId ? s.completion : null,
-              lastTurn: s.lastTurn,
-            },
-            200,
-          );
-        }
-        throw error;
+      return c.json(await waitOrTimeout(c, id, turnId, body.timeoutSeconds), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/terminals/{id}/turns/{turnId}',
+      summary:
+        'Wait for a turn `input` started to end (a client that has printed the turn id waits here)',
+      request: { params: z.object({ id: TerminalId, turnId: TurnId }), query: TurnWaitQuery },
+      responses: {
+        200: json(TurnResponse, "the turn's result (`timeout` when it had not ended in time)"),
+        409: json(ErrorBody, 'the terminal went away before the turn ended'),
+        ...TERMINAL_ERRORS,
+      },
+    }),
+    async (c) => {
+      const { id, turnId } = c.req.valid('param');
+      const { timeoutSeconds } = c.req.valid('query');
+      const now = sup.get(id);
+      // Over already, and its completion since cleared: its own outcome is the answer.
+      if (
+        now.lastTurn.turnId === turnId &&
+        now.turn.current?.id !== turnId &&
+        now.completion?.turnId !== turnId
+      ) {
+        return c.json(
+          { turnId, result: 'completed' as const, completion: null, lastTurn: now.lastTurn },
+          200,
+        );
       }
+      return c.json(await waitOrTimeout(c, id, turnId, timeoutSeconds), 200);
     },
   );
 

@@ -76,9 +76,18 @@ export const TerminalId = z
   )
   .openapi({ param: { name: 'id', in: 'path' }, example: 't1' });
 
+/** A name the service only compares (a tool, a version): printable, never a key to a terminal. */
+const Printable = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(new RegExp(String.raw`^[^\x00-\x1f\x7f-\x9f]+$`), 'must not hold control characters');
+
 export const AttachBody = z
   .strictObject({
     ...AttachRequest.shape,
+    tool: Printable.optional(),
+    toolVersion: Printable.optional(),
     /** In a fleet: the host whose tmux server has the pane (a single server refuses it). */
     host: HostId.optional(),
   })
@@ -107,6 +116,17 @@ export const TurnBody = z
   })
   .openapi('TurnRequest');
 
+/** A turn id as `input` answered it. */
+export const TurnId = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be a turn id such as turn-3')
+  .openapi({ param: { name: 'turnId', in: 'path' }, example: 'turn-3' });
+
+export const TurnWaitQuery = z.strictObject({
+  /** How long to wait for the turn to end (default 600, at most a day). */
+  timeoutSeconds: z.coerce.number().positive().max(86_400).default(600),
+});
+
 export const TurnResponse = z
   .object({
     turnId: z.string(),
@@ -125,7 +145,7 @@ export const History = z.object({ records: z.array(JournalRecord) }).openapi('Hi
 
 export const EventsQuery = z.strictObject({
   /** Start after this record seq (as `Last-Event-ID` does). */
-  since: z.coerce.number().int().nonnegative().optional(),
+  since: z.coerce.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
 });
 
 export const Health = z

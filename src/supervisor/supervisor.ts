@@ -27,6 +27,8 @@ import {
 import { supervisorMachine } from '../../machines/supervisor.js';
 import type { TerminalContext, TerminalInput } from '../../machines/terminal.js';
 import { isPanewardError, PanewardError } from '../errors.js';
+import { clampBudgetSeconds, MAX_BUDGET_SECONDS } from '../internal/bounds.js';
+import { scheduleLong } from '../internal/long-timer.js';
 import { describeZodError } from '../internal/zod-errors.js';
 import { defaultDataDir } from '../journal/data-dir.js';
 import { Journal } from '../journal/journal.js';
@@ -60,7 +62,7 @@ export const SupervisorOptions = z.strictObject({
   config: KernelConfig.partial()
     .extend({
       /** Budget given to every terminal attached without its own; 0 or absent: no watchdog. */
-      sessionWallClockSeconds: z.number().nonnegative().optional(),
+      sessionWallClockSeconds: z.number().nonnegative().max(MAX_BUDGET_SECONDS).optional(),
     })
     .strict()
     .optional(),
@@ -78,7 +80,10 @@ export const SupervisorOptions = z.strictObject({
   source: z.enum(['control', 'polling']).default('control'),
   /** Restart backoff of a terminal's runtime: first delay and cap, in seconds. */
   restartBackoff: z
-    .strictObject({ initialSeconds: z.number().positive(), maxSeconds: z.number().positive() })
+    .strictObject({
+      initialSeconds: z.number().positive().max(3600),
+      maxSeconds: z.number().positive().max(3600),
+    })
     .default({ initialSeconds: 0.5, maxSeconds: 30 }),
 });
 export type SupervisorOptionsInput = z.input<typeof SupervisorOptions> & {
@@ -107,8 +112,8 @@ export const AttachRequest = z.strictObject({
       'a letter or digit, then letters, digits, dot, dash or underscore, at most 64 in all',
     )
     .optional(),
-  /** Session wall-clock budget for this terminal (statecharts.md §7); 0: no watchdog. */
-  sessionWallClockSeconds: z.number().nonnegative().optional(),
+  /** Session wall-clock budget for this terminal (statecharts.md §7), at most 30 days; 0: no watchdog. */
+  sessionWallClockSeconds: z.number().nonnegative().max(MAX_BUDGET_SECONDS).optional(),
   /** This terminal's chart settings (stall clock, settle, stability, stale-active windows). */
   config: ChartSettings.optional(),
 });
@@ -253,7 +258,7 @@ export class Supervisor {
         systemId: 'supervisor',
         inspect: hub.inspect,
         clock: {
-          setTimeout: (fn, ms) => this.scheduler.schedule(fn, ms),
+          setTimeout: (fn, ms) => scheduleLong(this.scheduler, fn, ms),
           clearTimeout: (sub: { unsubscribe(): void }) => sub.unsubscribe(),
         },
       },
@@ -269,7 +274,9 @@ export class Supervisor {
           target: facts.request.target,
           tool: facts.request.tool,
           ...(facts.request.toolVersion ? { toolVersion: facts.request.toolVersion } : {}),
-          watchdogBudgetSeconds: facts.request.watchdogBudgetSeconds,
+          // An older version took any budget: one out of range is clamped (the re-adoption's
+          // terminal.attached record says which), never armed as given.
+          watchdogBudgetSeconds: clampBudgetSeconds(facts.request.watchdogBudgetSeconds),
           ...(facts.request.paneId === undefined ? {} : { paneId: facts.request.paneId }),
           ...(facts.request.config ? { config: facts.request.config } : {}),
         },
@@ -417,6 +424,13 @@ export class Supervisor {
    */
   discoverContinuously(intervalSeconds = 5): void {
     this.assertRunning();
+    // A timer past 2^31 ms would fire every millisecond.
+    if (!(intervalSeconds > 0 && intervalSeconds <= 86_400)) {
+      throw new PanewardError(
+        'invalid_input',
+        'discoverContinuously: field `intervalSeconds`: must be a positive number of seconds, at most 86400',
+      );
+    }
     this.discovery?.unsubscribe();
     this.discovery = interval(intervalSeconds * 1000, this.scheduler)
       .pipe(

@@ -1,5 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { filter, firstValueFrom, timeout } from 'rxjs';
@@ -97,7 +98,11 @@ describe('the command line as a client of paneward serve', () => {
 
   it('send --wait exits by the turn outcome: 0 for success, 1 when it ended without success', async () => {
     const ok = await cli('send', 'c1', 'a fine prompt', '--wait', '--timeout', '20', '--url', url);
-    expect(ok).toMatchObject({ code: EXIT.ok, out: expect.stringMatching(/^turn-\d+ success\n$/) });
+    // The turn id first, as soon as the prompt was typed; then the id and its outcome.
+    expect(ok).toMatchObject({
+      code: EXIT.ok,
+      out: expect.stringMatching(/^(turn-\d+)\n\1 success\n$/),
+    });
     await firstValueFrom(
       sup.state$('c1').pipe(
         filter((s) => s.readiness.status === 'ready' && s.turn.phase === 'ready'),
@@ -112,11 +117,53 @@ describe('the command line as a client of paneward serve', () => {
       ),
     );
     // (Through the API: one command line at a time owns this process's stdout.)
-    expect((await fetch(`${url}/v1/terminals/c1/interrupt`, { method: 'POST' })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${url}/v1/terminals/c1/interrupt`, {
+          method: 'POST',
+          headers: { 'x-paneward': '1' },
+        })
+      ).status,
+    ).toBe(200);
     expect(await waiting).toMatchObject({
       code: EXIT.turnFailed,
       out: expect.stringMatching(/ interrupted\n$/),
     });
+  });
+
+  it('send --wait to a server that dies after typing: the turn id was printed, exit 8 (it ran)', async () => {
+    await firstValueFrom(
+      sup.state$('c1').pipe(
+        filter((s) => s.readiness.status === 'ready' && s.turn.phase === 'ready'),
+        timeout(10_000),
+      ),
+    );
+    // The server answers the input (the prompt is typed), and dies while the client waits.
+    const doomed = createServer(http.listener);
+    const died = new Promise<void>((resolve) =>
+      doomed.on('request', (req: { url?: string }) => {
+        if (!req.url?.includes('/turns/')) return;
+        setTimeout(() => {
+          doomed.closeAllConnections();
+          doomed.close();
+          resolve();
+        }, 100);
+      }),
+    );
+    await new Promise<void>((r) => doomed.listen(0, '127.0.0.1', () => r()));
+    const doomedUrl = `http://127.0.0.1:${(doomed.address() as { port: number }).port}`;
+    const waiting = cli('send', 'c1', 'typed, then the server died', '--wait', '--url', doomedUrl);
+    const typed = await firstValueFrom(
+      sup.state$('c1').pipe(
+        filter((s) => s.turn.phase === 'active' && s.turn.current !== null),
+        timeout(10_000),
+      ),
+    );
+    await died;
+    const r = await waiting;
+    expect(r.code, r.err).toBe(EXIT.mayHaveRun);
+    expect(r.out).toBe(`${typed.turn.current!.id}\n`);
+    expect(r.err).toMatch(/was typed.*lost/);
   });
 
   it('exit codes a script can rely on: not ready 3, unreachable 4, no such terminal 5, usage 2, timeout 7', async () => {
@@ -150,6 +197,52 @@ describe('the command line as a client of paneward serve', () => {
     expect(slow).toMatchObject({ code: EXIT.timeout, out: expect.stringMatching(/ timeout\n$/) });
     const detached = await cli('detach', 'c1', '--url', url, '--json');
     expect(detached).toMatchObject({ code: EXIT.ok, out: '{"ok":true}\n' });
+  });
+});
+
+describe('a connection lost after the request was sent', () => {
+  it('is exit 8 (it may have run) for a command that acts, exit 4 for a read; a refused connection is exit 4', async () => {
+    // Reads the whole request, then drops the connection without a word.
+    const dies = createNetServer((socket) => {
+      socket.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('\r\n\r\n')) socket.destroy();
+      });
+    });
+    await new Promise<void>((r) => dies.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(dies.address() as { port: number }).port}`;
+      const send = await cli('send', 't1', 'hi', '--url', url);
+      expect(send.code, send.err).toBe(EXIT.mayHaveRun);
+      expect(send.err).toMatch(/after sending POST \/v1\/terminals\/t1\/input.*may have run/);
+      for (const argv of [
+        ['interrupt', 't1'],
+        ['resume', 't1'],
+        ['detach', 't1'],
+        ['attach', 'pw:0.0'],
+      ]) {
+        expect((await cli(...argv, '--url', url)).code, argv.join(' ')).toBe(EXIT.mayHaveRun);
+      }
+      expect((await cli('ls', '--url', url)).code).toBe(EXIT.unreachable);
+      expect((await cli('state', 't1', '--url', url)).code).toBe(EXIT.unreachable);
+    } finally {
+      await new Promise((r) => dies.close(r));
+    }
+    // A port nothing listens on: the connection was never made.
+    const free = createNetServer();
+    await new Promise<void>((r) => free.listen(0, '127.0.0.1', r));
+    const freePort = (free.address() as { port: number }).port;
+    await new Promise((r) => free.close(r));
+    const refused = await cli('send', 't1', 'hi', '--url', `http://127.0.0.1:${freePort}`);
+    expect(refused.code).toBe(EXIT.unreachable);
+    expect(refused.err).toContain('ECONNREFUSED');
+    expect((await cli('interrupt', 't1', '--url', 'http://127.0.0.1:9')).code).toBe(
+      EXIT.unreachable,
+    );
+  });
+
+  it('--help lists the exit codes, 8 among them', async () => {
+    const help = await cli('--help');
+    expect(help.out).toContain('8  the command may have run');
   });
 });
 

@@ -80,6 +80,7 @@ describe('the HTTP API (contracts.md §5) on a real pane', () => {
         '/v1/terminals/{id}/resume',
         '/v1/terminals/{id}/screen',
         '/v1/terminals/{id}/turns',
+        '/v1/terminals/{id}/turns/{turnId}',
       ].sort(),
     );
   });
@@ -194,10 +195,30 @@ describe('the HTTP API (contracts.md §5) on a real pane', () => {
       timeoutSeconds: 20,
     });
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({
+    const whole = (await res.json()) as { turnId: string };
+    expect(whole).toMatchObject({
       result: 'completed',
       lastTurn: { result: 'success', source: 'explicit_input' },
     });
+    // A turn that is over is answered at once by the wait route too, completion cleared or not.
+    await firstValueFrom(
+      sup.state$('a1').pipe(
+        filter((s) => s.completion === null || s.completion.turnId !== whole.turnId),
+        timeout(10_000),
+      ),
+    ).catch(() => null);
+    const again = await call('GET', `/v1/terminals/a1/turns/${whole.turnId}?timeoutSeconds=1`);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({
+      turnId: whole.turnId,
+      result: 'completed',
+      lastTurn: { result: 'success', turnId: whole.turnId },
+    });
+    for (const q of ['timeoutSeconds=1e308', 'timeoutSeconds=0', 'timeoutSeconds=86401']) {
+      const r = await call('GET', `/v1/terminals/a1/turns/${whole.turnId}?${q}`);
+      expect(r.status, q).toBe(400);
+      expect((await errorOf(r)).message).toContain('`timeoutSeconds`');
+    }
     const quick = await call('POST', '/v1/terminals/a1/turns', {
       prompt: 'cut short',
       timeoutSeconds: 0.2,

@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSupervisor, type Supervisor } from '../../src/index.js';
 import { createHttpApp, type HttpApp } from '../../src/server/app.js';
+import type { SupervisorPort } from '../../src/server/port.js';
 import { startAgentSession, type AgentSession } from '../e2e/harness/session.js';
 import { STAND_IN_AGENT, standInProfile } from '../supervisor/internal/stand-in-profile.js';
 
@@ -103,6 +104,8 @@ const headers = fc.record(
     'last-event-id': fc.oneof(fc.nat().map(String), fc.string({ maxLength: 10 })),
     authorization: fc.string({ maxLength: 30 }),
     origin: fc.constantFrom('https://evil.example', 'null'),
+    // What a script sends on an action without a body (else only a JSON body gets through).
+    'x-paneward': fc.constant('1'),
   },
   { requiredKeys: [] },
 );
@@ -112,6 +115,210 @@ const request = fc.record({
   body: fc.option(json, { nil: undefined }),
   headers,
 });
+
+/** Commands the app can pass on to the supervisor: each one may type, or change what is typed. */
+const ACTIONS = new Set(['submit', 'interrupt', 'resume', 'detach', 'attachPane']);
+
+/** The ASCII control characters, DEL and the C1 ones a terminal also reads as keys. */
+const control = fc
+  .integer({ min: 0, max: 0x9f })
+  .filter((c) => c < 0x20 || (c >= 0x7f && c <= 0x9f))
+  .map((c) => String.fromCharCode(c));
+const withControl = fc
+  .tuple(fc.string({ maxLength: 6 }), control, fc.string({ maxLength: 6 }))
+  .map(([a, c, b]) => `${a}${c}${b}`);
+
+const ACTING: Array<[string, string]> = [
+  ['POST', '/v1/terminals'],
+  ['POST', '/v1/terminals/f1/input'],
+  ['POST', '/v1/terminals/f1/turns'],
+  ['POST', '/v1/terminals/f1/interrupt'],
+  ['POST', '/v1/terminals/f1/resume'],
+  ['DELETE', '/v1/terminals/f1'],
+  ['PUT', '/v1/terminals/f1'],
+  ['PATCH', '/v1/terminals/f1/input'],
+];
+const anyRoute = fc.oneof(fc.constantFrom(...ROUTES), fc.constantFrom(...ACTING));
+const actingRoute = fc.constantFrom(...ACTING);
+/** A body that would act if it got through: a prompt, an attach, nothing at all. */
+const actingBody = fc.constantFrom(
+  undefined,
+  '{}',
+  JSON.stringify({ text: 'FUZZ-TYPED rm -rf ~', force: true }),
+  JSON.stringify({ prompt: 'FUZZ-TYPED', timeoutSeconds: 1, force: true }),
+  JSON.stringify({ target: 'pw:0.0', tool: 'stand_in', id: 'fz' }),
+);
+const HUGE = ['1e308', '-1e308', '1e999', '2592001', '9007199254740993', '99999999999999999999'];
+
+interface Hostile {
+  what: string;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+  status: number;
+  /** What the error message must name. */
+  names: string;
+}
+
+const hostile: fc.Arbitrary<Hostile> = fc.oneof(
+  // DNS rebinding: a name that is not the service's, on any route.
+  fc
+    .record({
+      route: anyRoute,
+      host: fc.oneof(
+        fc.constantFrom(
+          'evil.example:7420',
+          'evil.example',
+          '127.0.0.1.evil.example:7420',
+          'localhost.evil.example',
+          'attacker.localhost:7420',
+          '[::2]:7420',
+          '0.0.0.0:7420',
+          '127.0.0.2:7420',
+        ),
+        fc.stringMatching(/^[a-z0-9.-]{1,20}(:[0-9]{1,5})?$/),
+      ),
+      body: actingBody,
+      json: fc.boolean(),
+    })
+    .filter((r) => !['127.0.0.1', 'localhost'].includes(r.host.replace(/:\d+$/, '')))
+    .map((r) => ({
+      what: 'foreign Host',
+      method: r.route[0],
+      path: r.route[1],
+      headers: {
+        host: r.host,
+        'x-paneward': '1',
+        ...(r.json ? { 'content-type': 'application/json' } : {}),
+      },
+      body: r.body,
+      status: 403,
+      names: 'Host',
+    })),
+  // A page on another origin (or an opaque one) asking the service to act.
+  fc
+    .record({
+      route: actingRoute,
+      origin: fc.oneof(
+        fc.constantFrom(
+          'https://evil.example',
+          'null',
+          'http://127.0.0.1:1',
+          'http://localhost:3000',
+          'http://evil.example:7420',
+          'file://',
+        ),
+        fc.string({ maxLength: 12 }).filter((o) => /^[\x20-\x7e]*$/.test(o)),
+      ),
+      body: actingBody,
+      marked: fc.boolean(),
+    })
+    .map((r) => ({
+      what: 'foreign Origin',
+      method: r.route[0],
+      path: r.route[1],
+      headers: {
+        origin: r.origin,
+        'content-type': 'application/json',
+        ...(r.marked ? { 'x-paneward': '1' } : {}),
+      },
+      body: r.body,
+      status: 403,
+      names: 'Origin',
+    })),
+  // What a form post, a no-cors fetch or a beacon can send: no JSON, no custom header.
+  fc
+    .record({
+      route: actingRoute,
+      type: fc.constantFrom(
+        undefined,
+        'text/plain',
+        'text/plain;charset=UTF-8',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+      ),
+      body: actingBody,
+    })
+    .map((r) => ({
+      what: 'bodiless or simple post',
+      method: r.route[0],
+      path: r.route[1],
+      headers: (r.type === undefined ? {} : { 'content-type': r.type }) as Record<string, string>,
+      body: r.body,
+      status: 403,
+      names: 'Content-Type',
+    })),
+  // Huge numbers in every number a client can send.
+  fc
+    .record({
+      huge: fc.constantFrom(...HUGE),
+      // Past what a seq can be (a seq is a safe integer; 2592001 is a fine one).
+      hugeSeq: fc.constantFrom(...HUGE.filter((h) => h !== '2592001')),
+      where: fc.constantFrom(
+        'sessionWallClockSeconds',
+        'timeoutSeconds',
+        'limit',
+        'since',
+        'Last-Event-ID',
+      ),
+    })
+    .map(({ huge, hugeSeq, where }): Hostile => {
+      const base = { what: 'huge number', headers: { 'content-type': 'application/json' } };
+      switch (where) {
+        case 'sessionWallClockSeconds':
+          return {
+            ...base,
+            method: 'POST',
+            path: '/v1/terminals',
+            body: `{"target":"pw:0.0","tool":"stand_in","id":"fz","sessionWallClockSeconds":${huge}}`,
+            status: 400,
+            names: where,
+          };
+        case 'timeoutSeconds':
+          return {
+            ...base,
+            method: 'POST',
+            path: '/v1/terminals/f1/turns',
+            body: `{"prompt":"FUZZ-TYPED","timeoutSeconds":${huge}}`,
+            status: 400,
+            names: where,
+          };
+        case 'limit':
+        case 'since':
+          return {
+            ...base,
+            method: 'GET',
+            path: `/v1/terminals/f1/${where === 'limit' ? 'history' : 'events'}?${where}=${where === 'limit' ? huge : hugeSeq}`,
+            body: undefined,
+            status: 400,
+            names: where,
+          };
+        default:
+          return {
+            ...base,
+            method: 'GET',
+            path: '/v1/events',
+            headers: { 'last-event-id': hugeSeq },
+            body: undefined,
+            status: 400,
+            names: where,
+          };
+      }
+    }),
+  // Control characters in every string field of an attach.
+  fc
+    .record({ field: fc.constantFrom('target', 'tool', 'id'), value: withControl })
+    .map(({ field, value }) => ({
+      what: 'control character',
+      method: 'POST',
+      path: '/v1/terminals',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ target: 'pw:0.0', tool: 'stand_in', id: 'fz', [field]: value }),
+      status: 400,
+      names: field,
+    })),
+);
 
 describe('every route under random requests', () => {
   let agent: AgentSession;
@@ -145,6 +352,57 @@ describe('every route under random requests', () => {
     await agent?.close();
     rmSync(dir, { recursive: true, force: true });
   });
+
+  it('refuses hostile requests (foreign Host or Origin, simple posts, huge numbers, control characters) naming what, and the supervisor is never asked to act', async () => {
+    const asked: string[] = [];
+    const port = new Proxy(sup as unknown as SupervisorPort, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (ACTIONS.has(String(key))) asked.push(String(key));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const guarded = createHttpApp(port, { sse: { heartbeatMs: 50 } });
+    const kinds = new Map<string, number>();
+    try {
+      await fc.assert(
+        fc.asyncProperty(hostile, async (h) => {
+          asked.length = 0;
+          const abort = new AbortController();
+          const timer = setTimeout(() => abort.abort(), 300);
+          try {
+            const res = await guarded.app.request(h.path, {
+              method: h.method,
+              headers: h.headers,
+              ...(h.body === undefined || h.method === 'GET' ? {} : { body: h.body }),
+              signal: abort.signal,
+            });
+            const label = `${h.what}: ${h.method} ${h.path} ${JSON.stringify(h.headers)} ${h.body ?? ''}`;
+            expect(res.status, label).toBe(h.status);
+            const body = (await res.json()) as { error: { code: string; message: string } };
+            expect(body.error.message, label).toContain(h.names);
+            expect(asked, label).toEqual([]);
+            kinds.set(h.what, (kinds.get(h.what) ?? 0) + 1);
+          } finally {
+            clearTimeout(timer);
+          }
+        }),
+        {
+          numRuns: Math.max(200, Math.round(RUNS / 3)),
+          seed: Number(process.env.PANEWARD_FUZZ_SEED ?? 424242),
+        },
+      );
+    } finally {
+      guarded.close();
+    }
+    console.log(`hostile fuzz: ${JSON.stringify(Object.fromEntries(kinds))}`);
+    expect([...kinds.keys()].sort()).toHaveLength(5);
+    // Nothing reached the pane.
+    expect(await agent.capture()).not.toContain('FUZZ-TYPED');
+  }, 300_000);
 
   it(`answers ${RUNS} random requests with no 5xx, a JSON error naming what is wrong for every 4xx`, async () => {
     const seen = new Map<number, number>();
@@ -190,6 +448,7 @@ describe('every route under random requests', () => {
     for (const { terminalId } of listed.terminals) {
       const del = await http.app.request(`/v1/terminals/${encodeURIComponent(terminalId)}`, {
         method: 'DELETE',
+        headers: { 'x-paneward': '1' },
       });
       expect(del.status, terminalId).toBeLessThan(300);
     }

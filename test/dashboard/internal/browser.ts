@@ -3,7 +3,8 @@ import { chromium, type Browser } from 'playwright-core';
 /** Debian's Chromium (or PANEWARD_CHROMIUM), headless, as the browser tests use it. */
 export const CHROMIUM = process.env.PANEWARD_CHROMIUM ?? '/usr/bin/chromium';
 
-export async function launchBrowser(): Promise<Browser> {
+/** `extraArgs`: more Chromium switches (`--host-resolver-rules=…` to point a name at loopback). */
+export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -15,6 +16,7 @@ export async function launchBrowser(): Promise<Browser> {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...extraArgs,
     ],
   });
 }

@@ -211,7 +211,8 @@ export async function api(
 ): Promise<{ status: number; body: any }> {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    // As the CLI does: an action without a body says it is not a web page's.
+    headers: body === undefined ? { 'x-paneward': '1' } : { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(timeoutMs),
   });
