@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import { NEVER, Subject, filter, firstValueFrom, map, race, timer } from 'rxjs';
+import { isPanewardError } from '../errors.js';
 import type { RecordFeed } from './port.js';
 
 export interface SseOptions {
@@ -122,8 +123,16 @@ export function streamRecords(
         } else if (next === null) break; // the journal closed: the server is stopping
       }
     } catch (error) {
-      if (!(error instanceof WriteTimeout)) throw error;
-      await cutOff('the client stopped taking events');
+      if (error instanceof WriteTimeout) await cutOff('the client stopped taking events');
+      else {
+        // The journal could not be read: the client is told why, not left with a silent end.
+        const failure = {
+          code: isPanewardError(error) ? error.code : 'journal_failed',
+          message: `the journal cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+          resumeFrom: last,
+        };
+        await write({ event: 'error', data: JSON.stringify(failure) }).catch(() => {});
+      }
     } finally {
       closed?.();
       await stream.close().catch(() => {});
