@@ -318,6 +318,17 @@ describe.skipIf(!mounted)('a full disk', () => {
       fill();
       await churn(url, 'b');
       expect((await fetch(`${url}/healthz`)).status).toBe(503);
+      // An SSE client is following, and was told.
+      const sse = new AbortController();
+      const events = await fetch(`${url}/v1/events?since=0`, { signal: sse.signal });
+      const reader = events.body!.getReader();
+      let seen = '';
+      while (!seen.includes('event: error')) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        seen += new TextDecoder().decode(value);
+      }
+      expect(seen).toMatch(/event: error\ndata: \{"code":"journal_failed"/);
       // Stopped while the disk is full: the first SIGTERM ends it.
       const exited = new Promise<number | null>((r) => child!.once('exit', (code) => r(code)));
       const t0 = Date.now();
@@ -325,6 +336,7 @@ describe.skipIf(!mounted)('a full disk', () => {
       const code = await exited;
       expect(Date.now() - t0).toBeLessThan(5000);
       expect(code).toBe(0);
+      sse.abort();
       expect(output).not.toMatch(/\n\s+at /);
     } catch (error) {
       throw new Error(`${String(error)}\nserve said:\n${output}`, { cause: error });
