@@ -2,8 +2,9 @@ import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { PanewardError } from '../errors.js';
+import { CliExit } from './client.js';
 import { describeZodError } from '../internal/zod-errors.js';
-import { journalDir, readRecords } from '../journal/segments.js';
+import { journalDir, readSegments } from '../journal/segments.js';
 import type { JournalRecord } from '../schemas/record.js';
 import { defaultDataDir } from '../journal/data-dir.js';
 
@@ -23,6 +24,8 @@ export type JournalOptions = z.infer<typeof JournalOptions>;
 
 export interface JournalIo {
   out(line: string): void;
+  /** Where skipped (damaged) lines are reported; default stderr. */
+  err?(line: string): void;
   /** Stops `--follow` when aborted; default: SIGINT or SIGTERM. */
   signal?: AbortSignal;
   /** How often `--follow` looks for new records, in ms; default 250. */
@@ -76,9 +79,11 @@ export function briefRecord(r: JournalRecord): string {
 /**
  * Prints the journal of a data directory (read without taking the writer's lock, so it works
  * beside a running supervisor): records after `--since`, optionally of one terminal, then with
- * `--follow` each new one as it is written, until stopped.
+ * `--follow` each new one as it is written, until stopped. A damaged line is skipped and named
+ * (file and line) on stderr, once; every intact record is still printed. Resolves with how many
+ * lines were skipped (the command exits 1 when any were).
  */
-export async function runJournal(raw: Record<string, unknown>, io: JournalIo): Promise<void> {
+export async function runJournal(raw: Record<string, unknown>, io: JournalIo): Promise<number> {
   const parsed = JournalOptions.safeParse(raw);
   if (!parsed.success) {
     throw new PanewardError('invalid_input', `journal: ${describeZodError(parsed.error)}`, {
@@ -96,15 +101,34 @@ export async function runJournal(raw: Record<string, unknown>, io: JournalIo): P
   }
   const print = (r: JournalRecord) => io.out(o.json ? JSON.stringify(r) : briefRecord(r));
   const wanted = (r: JournalRecord) => o.terminal === undefined || r.terminalId === o.terminal;
+  const err = io.err ?? ((line: string) => process.stderr.write(`${line}\n`));
   let last = o.since;
+  const skipped = new Set<string>();
   const drain = () => {
-    for (const r of readRecords(dir, last)) {
+    const { records, damaged } = readSegments(dir, last);
+    for (const d of damaged) {
+      const key = `${d.file}:${d.line}`;
+      if (skipped.has(key)) continue;
+      skipped.add(key);
+      err(
+        `paneward: skipped ${d.file} line ${d.line}: damaged (CRC or format)${d.seq === null ? '' : `, seq ${d.seq}`}`,
+      );
+    }
+    for (const r of records) {
       last = r.seq;
       if (wanted(r)) print(r);
     }
   };
+  const summary = () => {
+    if (skipped.size > 0) {
+      err(
+        `paneward: ${skipped.size} damaged line${skipped.size === 1 ? '' : 's'} skipped; every intact record was printed`,
+      );
+    }
+    return skipped.size;
+  };
   drain();
-  if (!o.follow) return;
+  if (!o.follow) return summary();
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   if (!io.signal) {
@@ -126,6 +150,7 @@ export async function runJournal(raw: Record<string, unknown>, io: JournalIo): P
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }
+  return summary();
 }
 
 export function registerJournal(program: Command): void {
@@ -140,6 +165,8 @@ export function registerJournal(program: Command): void {
     .option('--since <seq>', 'only records after this seq')
     .option('--json', 'one JSON record per line')
     .action(async (opts: Record<string, unknown>) => {
-      await runJournal(opts, { out: (l) => process.stdout.write(`${l}\n`) });
+      const skipped = await runJournal(opts, { out: (l) => process.stdout.write(`${l}\n`) });
+      // Exit 1: every intact record was printed, but damaged lines were skipped (on stderr).
+      if (skipped > 0) throw new CliExit(1);
     });
 }

@@ -157,6 +157,16 @@ export async function runWatch(
           );
         }),
     );
+    // A journal that cannot write (a full disk), and its recovery, are said on stderr.
+    subs.push(
+      sup.journal.health$.pipe(skipWhile((failure) => failure === null)).subscribe((failure) => {
+        io.err(
+          failure
+            ? `paneward: ${failure.message}; nothing new is recorded until it can write again`
+            : 'paneward: the journal can write again',
+        );
+      }),
+    );
     if (format === 'table' && io.tty) subs.push(drawTable(sup, io.tty));
     else {
       const print =

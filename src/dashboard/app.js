@@ -41,6 +41,18 @@ async function request(method, path, body) {
   return data;
 }
 
+// /healthz answers 503 (with the same body) while the journal cannot write: still an answer.
+async function health() {
+  const res = await fetch('/healthz', {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
+  if (res.status === 401) needToken();
+  const data = await res.json().catch(() => null);
+  if (!res.ok && !(res.status === 503 && data?.journal))
+    throw new HttpError(res.status, data?.error);
+  return data;
+}
+
 function needToken() {
   setConnection('unauthorized', 'a token is needed');
   $('#token-form').hidden = false;
@@ -72,7 +84,7 @@ async function follow(signal) {
     try {
       // (Re)load everything first: whatever happened while away is shown, not guessed.
       await loadAll();
-      if (lastEventId === null) lastEventId = (await request('GET', '/healthz')).journal.durableSeq;
+      if (lastEventId === null) lastEventId = (await health()).journal.durableSeq;
       const res = await fetch('/v1/events', {
         headers: {
           accept: 'text/event-stream',
@@ -119,6 +131,16 @@ async function readEvents(body, signal) {
       lastHeard = Date.now();
       if (fields.event === 'heartbeat') continue;
       if (fields.event === 'overflow') return; // cut off: reconnect from the last id
+      // Records were missed (retention, a damaged line): what is current is read again.
+      if (fields.event === 'gap') {
+        await loadAll();
+        continue;
+      }
+      // The journal cannot write (or can again): said in the header, as paneward's trouble.
+      if (fields.event === 'error' || fields.event === 'recovered') {
+        void checkObserver();
+        continue;
+      }
       if (fields.id) lastEventId = Number(fields.id);
       if (fields.data) onRecord(JSON.parse(fields.data));
     }
@@ -137,13 +159,13 @@ let hostsSeen = null;
 // On a fleet server, also whether each host can be reached.
 async function checkObserver() {
   try {
-    const health = await request('GET', '/healthz');
+    const h = await health();
     const el = $('#observer');
     // A fleet server observes nothing itself: each host's paneward reports its own.
-    const said = [health.observer ? ['paneward', health.observer] : null]
+    const said = [h.observer ? ['paneward', h.observer] : null]
       .concat(
-        (health.fleet?.hosts ?? []).map((h) =>
-          h.observer ? [`paneward on ${h.id}`, h.observer] : null,
+        (h.fleet?.hosts ?? []).map((host) =>
+          host.observer ? [`paneward on ${host.id}`, host.observer] : null,
         ),
       )
       .filter((x) => x !== null)
@@ -155,10 +177,11 @@ async function checkObserver() {
             : null,
       )
       .filter((x) => x !== null);
+    if (h.journal?.failure) said.unshift(`paneward cannot record: ${h.journal.failure.message}`);
     el.hidden = said.length === 0;
     el.textContent = said.join(' · ');
     // A host that comes or goes makes no record: its terminals are read again when it does.
-    const hosts = JSON.stringify((health.fleet?.hosts ?? []).map((h) => [h.id, h.reachable]));
+    const hosts = JSON.stringify((h.fleet?.hosts ?? []).map((x) => [x.id, x.reachable]));
     if (hostsSeen !== null && hosts !== hostsSeen) {
       pending.add('*');
       refreshTimer ??= setTimeout(flush, 50);

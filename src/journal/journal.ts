@@ -1,16 +1,29 @@
 import {
+  chmodSync,
   closeSync,
+  existsSync,
   ftruncateSync,
   mkdirSync,
   openSync,
+  fdatasyncSync as fdatasync,
+  readFileSync,
   rmSync,
+  statSync,
+  truncateSync,
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Observable, Subject, asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
+import {
+  BehaviorSubject,
+  Observable,
+  Subject,
+  asyncScheduler,
+  type SchedulerLike,
+  type Subscription,
+} from 'rxjs';
 import { PanewardError } from '../errors.js';
 import { RECORD_FORMAT, type JournalRecord, type RecordDraft } from '../schemas/record.js';
 import { encodeLine } from './codec.js';
@@ -19,10 +32,13 @@ import {
   fileSize,
   journalDir,
   listSegments,
-  readLockPid,
-  readRecords,
+  processStartTime,
+  readLock,
+  readSegments,
   scanSegment,
   segmentName,
+  type DamagedLine,
+  type SegmentScan,
 } from './segments.js';
 
 export interface JournalOptions {
@@ -42,6 +58,22 @@ export interface JournalOptions {
   onAck?: (latencyMs: number) => void;
   /** The latest acknowledged records kept in memory for readers that follow closely; default 10000. */
   tailSize?: number;
+  /** While the journal cannot write, how often it checks whether it can again, in ms; default 1000. */
+  probeMs?: number;
+}
+
+/** Why the journal cannot write, since when (epoch ms). */
+export interface JournalFailure {
+  code: 'journal_failed';
+  message: string;
+  since: number;
+}
+
+/** A range of seqs a reader asked for and does not get: dropped by retention, or on a damaged line. */
+export interface RecordGap {
+  from: number;
+  to: number;
+  reason: 'retention' | 'damaged';
 }
 
 interface Pending {
@@ -57,19 +89,30 @@ interface Pending {
 
 /**
  * The record stream, durable: append-only JSON Lines segments under `<dataDir>/journal/`,
- * a CRC per line, one writer per data directory (a lock file with its pid). An appended record
- * gets its `seq` at once; it is acknowledged (its promise resolves and `records$` emits it)
- * only after the batch it was written in has been fsynced. Appends made while a batch is being
- * written form the next batch (group commit), so an acknowledgement waits for at most the
- * write and fsync in flight plus its own. A torn last line left by a crash is cut off on open,
- * nothing before it lost. A segment past `segmentBytes` is closed and the next one starts with
- * a checkpoint record (what the restore index holds), so old segments can be dropped.
+ * a CRC per line, one writer per data directory (a lock file naming its process). An appended
+ * record gets its `seq` at once; it is acknowledged (its promise resolves and `records$` emits
+ * it) only after every byte of it has been written and fsynced. Appends made while a batch is
+ * being written form the next batch (group commit). A torn last line left by a crash is cut off
+ * on open, nothing before it lost; a damaged complete line is skipped, reported in `damaged`,
+ * and its seq is never handed out again. A segment past `segmentBytes` is closed and the next
+ * one starts with a checkpoint record (what the restore index holds), so old segments can be
+ * dropped; a torn checkpoint is restored from the segments before it.
+ *
+ * A write that fails (a full disk, an I/O error) is undone (the segment is cut back to its last
+ * acknowledged byte), its records are rejected, and the journal reports `failure` (and on
+ * `health$`) and rejects appends at once. Every `probeMs` it checks whether it can write again
+ * (it writes, fsyncs and removes a probe file as large as a batch); once it can, the failure is
+ * cleared and appends are written again. Seqs of rejected records were never acknowledged and
+ * are handed out again; an acknowledged seq never is.
  */
 export class Journal {
   readonly index = new RestoreIndex();
   /** What opening found and repaired: a torn last line cut off, in bytes. */
   readonly repairedBytes: number;
+  /** Damaged lines opening found (skipped, kept on disk), with file and line. */
+  readonly damaged: DamagedLine[] = [];
   private readonly subject = new Subject<JournalRecord>();
+  private readonly healthSubject = new BehaviorSubject<JournalFailure | null>(null);
   private readonly scheduler: SchedulerLike;
   private readonly dir: string | null;
   private readonly segmentBytes: number;
@@ -77,6 +120,7 @@ export class Journal {
   private readonly fsync: boolean;
   private readonly recentLimit: number;
   private readonly onAck: ((latencyMs: number) => void) | undefined;
+  private readonly probeMs: number;
   private readonly recentByTerminal = new Map<string, JournalRecord[]>();
   private readonly memory: JournalRecord[] = [];
   /** The latest acknowledged records, oldest first (a window readers that keep up are served from). */
@@ -90,12 +134,15 @@ export class Journal {
   private segmentFile: string | null = null;
   private segmentSize = 0;
   private assignedBytes = 0;
-  private failed: unknown = null;
+  private failed: PanewardError | null = null;
+  private probeTimer: ReturnType<typeof setInterval> | null = null;
   private closed = false;
   private readonly lockFile: string | null;
 
   /** Acknowledged (durable) records, in `seq` order, as they are acknowledged. */
   readonly records$: Observable<JournalRecord> = this.subject.asObservable();
+  /** Why the journal cannot write (null while it can), now and at each change. */
+  readonly health$: Observable<JournalFailure | null> = this.healthSubject.asObservable();
 
   constructor(options: JournalOptions) {
     this.scheduler = options.scheduler ?? asyncScheduler;
@@ -105,6 +152,7 @@ export class Journal {
     this.recentLimit = options.recentPerTerminal ?? 500;
     this.onAck = options.onAck;
     this.tailSize = Math.max(1, options.tailSize ?? 10_000);
+    this.probeMs = Math.max(10, options.probeMs ?? 1000);
     if (options.dataDir === null) {
       this.dir = null;
       this.lockFile = null;
@@ -113,13 +161,20 @@ export class Journal {
       this.repairedBytes = 0;
       return;
     }
-    this.dir = journalDir(options.dataDir);
-    mkdirSync(this.dir, { recursive: true });
-    this.lockFile = join(options.dataDir, 'lock');
-    this.lock(this.lockFile);
+    const dataDir = options.dataDir;
+    this.dir = journalDir(dataDir);
+    this.lockFile = join(dataDir, 'lock');
+    try {
+      privateDir(dataDir);
+      privateDir(this.dir);
+      this.lock(this.lockFile);
+    } catch (error) {
+      throw startupError(dataDir, error);
+    }
     let repaired = 0;
     try {
       const segments = listSegments(this.dir);
+      for (const seg of segments) privateFile(seg.file);
       const last = segments.at(-1);
       let lastSeq = 0;
       if (last) {
@@ -133,11 +188,21 @@ export class Journal {
           }
           repaired = scan.tornBytes;
         }
-        for (const r of scan.records) {
-          this.index.apply(r);
-          this.remember(r);
+        // The restore index starts at the newest intact checkpoint: when the newest segment's
+        // own is torn (or missing), the segments before it are read back to one that has it.
+        const scans: SegmentScan[] = [scan];
+        for (let i = segments.length - 2; i >= 0 && !startsWithCheckpoint(scans[0]!); i--) {
+          scans.unshift(scanSegment(segments[i]!.file));
         }
-        lastSeq = scan.records.at(-1)?.seq ?? last.firstSeq - 1;
+        for (const sc of scans) {
+          for (const r of sc.records) {
+            this.index.apply(r);
+            this.remember(r);
+          }
+          this.damaged.push(...sc.damaged);
+          lastSeq = Math.max(lastSeq, sc.highestSeq ?? 0);
+        }
+        lastSeq = Math.max(lastSeq, last.firstSeq - 1);
         this.segmentFile = last.file;
         this.segmentSize = scan.goodBytes;
       }
@@ -146,7 +211,7 @@ export class Journal {
       this.assignedBytes = this.segmentSize;
     } catch (error) {
       this.unlock();
-      throw error;
+      throw startupError(dataDir, error);
     }
     this.repairedBytes = repaired;
   }
@@ -166,9 +231,14 @@ export class Journal {
     return this.durable;
   }
 
+  /** Why the journal cannot write, or null while it can. */
+  get failure(): JournalFailure | null {
+    return this.healthSubject.value;
+  }
+
   /**
    * Appends a record: `seq` and `at` are given now; resolves with the record once it is
-   * durable. Rejects (and so does every later append) if the journal cannot be written.
+   * durable. Rejects while the journal cannot be written (see `failure`).
    */
   append(draft: RecordDraft): Promise<JournalRecord> {
     if (this.closed) return Promise.reject(new PanewardError('stopped', 'the journal is closed'));
@@ -190,30 +260,47 @@ export class Journal {
       r.seq <= this.durable &&
       (terminalId === undefined || r.terminalId === terminalId);
     if (this.dir === null) return this.memory.filter(keep);
-    return readRecords(this.dir, afterSeq, keep);
+    return readSegments(this.dir, afterSeq, keep).records;
   }
 
   /**
    * At most `limit` acknowledged records after `afterSeq` (optionally of one terminal), oldest
    * first: from memory when the reader keeps up with the latest records, else from disk.
+   * `onGap` is told of each range of seqs in between that is not there to read (dropped by
+   * retention, or a damaged line).
    */
   readAfter(
     afterSeq: number,
-    options: { terminalId?: string; limit?: number } = {},
+    options: {
+      terminalId?: string;
+      limit?: number;
+      onGap?: (gap: RecordGap) => void;
+    } = {},
   ): JournalRecord[] {
     const limit = options.limit ?? Infinity;
     const keep = (r: JournalRecord) =>
       options.terminalId === undefined || r.terminalId === options.terminalId;
     const first = this.tail[0];
-    const source =
-      first !== undefined && first.seq <= afterSeq + 1
-        ? this.tail
-        : this.dir === null
-          ? this.memory
-          : readRecords(this.dir, afterSeq);
+    let source: JournalRecord[];
+    let damaged: DamagedLine[] = [];
+    if (first !== undefined && first.seq <= afterSeq + 1) source = this.tail;
+    else if (this.dir === null) source = this.memory;
+    else ({ records: source, damaged } = readSegments(this.dir, afterSeq));
     const out: JournalRecord[] = [];
+    let expected = afterSeq + 1;
     for (const r of source) {
-      if (r.seq <= afterSeq || r.seq > this.durable || !keep(r)) continue;
+      if (r.seq <= afterSeq || r.seq > this.durable) continue;
+      if (r.seq > expected && options.onGap) {
+        const hole = damaged.some((d) => d.seq !== null && d.seq >= expected && d.seq < r.seq);
+        const retention = expected === afterSeq + 1 && source !== this.tail && !hole;
+        options.onGap({
+          from: expected,
+          to: r.seq - 1,
+          reason: retention ? 'retention' : 'damaged',
+        });
+      }
+      expected = r.seq + 1;
+      if (!keep(r)) continue;
       out.push(r);
       if (out.length >= limit) break;
     }
@@ -263,23 +350,29 @@ export class Journal {
     });
   }
 
-  /** Resolves once everything appended so far is durable. */
+  /** Resolves once everything appended so far is durable; rejects if some of it could not be. */
   async flush(): Promise<void> {
     while (this.draining) await this.draining;
     if (this.failed) throw this.failed;
   }
 
-  /** Flushes, closes the segment and releases the lock. Later appends reject. */
+  /**
+   * Waits for the write in flight, closes the segment and releases the lock. Later appends
+   * reject. It never throws for a journal that cannot write (those appends were rejected
+   * already) and never waits for space to come back.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
+    this.closed = true;
+    this.stopProbe();
     try {
-      await this.flush();
+      while (this.draining) await this.draining;
     } finally {
-      this.closed = true;
       await this.handle?.close().catch(() => {});
       this.handle = null;
       this.unlock();
       this.subject.complete();
+      this.healthSubject.complete();
     }
   }
 
@@ -307,31 +400,22 @@ export class Journal {
       while (this.pending.length > 0) {
         const batch = this.pending;
         this.pending = [];
+        // A batch is written in chunks (a checkpoint starts a new one, in a new segment);
+        // each chunk is acknowledged once all of it is on disk.
+        let done = 0;
         try {
-          if (this.dir !== null) await this.write(batch);
+          while (done < batch.length) {
+            let end = done + 1;
+            while (end < batch.length && !batch[end]!.rotate) end++;
+            const chunk = batch.slice(done, end);
+            if (this.dir !== null) await this.write(chunk);
+            done = end;
+            this.acknowledge(chunk);
+          }
         } catch (error) {
-          this.failed = new PanewardError(
-            'journal_failed',
-            `the journal cannot be written: ${String(error)}`,
-            {
-              cause: error,
-            },
-          );
-          for (const p of [...batch, ...this.pending]) p.reject(this.failed);
+          this.fail(error, [...batch.slice(done), ...this.pending]);
           this.pending = [];
           return;
-        }
-        const acked = performance.now();
-        for (const p of batch) {
-          this.onAck?.(acked - p.since);
-          this.durable = p.record.seq;
-          this.remember(p.record);
-          this.tail.push(p.record);
-          if (this.tail.length > this.tailSize)
-            this.tail.splice(0, this.tail.length - this.tailSize);
-          if (this.dir === null) this.memory.push(p.record);
-          this.subject.next(p.record);
-          p.resolve(p.record);
         }
       }
     } finally {
@@ -339,23 +423,33 @@ export class Journal {
     }
   }
 
-  private async write(batch: Pending[]): Promise<void> {
-    let chunk = '';
-    for (const p of batch) {
-      if (p.rotate || this.segmentFile === null) {
-        if (chunk) await this.writeChunk(chunk);
-        chunk = '';
-        await this.startSegment(p.record.seq);
-      }
-      chunk += p.line;
+  private acknowledge(chunk: Pending[]): void {
+    const acked = performance.now();
+    for (const p of chunk) {
+      this.onAck?.(acked - p.since);
+      this.durable = p.record.seq;
+      this.remember(p.record);
+      this.tail.push(p.record);
+      if (this.tail.length > this.tailSize) this.tail.splice(0, this.tail.length - this.tailSize);
+      if (this.dir === null) this.memory.push(p.record);
+      this.subject.next(p.record);
+      p.resolve(p.record);
     }
-    if (chunk) await this.writeChunk(chunk);
   }
 
-  private async writeChunk(chunk: string): Promise<void> {
-    if (!this.handle) this.handle = await open(this.segmentFile!, 'a');
-    const buf = Buffer.from(chunk);
-    await this.handle.write(buf);
+  /** A chunk of records that begins a segment when its first one is a checkpoint. */
+  private async write(chunk: Pending[]): Promise<void> {
+    if (chunk[0]!.rotate || this.segmentFile === null)
+      await this.startSegment(chunk[0]!.record.seq);
+    const buf = Buffer.from(chunk.map((p) => p.line).join(''));
+    if (!this.handle) this.handle = await open(this.segmentFile!, 'a', 0o600);
+    // A short write (a full disk) is continued; an error is the journal's failure.
+    let written = 0;
+    while (written < buf.length) {
+      const { bytesWritten } = await this.handle.write(buf, written, buf.length - written);
+      if (bytesWritten <= 0) throw new Error('the disk took no bytes (write returned 0)');
+      written += bytesWritten;
+    }
     if (this.fsync) await this.handle.datasync();
     this.segmentSize += buf.length;
   }
@@ -371,6 +465,70 @@ export class Journal {
     }
   }
 
+  /**
+   * A write failed: what it left of the chunk is cut off the segment, the records not written
+   * are rejected and their seqs handed out again (none was acknowledged), and the probe starts.
+   */
+  private fail(error: unknown, rejected: Pending[]): void {
+    const reason =
+      (error as NodeJS.ErrnoException).code === 'ENOSPC'
+        ? `the disk is full (${this.dir})`
+        : `${error instanceof Error ? error.message : String(error)} (${this.dir})`;
+    this.failed = new PanewardError('journal_failed', `the journal cannot be written: ${reason}`, {
+      cause: error,
+    });
+    this.seq = this.durable;
+    try {
+      if (this.segmentFile !== null && fileSize(this.segmentFile) > this.segmentSize) {
+        truncateSync(this.segmentFile, this.segmentSize);
+      }
+    } catch {
+      // The probe cuts it back before the journal writes again.
+    }
+    // A checkpoint that was not written is written again by the next append.
+    if (rejected.some((p) => p.rotate)) this.assignedBytes = this.segmentBytes;
+    for (const p of rejected) p.reject(this.failed);
+    this.healthSubject.next({
+      code: 'journal_failed',
+      message: this.failed.message,
+      since: this.scheduler.now(),
+    });
+    this.probeTimer ??= setInterval(() => this.probe(), this.probeMs);
+    this.probeTimer.unref?.();
+  }
+
+  /** While failed: can the journal write again? Cut the segment back, then write a probe file. */
+  private probe(): void {
+    if (this.closed || this.draining) return;
+    try {
+      if (this.segmentFile !== null && fileSize(this.segmentFile) > this.segmentSize) {
+        truncateSync(this.segmentFile, this.segmentSize);
+      }
+      const file = join(this.dir!, '.probe');
+      try {
+        const fd = openSync(file, 'w', 0o600);
+        try {
+          writeFileSync(fd, Buffer.alloc(64 * 1024, 0x20));
+          if (this.fsync) fdatasync(fd);
+        } finally {
+          closeSync(fd);
+        }
+      } finally {
+        rmSync(file, { force: true });
+      }
+    } catch {
+      return;
+    }
+    this.failed = null;
+    this.stopProbe();
+    this.healthSubject.next(null);
+  }
+
+  private stopProbe(): void {
+    if (this.probeTimer) clearInterval(this.probeTimer);
+    this.probeTimer = null;
+  }
+
   private remember(r: JournalRecord): void {
     if (r.terminalId === null) return;
     let list = this.recentByTerminal.get(r.terminalId);
@@ -382,20 +540,23 @@ export class Journal {
   private lock(file: string): void {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        writeFileSync(file, `${process.pid}\n`, { flag: 'wx' });
+        writeFileSync(file, `${process.pid}\n${processStartTime(process.pid) ?? ''}\n`, {
+          flag: 'wx',
+          mode: 0o600,
+        });
         OPEN_HERE.add(file);
         return;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        const pid = readLockPid(file);
-        const ours = pid === process.pid && !OPEN_HERE.has(file);
-        if (pid !== null && !ours && alive(pid)) {
+        const holder = readLock(file);
+        const ours = holder?.pid === process.pid && !OPEN_HERE.has(file);
+        if (holder !== null && !ours && holdsLock(holder)) {
           throw new PanewardError(
             'data_dir_busy',
-            `data directory ${file.slice(0, -'/lock'.length)} is in use by paneward pid ${pid} (choose another with --data-dir)`,
+            `data directory ${file.slice(0, -'/lock'.length)} is in use by paneward pid ${holder.pid} (stop it, or choose another with --data-dir)`,
           );
         }
-        // Left by a process that is gone: take it over.
+        // Left by a process that is gone (or whose pid now belongs to another program): take it over.
         unlinkSync(file);
       }
     }
@@ -404,12 +565,35 @@ export class Journal {
   private unlock(): void {
     if (!this.lockFile) return;
     OPEN_HERE.delete(this.lockFile);
-    if (readLockPid(this.lockFile) === process.pid) rmSync(this.lockFile, { force: true });
+    if (readLock(this.lockFile)?.pid === process.pid) rmSync(this.lockFile, { force: true });
   }
 }
 
 /** Lock files held by journals open in this process. */
 const OPEN_HERE = new Set<string>();
+
+function startsWithCheckpoint(scan: SegmentScan): boolean {
+  return scan.records[0]?.kind === 'checkpoint';
+}
+
+/**
+ * Whether the process a lock names still holds it: alive, and the same process that wrote it
+ * (its start time matches), not another program that was given the pid later. A lock without
+ * a start time (or without `/proc`) counts when its pid is alive and, where `/proc` tells, runs
+ * node or paneward.
+ */
+function holdsLock(holder: { pid: number; started: string | null }): boolean {
+  if (!alive(holder.pid)) return false;
+  const started = processStartTime(holder.pid);
+  if (started === null) return true;
+  if (holder.started !== null) return holder.started === started;
+  try {
+    const cmdline = readFileSync(`/proc/${holder.pid}/cmdline`, 'utf8');
+    return /paneward|node/.test(cmdline);
+  } catch {
+    return true;
+  }
+}
 
 function alive(pid: number): boolean {
   try {
@@ -418,4 +602,56 @@ function alive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/**
+ * Creates a directory only its owner can enter (0700), and tightens one that exists with a
+ * looser mode (it holds screens and prompts). One not owned by this user is left as it is.
+ */
+function privateDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    // A recursive mkdir says ENOENT for what is EROFS or EACCES: ask for the first missing part.
+    let missing = dir;
+    while (!existsSync(dirname(missing)) && dirname(missing) !== missing)
+      missing = dirname(missing);
+    mkdirSync(missing, { mode: 0o700 });
+    throw error;
+  }
+  const st = statSync(dir);
+  if (!st.isDirectory()) {
+    throw Object.assign(new Error(`${dir} is not a directory`), { code: 'ENOTDIR', path: dir });
+  }
+  if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) chmodSync(dir, st.mode & 0o700);
+}
+
+/** A journal file readable by its owner only (0600). */
+function privateFile(file: string): void {
+  const st = statSync(file);
+  if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) chmodSync(file, st.mode & 0o600);
+}
+
+/** What to do about an error opening a data directory, in one line naming the path. */
+function startupError(dataDir: string, error: unknown): unknown {
+  if (error instanceof PanewardError) return error;
+  const e = error as NodeJS.ErrnoException;
+  const at = e.path ?? dataDir;
+  const hint: Record<string, string> = {
+    ENOTDIR: 'is not a directory (or a part of its path is a file)',
+    EEXIST: 'exists and is not a directory',
+    EISDIR: 'is a directory where a file belongs; remove it',
+    EROFS: 'is on a read-only file system',
+    EACCES: 'is not writable by this user; fix its permissions',
+    EPERM: 'is not writable by this user; fix its permissions',
+    ENOSPC: 'is on a full disk; free some space',
+    ENOENT: 'does not exist and cannot be created',
+    ELOOP: 'is a loop of symbolic links',
+  };
+  const what = (e.code && hint[e.code]) ?? (e.message || String(error));
+  return new PanewardError(
+    'journal_failed',
+    `data directory ${at === dataDir ? dataDir : `${dataDir}: ${at}`} ${what}${e.code ? ` (${e.code})` : ''}; choose another with --data-dir`,
+    { cause: error },
+  );
 }

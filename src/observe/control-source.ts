@@ -189,6 +189,8 @@ class ControlModeSource implements FrameSource {
   #ticking = false;
   #skippedTicks = 0;
   #lastTickAt = performance.now();
+  /** When the tick in progress started (it waits on tmux). */
+  #tickStartedAt = performance.now();
   readonly #tickMs: number;
   readonly #subTicksPerInterval: number;
   #subTicks = 0;
@@ -562,6 +564,7 @@ class ControlModeSource implements FrameSource {
       return;
     }
     this.#ticking = true;
+    this.#tickStartedAt = now;
     const chores = full || this.#fullPending;
     this.#fullPending = false;
     void this.#runTick(now, late, chores)
@@ -695,7 +698,10 @@ class ControlModeSource implements FrameSource {
         timeoutMs: this.#o.commandTimeoutMs,
         signal: this.#abort.signal,
       });
-    } catch {
+    } catch (error) {
+      // tmux silent for the whole timeout (stopped, hung): every pane is told, as a capture
+      // that went unanswered would be; panes that print nothing would otherwise never ask.
+      for (const w of this.#watches) this.#unanswered(w, client, error);
       return;
     }
     if (!reply.ok) return;
@@ -1022,6 +1028,11 @@ class ControlModeSource implements FrameSource {
         if (w.dirty) lagMs = Math.max(lagMs, now - due - this.#tickMs);
       }
       if (w.lastCaptureAt !== -Infinity) oldestCapture = Math.min(oldestCapture, w.lastCaptureAt);
+    }
+    // A tick still waiting on tmux after an interval: every pane is behind by as much (a
+    // stopped or hung tmux server shows here before its commands time out).
+    if (this.#ticking) {
+      lagMs = Math.max(lagMs, now - this.#tickStartedAt - this.#o.intervalMs);
     }
     // A tick that came late (this process was busy) counts for two intervals.
     if (now - this.#lastLateAt < 2 * this.#o.intervalMs) lagMs = Math.max(lagMs, this.#lateMs);

@@ -324,19 +324,31 @@ export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {})
       method: 'get',
       path: '/healthz',
       summary: 'The service is up',
-      responses: { 200: json(Health, 'up') },
+      responses: {
+        200: json(Health, 'up'),
+        503: json(
+          Health,
+          'up, but the journal cannot write (a full disk): nothing new is recorded',
+        ),
+      },
     }),
-    (c) =>
-      c.json(
+    (c) => {
+      const failure = sup.journal.failure ?? null;
+      return c.json(
         {
-          status: 'ok' as const,
+          status: failure ? ('unavailable' as const) : ('ok' as const),
           terminals: sup.ids().length,
-          journal: { lastSeq: sup.journal.lastSeq, durableSeq: sup.journal.durableSeq },
+          journal: {
+            lastSeq: sup.journal.lastSeq,
+            durableSeq: sup.journal.durableSeq,
+            ...(sup.journal.failure === undefined ? {} : { failure }),
+          },
           observer: observerView(sup.observer?.() ?? null),
           ...sup.healthDetails?.(),
         },
-        200,
-      ),
+        failure ? 503 : 200,
+      );
+    },
   );
 
   app.get('/metrics', async (c) => {

@@ -17,11 +17,32 @@ export interface RecordFeed {
   readonly durableSeq: number;
   /** Each acknowledged record as it comes (readers use it as a wake-up). */
   readonly records$: Observable<JournalRecord>;
-  /** At most `limit` records after `afterSeq` (optionally of one terminal), oldest first. */
+  /**
+   * At most `limit` records after `afterSeq` (optionally of one terminal), oldest first;
+   * `onGap` (where the feed knows) is told of seqs in between that are not there to read.
+   */
   readAfter(
     afterSeq: number,
-    options?: { terminalId?: string; limit?: number },
+    options?: { terminalId?: string; limit?: number; onGap?: (gap: RecordGap) => void },
   ): JournalRecord[] | Promise<JournalRecord[]>;
+  /** Why the feed cannot record (null while it can), now and at each change; where it knows. */
+  readonly health$?: Observable<FeedFailure | null>;
+  /** The same, now. */
+  readonly failure?: FeedFailure | null;
+}
+
+/** A range of seqs a reader does not get: dropped by retention, or on a damaged line. */
+export interface RecordGap {
+  from: number;
+  to: number;
+  reason: 'retention' | 'damaged';
+}
+
+/** Why a record feed cannot record. */
+export interface FeedFailure {
+  code: string;
+  message: string;
+  since: number;
 }
 
 /** What `POST /v1/terminals` hands over: a fleet also says which host's pane it is. */

@@ -150,9 +150,18 @@ export const EventsQuery = z.strictObject({
 
 export const Health = z
   .object({
-    status: z.literal('ok'),
+    /** `unavailable` (503) while the journal cannot write: nothing new is recorded. */
+    status: z.enum(['ok', 'unavailable']),
     terminals: z.number().int(),
-    journal: z.object({ lastSeq: z.number().int(), durableSeq: z.number().int() }),
+    journal: z.object({
+      lastSeq: z.number().int(),
+      durableSeq: z.number().int(),
+      /** Why the journal cannot write (a full disk, an I/O error), since when; null while it can. */
+      failure: z
+        .object({ code: z.string(), message: z.string(), since: z.number() })
+        .nullable()
+        .optional(),
+    }),
     /**
      * The observer's own health: null before its first report, and on a fleet server, which
      * observes no pane (each host's is under `fleet.hosts`).

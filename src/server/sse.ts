@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
-import { Subject, firstValueFrom, race, timer } from 'rxjs';
+import { NEVER, Subject, filter, firstValueFrom, map, race, timer } from 'rxjs';
+import { isPanewardError } from '../errors.js';
 import type { RecordFeed } from './port.js';
 
 export interface SseOptions {
@@ -29,7 +30,11 @@ class WriteTimeout extends Error {}
  * `Last-Event-ID` resumes without a gap or a duplicate, also after a server restart (it reads
  * the journal). Nothing is queued per client: it reads the journal as fast as it takes the
  * events. A client that falls too far behind, or stops taking events, gets a final `overflow`
- * event naming where to resume and is cut off.
+ * event naming where to resume and is cut off. A client asking for records that are not there
+ * to read (dropped by retention, or on a damaged line) gets a `gap` event with the range
+ * (`{from, to, reason}`) before the records after it. While the journal cannot write, the
+ * client gets an `error` event (`{code, message, since}`), and a `recovered` event when it can
+ * again; the stream stays open.
  */
 export function streamRecords(
   c: Context,
@@ -57,9 +62,41 @@ export function streamRecords(
         () => {},
       );
     };
+    let gapReported = opts.since;
+    const gaps: Array<{ from: number; to: number; reason: string }> = [];
+    const onGap = (gap: { from: number; to: number; reason: string }) => {
+      if (gap.to <= gapReported) return;
+      gapReported = gap.to;
+      gaps.push(gap);
+    };
+    let failureSent: unknown = null;
+    const reportHealth = async () => {
+      const failure = journal.failure ?? null;
+      if (failure === failureSent) return;
+      if (failure) await write({ event: 'error', data: JSON.stringify(failure) });
+      else
+        await write({
+          event: 'recovered',
+          data: JSON.stringify({ durableSeq: journal.durableSeq }),
+        });
+      failureSent = failure;
+    };
+    // Wakes the wait below when the journal's health differs from what the client was told.
+    const healthChanged$ = (journal.health$ ?? NEVER).pipe(
+      filter((failure) => failure !== failureSent),
+      map(() => 'health' as const),
+    );
     try {
       while (!aborted) {
-        const batch = await journal.readAfter(last, { terminalId: opts.terminalId, limit: CHUNK });
+        await reportHealth();
+        const batch = await journal.readAfter(last, {
+          terminalId: opts.terminalId,
+          limit: CHUNK,
+          onGap,
+        });
+        for (const gap of gaps.splice(0)) {
+          await write({ event: 'gap', data: JSON.stringify(gap) });
+        }
         if (batch.length > 0) {
           for (const r of batch) {
             await write({ id: String(r.seq), event: r.kind, data: JSON.stringify(r) });
@@ -73,10 +110,11 @@ export function streamRecords(
         }
         // Caught up: wait for the next acknowledged record, or send a heartbeat.
         const next = await firstValueFrom(
-          race(journal.records$, timer(opts.sse.heartbeatMs), abort$),
+          race(journal.records$, timer(opts.sse.heartbeatMs), abort$, healthChanged$),
           { defaultValue: null },
         );
         if (next === 'aborted') break;
+        if (next === 'health') continue;
         if (next === 0) {
           await write({
             event: 'heartbeat',
@@ -85,8 +123,16 @@ export function streamRecords(
         } else if (next === null) break; // the journal closed: the server is stopping
       }
     } catch (error) {
-      if (!(error instanceof WriteTimeout)) throw error;
-      await cutOff('the client stopped taking events');
+      if (error instanceof WriteTimeout) await cutOff('the client stopped taking events');
+      else {
+        // The journal could not be read: the client is told why, not left with a silent end.
+        const failure = {
+          code: isPanewardError(error) ? error.code : 'journal_failed',
+          message: `the journal cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+          resumeFrom: last,
+        };
+        await write({ event: 'error', data: JSON.stringify(failure) }).catch(() => {});
+      }
     } finally {
       closed?.();
       await stream.close().catch(() => {});

@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runJournal } from '../../src/cli/journal.js';
 import { main } from '../../src/cli/main.js';
 import { Journal } from '../../src/journal/journal.js';
+import { journalDir, listSegments } from '../../src/journal/segments.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -49,6 +50,31 @@ beforeEach(async () => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('paneward journal', () => {
+  it('prints every intact record around a damaged line and names the line it skipped (exit 1)', async () => {
+    const seg = listSegments(journalDir(dir))[0]!.file;
+    writeFileSync(seg, readFileSync(seg, 'utf8').replace('"gemini_cli"', '"gemini_clX"'));
+    const out: string[] = [];
+    const err: string[] = [];
+    const skipped = await runJournal(
+      { dataDir: dir },
+      { out: (l) => out.push(l), err: (l) => err.push(l) },
+    );
+    expect(skipped).toBe(1);
+    expect(out.map((l) => Number(l.trim().split(' ')[0]))).toEqual([1, 3]);
+    expect(err[0]).toBe(`paneward: skipped ${seg} line 2: damaged (CRC or format), seq 2`);
+    expect(err.at(-1)).toMatch(/1 damaged line skipped/);
+    const stdout = process.stdout.write;
+    const stderr = process.stderr.write;
+    process.stdout.write = (() => true) as typeof process.stdout.write;
+    process.stderr.write = (() => true) as typeof process.stderr.write;
+    try {
+      expect(await main(['journal', '--data-dir', dir])).toBe(1);
+    } finally {
+      process.stdout.write = stdout;
+      process.stderr.write = stderr;
+    }
+  });
+
   it('prints every record, one line each, with what changed and the rule', async () => {
     const out: string[] = [];
     await runJournal({ dataDir: dir }, { out: (l) => out.push(l) });
