@@ -84,13 +84,12 @@ const readyNow = (s: TerminalState) =>
 const promptReady = (s: TerminalState) =>
   s.readiness.status === 'ready' && s.diagnostics.availability === 'available';
 
-/** No state of `turnId` in `seen` claims a success. */
+/**
+ * The states in `seen` that report `turnId` a success. (The completion chart's `completed` only
+ * says the CLI's surface settled for the turn; the outcome is `lastTurn.result`.)
+ */
 const claimedSuccess = (seen: readonly { s: TerminalState }[], turnId: string) =>
-  seen.filter(
-    (e) =>
-      (e.s.lastTurn.turnId === turnId && e.s.lastTurn.result === 'success') ||
-      (e.s.completion?.turnId === turnId && e.s.completion.status === 'completed'),
-  );
+  seen.filter((e) => e.s.lastTurn.turnId === turnId && e.s.lastTurn.result === 'success');
 
 /** Defines the live suite for one CLI (skipped with a warning when it is not installed, failed in CI). */
 export function describeLiveAgent(agent: LiveAgent): void {
@@ -237,9 +236,15 @@ function describeOn(agent: LiveAgent, source: 'control' | 'polling', missing: bo
           const seenFrom = timeline.seen.length;
           server.enqueue({ delayMs: 800, text: LIVE_REPLY, chunkDelayMs: 120 });
           const turnId = await submit('say hello');
-          await server.waitFor((e) => e.streaming && server.log().indexOf(e) >= logFrom, {
-            timeoutMs: 90_000,
-          });
+          await server
+            .waitFor((e) => e.streaming && e.seq > logFrom, { timeoutMs: 90_000 })
+            .catch(async (err: unknown) => {
+              const requests = server.log().map((e) => [e.seq, e.status, e.outcome]);
+              throw new Error(
+                `${String(err)}\nserver: ${JSON.stringify(requests)}\n` +
+                  `${timeline.describe(seenFrom)}\n${await session.capture()}`,
+              );
+            });
           await expectNoSuccessClaimed(turnId, seenFrom, logFrom);
           const turns = turnRequests(logFrom);
           expect(turns).toHaveLength(1);
@@ -405,7 +410,7 @@ function describeOn(agent: LiveAgent, source: 'control' | 'polling', missing: bo
           // The operator answers in the pane; paneward only watches.
           await keys(permission.approve);
           if (noEvidence) {
-            await server.waitFor((e) => e.streaming && server.log().indexOf(e) >= logFrom, {
+            await server.waitFor((e) => e.streaming && e.seq > logFrom, {
               count: 2,
               timeoutMs: 60_000,
             });
