@@ -160,6 +160,13 @@ function describeOn(agent: LiveAgent, source: 'control' | 'polling', missing: bo
         expect(turnRequests(logFrom).length).toBeGreaterThan(0);
       };
 
+      /** Waits until the terminal's latest state (not an earlier one) is ready for a prompt. */
+      const readyAgain = (timeoutMs: number) =>
+        timeline.waitFor('ready again', settled, {
+          from: Math.max(0, timeline.seen.length - 1),
+          timeoutMs,
+        });
+
       const keys = async (steps: readonly KeyStep[]) => {
         for (const s of steps) {
           if ('text' in s) await session.sendText(s.text);
@@ -231,7 +238,7 @@ function describeOn(agent: LiveAgent, source: 'control' | 'polling', missing: bo
       it.runIf(noEvidence)(
         'never claims success for a finished reply the screen cannot prove, and is ready again',
         async () => {
-          await timeline.waitFor('ready', settled, { timeoutMs: agent.startupTimeoutMs });
+          await readyAgain(agent.startupTimeoutMs);
           const logFrom = server.log().length;
           const seenFrom = timeline.seen.length;
           server.enqueue({ delayMs: 800, text: LIVE_REPLY, chunkDelayMs: 120 });
@@ -258,7 +265,7 @@ function describeOn(agent: LiveAgent, source: 'control' | 'polling', missing: bo
       it.skipIf(noEvidence)(
         'completes a turn after the stream ends, as a success of that explicit turn',
         async () => {
-          await timeline.waitFor('ready', readyNow, { timeoutMs: agent.startupTimeoutMs });
+          await readyAgain(agent.startupTimeoutMs);
           const logFrom = server.log().length;
           const seenFrom = timeline.seen.length;
           server.enqueue({ delayMs: 800, text: LIVE_REPLY, chunkDelayMs: 120 });
@@ -294,9 +301,11 @@ function describeOn(agent: LiveAgent, source: 'control' | 'polling', missing: bo
       );
 
       it(
-        'reports the interrupted turn after the interrupt key',
+        noEvidence
+          ? 'claims no success for an interrupted turn, and is ready again'
+          : 'reports the interrupted turn after the interrupt key',
         async () => {
-          await timeline.waitFor('ready again', settled, { timeoutMs: 30_000 });
+          await readyAgain(30_000);
           const logFrom = server.log().length;
           const seenFrom = timeline.seen.length;
           server.enqueue({ text: LONG_REPLY, chunkDelayMs: 300 });
@@ -338,7 +347,7 @@ function describeOn(agent: LiveAgent, source: 'control' | 'polling', missing: bo
       it(
         'reports a known failure once the CLI gives up on a failing provider',
         async () => {
-          await timeline.waitFor('ready again', settled, { timeoutMs: 30_000 });
+          await readyAgain(30_000);
           const logFrom = server.log().length;
           const seenFrom = timeline.seen.length;
           server.enqueue(...agent.failure.plans);
@@ -380,10 +389,12 @@ function describeOn(agent: LiveAgent, source: 'control' | 'polling', missing: bo
 
       const permission = agent.permission;
       it.skipIf(permission === null)(
-        'reports blocked on a permission prompt, and success once the operator approves',
+        noEvidence
+          ? 'reports blocked on a permission prompt; once approved, no success claimed and ready again'
+          : 'reports blocked on a permission prompt, and success once the operator approves',
         async () => {
           if (!permission) return;
-          await timeline.waitFor('ready again', settled, { timeoutMs: 30_000 });
+          await readyAgain(30_000);
           const logFrom = server.log().length;
           const seenFrom = timeline.seen.length;
           const file = 'paneward-approved.txt';
