@@ -269,7 +269,15 @@ function describeOn(agent: LiveAgent, source: 'control' | 'polling', missing: bo
           const logFrom = server.log().length;
           const seenFrom = timeline.seen.length;
           server.enqueue({ delayMs: 800, text: LIVE_REPLY, chunkDelayMs: 120 });
-          const result = await sup.runTurn(id, 'say hello', { timeoutMs: 90_000 });
+          const result = await sup
+            .runTurn(id, 'say hello', { timeoutMs: 90_000 })
+            .catch(async (err: unknown) => {
+              const requests = turnRequests(logFrom).map((e) => [e.status, e.outcome]);
+              throw new Error(
+                `${String(err)}\nserver: ${JSON.stringify(requests)}\n` +
+                  `${timeline.describe(seenFrom)}\n${await session.capture()}`,
+              );
+            });
           expect(result.lastTurn.result, timeline.describe(seenFrom)).toBe('success');
           expect(result.lastTurn.source).toBe('explicit_input');
           expect(result.lastTurn.turnId).toBe(result.turnId);
