@@ -8,13 +8,18 @@ import { describeZodError } from '../internal/zod-errors.js';
 import { defaultDataDir } from '../journal/data-dir.js';
 import { RestoreIndex } from '../journal/restore.js';
 import { journalDir, readLockPid, readRecords } from '../journal/segments.js';
+import { createExecaTransport } from '../observe/execa-transport.js';
+import { probePane } from '../observe/probe.js';
+import { detectToolVersion } from '../observe/tool-version.js';
 import {
+  getProfile,
   isNewerThanVerifiedVersion,
   isVerifiedVersion,
   PROFILES,
   verifiedVersionsOf,
 } from '../profiles/index.js';
 import type { JournalRecord } from '../schemas/record.js';
+import type { Target } from '../schemas/target.js';
 import { CliExit } from './client.js';
 import { renderTable } from './table.js';
 
@@ -26,6 +31,9 @@ export const DoctorOptions = z.strictObject({
     .number({ error: 'must be a number of seconds' })
     .positive({ error: 'must be more than 0' })
     .default(3600),
+  /** The tmux server the panes live on (`-L` / `-S`, as given to `serve` or `watch`). */
+  socketName: z.string().min(1).optional(),
+  socketPath: z.string().min(1).optional(),
 });
 
 /** One supervised pane as the doctor sees it. */
@@ -42,6 +50,15 @@ export const DoctorTerminal = z.object({
    * vocabulary; `unknown`: the version could not be read; `n/a`: no shipped profile.
    */
   verified: z.enum(['yes', 'newer', 'other', 'unknown', 'n/a']),
+  /**
+   * The pane as tmux shows it now: `running` its CLI runs in it; `no_cli` the pane is there but
+   * no process of the CLI runs in it (a shell, another program, a dead pane); `gone` tmux has
+   * no such pane (or no server); `unchecked` tmux could not be asked, or paneward has no profile
+   * for the tool and so no process name to look for.
+   */
+  pane: z.enum(['running', 'no_cli', 'gone', 'unchecked']),
+  /** What tmux said, or the pane's foreground command when no CLI runs there. */
+  paneDetail: z.string().nullable(),
   unrecognisedFrames: z.number().int().nonnegative(),
   lastRecordAt: z.string().nullable(),
 });
@@ -69,9 +86,10 @@ const MIN_NODE = [20, 19];
 
 /**
  * Looks at a data directory and this machine: tmux and Node, who writes the journal, and for
- * every supervised pane its CLI, the CLI's version, whether paneward was verified against that
- * version, and how many frames of it matched no known screen shape in the last hour.
- * Read-only: it never takes the journal's lock and never touches a pane.
+ * every supervised pane whether tmux still has it and the CLI runs in it, the CLI's version (read
+ * from the running CLI's package, else from the journal), whether paneward was verified against
+ * that version, and how many frames of it matched no known screen shape in the last hour.
+ * Read-only: it never takes the journal's lock and never types into a pane.
  */
 export async function diagnose(
   raw: Record<string, unknown>,
@@ -104,20 +122,27 @@ export async function diagnose(
       unrecognised.set(id, (unrecognised.get(id) ?? 0) + r.frames);
     }
   }
-  const terminals = index.attached().map(([id, facts]): DoctorTerminal => {
-    const tool = facts.request.tool;
-    const toolVersion = versions.get(id) ?? facts.request.toolVersion ?? null;
-    return {
-      terminalId: id,
-      target: facts.request.target,
-      tool,
-      toolVersion,
-      verifiedVersions: [...verifiedVersionsOf(tool)],
-      verified: verdict(tool, toolVersion),
-      unrecognisedFrames: unrecognised.get(id) ?? 0,
-      lastRecordAt: lastAt.get(id) ?? null,
-    };
-  });
+  const transport = createExecaTransport({ socketName: o.socketName, socketPath: o.socketPath });
+  const terminals = await Promise.all(
+    index.attached().map(async ([id, facts]): Promise<DoctorTerminal> => {
+      const tool = facts.request.tool;
+      const pane = await lookAtPane(transport, facts.request.paneId ?? facts.request.target, tool);
+      // The running CLI's own package says which version runs now; the journal what ran then.
+      const toolVersion = pane.version ?? versions.get(id) ?? facts.request.toolVersion ?? null;
+      return {
+        terminalId: id,
+        target: facts.request.target,
+        tool,
+        toolVersion,
+        verifiedVersions: [...verifiedVersionsOf(tool)],
+        verified: verdict(tool, toolVersion),
+        pane: pane.state,
+        paneDetail: pane.detail,
+        unrecognisedFrames: unrecognised.get(id) ?? 0,
+        lastRecordAt: lastAt.get(id) ?? null,
+      };
+    }),
+  );
   const writerPid = readLockPid(join(dataDir, 'lock'));
   const last = records.at(-1);
   const tmux = await tmuxVersion();
@@ -138,6 +163,43 @@ export async function diagnose(
   };
   report.problems = problemsOf(report);
   return report;
+}
+
+/**
+ * Asks tmux about one pane (read-only: pane facts and a capture, never a key) and, where the
+ * tool's CLI runs in it, reads the CLI's version from its package.
+ */
+async function lookAtPane(
+  transport: ReturnType<typeof createExecaTransport>,
+  target: string,
+  tool: string,
+): Promise<{ state: DoctorTerminal['pane']; detail: string | null; version: string | null }> {
+  const profile = getProfile(tool);
+  const probe = await probePane(transport, target as Target, {
+    processNames: profile.processNames,
+    timeoutMs: 5000,
+  });
+  if (probe.transport === 'tmux_missing') {
+    // No such pane, window or session, or no server at all: the pane is gone either way.
+    const gone = /can't find|no server running|error connecting/.test(probe.error?.message ?? '');
+    return {
+      state: gone ? 'gone' : 'unchecked',
+      detail: probe.error?.message.replace(/^tmux [a-z-]+: /, '') ?? null,
+      version: null,
+    };
+  }
+  if (probe.transport !== 'tmux_up' || probe.pane === null) {
+    return { state: 'unchecked', detail: probe.error?.message ?? null, version: null };
+  }
+  if (probe.process === 'unsupported_tool') {
+    return { state: 'unchecked', detail: 'no profile: no process name to look for', version: null };
+  }
+  if (probe.process !== 'tui_up') {
+    const what = probe.pane.dead ? 'the pane is dead' : `runs ${probe.pane.currentCommand}`;
+    return { state: 'no_cli', detail: what, version: null };
+  }
+  const found = await detectToolVersion(probe.pids, profile.packages ?? []).catch(() => null);
+  return { state: 'running', detail: null, version: found?.version ?? null };
 }
 
 /** A version a record states for its terminal. */
@@ -192,7 +254,22 @@ function problemsOf(r: DoctorReport): string[] {
   for (const t of r.terminals) {
     const who = `${t.terminalId} (${t.target}, ${t.tool}${t.toolVersion ? ` ${t.toolVersion}` : ''})`;
     const verified = t.verifiedVersions.join(', ');
-    if (t.verified === 'newer') {
+    if (t.pane === 'gone') {
+      out.push(
+        `${who}: the pane is gone (${t.paneDetail ?? 'tmux has no such pane'}); \`paneward ` +
+          `detach ${t.terminalId}\` forgets it`,
+      );
+    } else if (t.pane === 'no_cli') {
+      out.push(`${who}: no ${t.tool} process runs in the pane (${t.paneDetail ?? '?'})`);
+    } else if (t.pane === 'unchecked') {
+      out.push(`${who}: the pane could not be checked (${t.paneDetail ?? '?'})`);
+    }
+    if (t.verified === 'unknown' && t.pane === 'running') {
+      out.push(
+        `${who}: the running CLI's version could not be read, so it is not verified ` +
+          `(verified: ${verified})`,
+      );
+    } else if (t.verified === 'newer') {
       out.push(
         `${who}: newer than the verified ${verified}; its screens are reported unrecognised ` +
           `(readiness unknown) unless paneward runs with --read-unverified`,
@@ -230,10 +307,11 @@ export function formatDoctor(r: DoctorReport): string {
     const window = r.windowSeconds === 3600 ? '1 h' : `${r.windowSeconds} s`;
     lines.push(
       renderTable(
-        ['TERMINAL', 'TARGET', 'CLI', 'VERSION', 'VERIFIED', `UNRECOGNISED (${window})`],
+        ['TERMINAL', 'TARGET', 'PANE', 'CLI', 'VERSION', 'VERIFIED', `UNRECOGNISED (${window})`],
         r.terminals.map((t) => [
           t.terminalId,
           t.target,
+          t.pane,
           t.tool,
           t.toolVersion ?? '?',
           t.verified === 'yes' || t.verified === 'n/a' || t.verified === 'unknown'
@@ -255,10 +333,13 @@ export function registerDoctor(program: Command): void {
     .command('doctor')
     .description(
       'Check this machine and a data directory: tmux, Node, the journal, and for every supervised ' +
-        'pane its CLI, version, whether that version is verified, and unrecognised screens in the last hour.',
+        'pane whether it is still there and runs its CLI, the version running, whether that ' +
+        'version is verified, and unrecognised screens in the last hour.',
     )
     .option('--data-dir <dir>', 'data directory (default $XDG_STATE_HOME/paneward)')
     .option('--window-seconds <n>', 'count unrecognised frames over this many seconds', '3600')
+    .option('-L, --socket-name <name>', 'tmux socket name the panes live on')
+    .option('-S, --socket-path <path>', 'tmux socket path the panes live on')
     .option('--json', 'the report as one JSON object')
     .action(async (opts: Record<string, unknown>) => {
       const report = await diagnose(opts);

@@ -1,17 +1,22 @@
 /**
- * `paneward doctor` on journals written by the real Journal: which panes it lists, how it
- * counts unrecognised frames in the window, and what it calls a problem.
+ * `paneward doctor` on journals written by the real Journal and panes of a real tmux server:
+ * which panes it lists, how it counts unrecognised frames in the window, what it finds about
+ * each pane now, and what it calls a problem.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
 import type { SchedulerLike } from 'rxjs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diagnose, formatDoctor } from '../../src/cli/doctor.js';
 import { Journal } from '../../src/journal/journal.js';
 import type { RecordDraft } from '../../src/schemas/record.js';
 
 const dirs: string[] = [];
+/** A tmux socket no server listens on: every pane on it is gone. */
+const NO_SERVER = `live-doctor-none-${process.pid}`;
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 const T0 = Date.parse('2026-11-25T08:00:00Z');
@@ -34,10 +39,15 @@ async function journalOf(drafts: Array<[number, RecordDraft]>): Promise<string> 
   return dataDir;
 }
 
-const attached = (id: string, tool: string, toolVersion: string | null): RecordDraft => ({
+const attached = (
+  id: string,
+  tool: string,
+  toolVersion: string | null,
+  target = `pw:${id}`,
+): RecordDraft => ({
   kind: 'terminal.attached',
   terminalId: id,
-  target: `pw:${id}`,
+  target,
   tool,
   toolVersion,
   watchdogBudgetSeconds: 0,
@@ -82,7 +92,10 @@ describe('paneward doctor', () => {
       [T0 + 2 * 3600_000 - 10_000, unrecognised('b', 5)],
       [T0 + 2 * 3600_000, unrecognised('b', 3)],
     ]);
-    const report = await diagnose({ dataDir }, new Date(T0 + 2 * 3600_000 + 1000));
+    const report = await diagnose(
+      { dataDir, socketName: NO_SERVER },
+      new Date(T0 + 2 * 3600_000 + 1000),
+    );
     expect(
       report.terminals.map((t) => [
         t.terminalId,
@@ -97,14 +110,24 @@ describe('paneward doctor', () => {
       ['c', 'gemini_cli', null, 'unknown', 0],
       ['x', 'my_cli', '1.0', 'n/a', 0],
     ]);
+    // No tmux server on that socket: every pane is gone, and each one is a finding.
+    expect(report.terminals.map((t) => t.pane)).toEqual(['gone', 'gone', 'gone', 'gone']);
     expect(report.problems).toEqual([
+      expect.stringMatching(
+        /^a \(pw:a, claude_code 2\.1\.330\): the pane is gone \((no server|error connecting)/,
+      ),
+      expect.stringMatching(/^b \(pw:b, codex 0\.169\.0\): the pane is gone/),
       expect.stringMatching(
         /^b \(pw:b, codex 0\.169\.0\): 8 frames in the last hour matched no known screen/,
       ),
+      expect.stringMatching(/^c \(pw:c, gemini_cli\): the pane is gone/),
+      expect.stringMatching(/^x \(pw:x, my_cli 1\.0\): the pane is gone/),
     ]);
     const text = formatDoctor(report);
-    expect(text).toMatch(/TERMINAL\s+TARGET\s+CLI\s+VERSION\s+VERIFIED\s+UNRECOGNISED \(1 h\)/);
-    expect(text).toMatch(/\nb\s+pw:b\s+codex\s+0\.169\.0\s+yes\s+8\n/);
+    expect(text).toMatch(
+      /TERMINAL\s+TARGET\s+PANE\s+CLI\s+VERSION\s+VERIFIED\s+UNRECOGNISED \(1 h\)/,
+    );
+    expect(text).toMatch(/\nb\s+pw:b\s+gone\s+codex\s+0\.169\.0\s+yes\s+8\n/);
   });
 
   it('calls a newer version a problem and says how to read it anyway; an older one is read, and said so', async () => {
@@ -112,9 +135,9 @@ describe('paneward doctor', () => {
       [T0, attached('n', 'claude_code', '2.3.0')],
       [T0, attached('o', 'claude_code', '2.0.1')],
     ]);
-    const report = await diagnose({ dataDir }, new Date(T0));
+    const report = await diagnose({ dataDir, socketName: NO_SERVER }, new Date(T0));
     expect(report.terminals.map((t) => t.verified)).toEqual(['newer', 'other']);
-    expect(report.problems).toEqual([
+    expect(report.problems.filter((p) => !p.includes('the pane is gone'))).toEqual([
       expect.stringContaining(
         'newer than the verified 2.1.330; its screens are reported unrecognised (readiness unknown) unless paneward runs with --read-unverified',
       ),
@@ -128,4 +151,123 @@ describe('paneward doctor', () => {
     expect(report.problems).toContainEqual(expect.stringContaining('no journal in'));
     await expect(diagnose({ windowSeconds: '-5' })).rejects.toThrow(/windowSeconds/);
   });
+});
+
+/**
+ * A CLI as doctor sees one: a process named like the CLI, run from an npm package whose
+ * `package.json` states a version (the way a version-drifted install looks to paneward).
+ * `version` null: a script outside any package, whose version nobody can read.
+ */
+function fakeCli(root: string, name: string, version: string | null): string {
+  const dir =
+    version === null ? join(root, name) : join(root, name, 'node_modules/@vibe-kit/grok-cli');
+  mkdirSync(join(dir, 'dist'), { recursive: true });
+  if (version !== null) {
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: '@vibe-kit/grok-cli', version, bin: { grok: 'dist/grok' } }),
+    );
+  }
+  const script = join(dir, 'dist', 'grok');
+  writeFileSync(script, `#!${process.execPath}\nsetInterval(() => {}, 1000);\n`);
+  chmodSync(script, 0o755);
+  return script;
+}
+
+describe('paneward doctor on real tmux panes', () => {
+  const socket = `live-doctor-${process.pid}`;
+  const tmux = (...args: string[]) =>
+    execa('tmux', ['-L', socket, '-f', '/dev/null', ...args]).then((r) => r.stdout.trim());
+  const newPane = (command?: string) =>
+    tmux(
+      'new-window',
+      '-d',
+      '-P',
+      '-F',
+      '#{pane_id}',
+      '-t',
+      'pw',
+      ...(command ? [command] : ['/bin/sh']),
+    );
+  const panes: Record<string, string> = {};
+  let root: string;
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'pw-doctor-panes-'));
+    dirs.push(root);
+    await tmux('new-session', '-d', '-s', 'pw', '-x', '80', '-y', '24', '/bin/sh');
+    panes.verified = await newPane(fakeCli(root, 'verified', '0.0.34'));
+    panes.newer = await newPane(fakeCli(root, 'newer', '0.0.99'));
+    panes.unread = await newPane(fakeCli(root, 'unread', null));
+    panes.shell = await newPane();
+    panes.killed = await newPane();
+    await tmux('kill-pane', '-t', panes.killed);
+  }, 30_000);
+
+  afterAll(async () => {
+    await tmux('kill-server').catch(() => undefined);
+  });
+
+  const journalFor = (...names: string[]) =>
+    journalOf(names.map((n) => [T0, attached(n, 'grok_cli', null, panes[n]!)]));
+
+  /** Waits until the fake CLIs run (a new window's command starts a moment later). */
+  const settled = async (dataDir: string) => {
+    for (let i = 0; ; i++) {
+      const report = await diagnose({ dataDir, socketName: socket }, new Date(T0));
+      const expected = report.terminals.every(
+        (t) => !['verified', 'newer', 'unread'].includes(t.terminalId) || t.pane === 'running',
+      );
+      if (expected || i > 40) return report;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  };
+
+  it('finds a pane gone, a pane with no agent CLI, and versions not verified; a verified CLI is fine', async () => {
+    const dataDir = await journalFor('verified', 'newer', 'unread', 'shell', 'killed');
+    const report = await settled(dataDir);
+    expect(report.terminals.map((t) => [t.terminalId, t.pane, t.toolVersion, t.verified])).toEqual([
+      ['verified', 'running', '0.0.34', 'yes'],
+      ['newer', 'running', '0.0.99', 'newer'],
+      ['unread', 'running', null, 'unknown'],
+      ['shell', 'no_cli', null, 'unknown'],
+      ['killed', 'gone', null, 'unknown'],
+    ]);
+    expect(report.terminals.find((t) => t.terminalId === 'shell')!.paneDetail).toBe('runs sh');
+    expect(report.problems).toEqual([
+      expect.stringMatching(/^newer \(%\d+, grok_cli 0\.0\.99\): newer than the verified 0\.0\.34/),
+      expect.stringMatching(
+        /^unread \(%\d+, grok_cli\): the running CLI's version could not be read, so it is not verified/,
+      ),
+      expect.stringMatching(
+        /^shell \(%\d+, grok_cli\): no grok_cli process runs in the pane \(runs sh\)/,
+      ),
+      expect.stringMatching(/^killed \(%\d+, grok_cli\): the pane is gone \(can't find pane/),
+    ]);
+    expect(formatDoctor(report)).not.toContain('No problems found.');
+  });
+
+  const BIN = fileURLToPath(new URL('../../bin/paneward.js', import.meta.url));
+  const doctor = (dataDir: string) =>
+    execa(process.execPath, [BIN, 'doctor', '--data-dir', dataDir, '-L', socket], {
+      reject: false,
+      timeout: 60_000,
+    });
+
+  it('exits 1 on such findings, and 0 with "No problems found." when every pane runs a verified CLI', async () => {
+    const bad = await journalFor('verified', 'shell');
+    await settled(bad);
+    const failed = await doctor(bad);
+    expect(failed.exitCode, failed.stderr).toBe(1);
+    expect(failed.stdout).toMatch(
+      /! shell \(%\d+, grok_cli\): no grok_cli process runs in the pane/,
+    );
+
+    const good = await journalFor('verified');
+    await settled(good);
+    const fine = await doctor(good);
+    expect(fine.exitCode, fine.stderr).toBe(0);
+    expect(fine.stdout).toMatch(/\nverified\s+%\d+\s+running\s+grok_cli\s+0\.0\.34\s+yes\s+0\n/);
+    expect(fine.stdout).toContain('No problems found.');
+  }, 60_000);
 });

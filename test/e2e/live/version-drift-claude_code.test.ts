@@ -86,22 +86,20 @@ describe.skipIf(missing && !process.env.CI)('a Claude Code newer than the verifi
   });
 
   it('paneward doctor names the pane, the CLI, its version, and counts its unrecognised frames', async () => {
-    const run = await execa(process.execPath, [BIN, 'doctor', '--data-dir', dataDir], {
-      reject: false,
-    });
+    const args = [BIN, 'doctor', '--data-dir', dataDir, '-L', socketName];
+    const run = await execa(process.execPath, args, { reject: false });
     expect(run.exitCode).toBe(1);
+    // The pane is there and runs Claude Code, whose package says 2.2.0.
     expect(run.stdout).toMatch(
-      /drift\s+\S+\s+claude_code\s+2\.2\.0\s+no \(newer; verified 2\.1\.330\)\s+[1-9]\d*/,
+      /drift\s+\S+\s+running\s+claude_code\s+2\.2\.0\s+no \(newer; verified 2\.1\.330\)\s+[1-9]\d*/,
     );
     expect(run.stdout).toContain('--read-unverified');
-    const json = await execa(process.execPath, [BIN, 'doctor', '--data-dir', dataDir, '--json'], {
-      reject: false,
-    });
+    const json = await execa(process.execPath, [...args, '--json'], { reject: false });
     const report = JSON.parse(json.stdout) as {
       terminals: Array<{ terminalId: string; verified: string; unrecognisedFrames: number }>;
     };
     expect(report.terminals).toEqual([
-      expect.objectContaining({ terminalId: 'drift', verified: 'newer' }),
+      expect.objectContaining({ terminalId: 'drift', verified: 'newer', pane: 'running' }),
     ]);
     // How many frames a still pane gives depends on the source and the machine's load (control
     // mode captures on change); that every one is counted is test/cli/doctor.test.ts's part.
