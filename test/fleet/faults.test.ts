@@ -271,7 +271,10 @@ describe('a fleet of three edges on a real nats-server, under faults', () => {
       [BIN, 'send', 'host-b/p0', once, '--wait', '--timeout', '60', '--url', fleet.url],
       { encoding: 'utf8', timeout: 90_000 },
     );
-    expect(stdout.trim()).toMatch(/^turn-\d+ success$/);
+    // The turn id first (so a script that retries knows it was typed), then the outcome.
+    const [typed, outcome] = stdout.trim().split('\n');
+    expect(typed).toMatch(/^turn-\d+$/);
+    expect(outcome).toBe(`${typed} success`);
 
     loadOn = true;
     load = drive();

@@ -193,7 +193,10 @@ describe.skipIf(missing && !process.env.CI)('paneward serve with real Claude Cod
       { reject: false },
     );
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^turn-\d+ success$/);
+    // The turn id as soon as it is typed, then the outcome.
+    const [typed, outcome] = r.stdout.trim().split('\n');
+    expect(typed).toMatch(/^turn-\d+$/);
+    expect(outcome).toBe(`${typed} success`);
     const ls = await execa(process.execPath, [BIN, 'ls', '--url', base]);
     expect(ls.stdout).toMatch(/claude +\S+ +claude_code +ready +ready +success@turn-\d+/);
   }, 120_000);
