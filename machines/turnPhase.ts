@@ -79,6 +79,13 @@ export interface TurnEvidence {
   projectionAtArm: string | null;
   sawActive: boolean;
   projectionChanged: boolean;
+  /**
+   * The interrupt or failure marker on screen when the turn was armed ({@link markerOf}); null:
+   * none, or not known (a restored turn).
+   */
+  markerAtArm: string | null;
+  /** A frame since the turn was armed showed another marker, or none. */
+  markerChanged: boolean;
 }
 
 export interface TurnPhaseContext {
@@ -96,10 +103,16 @@ export interface TurnPhaseContext {
   /** The last settled success, while nothing else happened since (for retraction). */
   settled: { turn: TurnInfo; projection: string; at: number } | null;
   /** A prompt went from the input box into the transcript with no turn open: typed by hand. */
-  handPrompt: { at: number; projectionBefore: string } | null;
+  handPrompt: {
+    at: number;
+    projectionBefore: string;
+    markerBefore: string | null;
+  } | null;
   lastProjection: string | null;
   lastReadyPosture: TriState;
   lastEditing: TriState;
+  /** The interrupt or failure marker of the last frame ({@link markerOf}). */
+  lastMarker: string | null;
 }
 
 /** Stale-active window when none is given: this much longer than the settle window. */
@@ -125,6 +138,27 @@ const frameOf = (event: TurnPhaseEvent): TurnFrame =>
 const isActive = (f: TurnFrame): boolean => f.signals.activeReasons.length > 0;
 const outcomeShown = (f: TurnFrame): boolean =>
   f.signals.interrupted || f.signals.knownFailure !== null;
+/** The interrupt or failure marker a frame shows, as a comparable key; null: none. */
+const markerOf = (f: TurnFrame): string | null =>
+  outcomeShown(f)
+    ? JSON.stringify([
+        f.signals.interrupted,
+        f.signals.knownFailure?.kind ?? null,
+        f.signals.knownFailure?.message ?? null,
+      ])
+    : null;
+
+/**
+ * The open turn's own marker: an interrupt or failure marker that was not already on screen
+ * when the turn was armed (the frame before the submit), or that went away (or changed) since
+ * and is shown again. Until the CLI redraws, a just-armed turn's frames still show the last
+ * turn's marker while the screen already moved (the pasted prompt, a scroll): that marker is the
+ * last turn's outcome, not this one's. A turn showing only the last turn's marker goes on.
+ */
+function ownMarker(c: TurnPhaseContext, f: TurnFrame): boolean {
+  const ev = evidenceWith(c, f);
+  return ev !== null && outcomeShown(f) && (ev.markerChanged || markerOf(f) !== ev.markerAtArm);
+}
 
 /** The open turn's evidence once this frame is folded in (a turn has evidence exactly while open). */
 function evidenceWith(context: TurnPhaseContext, f: TurnFrame): TurnEvidence | null {
@@ -135,6 +169,8 @@ function evidenceWith(context: TurnPhaseContext, f: TurnFrame): TurnEvidence | n
     projectionAtArm: atArm,
     sawActive: ev.sawActive || isActive(f),
     projectionChanged: ev.projectionChanged || f.projection !== atArm,
+    markerAtArm: ev.markerAtArm,
+    markerChanged: ev.markerChanged || markerOf(f) !== ev.markerAtArm,
   };
 }
 
@@ -213,8 +249,9 @@ function outcomeOf(name: OutcomeEvent, rule: string, { context, event }: Ctx): T
  * guarded transitions below; their actions report each turn's outcome (for the last-turn
  * chart), keep the settle window, and move the phase with the chart's own events. A turn
  * counts an outcome only once it has evidence of its own (activity, or a changed transcript
- * since it was armed), so what the screen still shows of an earlier turn is never reported
- * again. Every turn, submitted through paneward (`turn_armed`) or inferred from the screen, is
+ * since it was armed), and an interrupt or failure marker only if it is its own (not the one
+ * on screen when it was armed, unless that went away and came back), so what the screen still
+ * shows of an earlier turn is never reported again. Every turn, submitted through paneward (`turn_armed`) or inferred from the screen, is
  * its own turn with its own id. The settle window is a driver timer (`settle_window.*`
  * emitted; `settle_window_elapsed` back); reading the screen is the profiles' job.
  */
@@ -276,11 +313,14 @@ export const turnPhaseMachine = setup({
       const ev = evidenceWith(c, f);
       return ev !== null && !ev.sawActive && !ev.projectionChanged;
     }),
-    turn_interrupted: guard((c, f) => c.current !== null && f.signals.interrupted),
+    turn_interrupted: guard((c, f) => f.signals.interrupted && ownMarker(c, f)),
     turn_withdrawn: guard(withdrawn),
-    turn_failed: guard((c, f) => c.current !== null && f.signals.knownFailure !== null),
-    /** An outcome on screen with no turn open (an open turn showing one ended at (b) or (c)). */
-    outcome_marker_without_turn: guard((_, f) => outcomeShown(f)),
+    turn_failed: guard((c, f) => f.signals.knownFailure !== null && ownMarker(c, f)),
+    /**
+     * An outcome on screen with no turn open (an open turn showing its own ended at (b) or (c);
+     * one still showing the last turn's goes on to (d)–(f)).
+     */
+    outcome_marker_without_turn: guard((c, f) => c.current === null && outcomeShown(f)),
     active_evidence: guard((_, f) => isActive(f)),
     success_candidate_under_draft: guard(
       (c, f) =>
@@ -306,6 +346,7 @@ export const turnPhaseMachine = setup({
         lastProjection: f.projection,
         lastReadyPosture: f.signals.readyPosture,
         lastEditing: f.signals.editingInput,
+        lastMarker: markerOf(f),
       };
     }),
     infer_turn: enqueueActions(({ context, event, enqueue }) => {
@@ -323,6 +364,8 @@ export const turnPhaseMachine = setup({
           projectionAtArm: hand?.projectionBefore ?? f.projection,
           sawActive: false,
           projectionChanged: false,
+          markerAtArm: hand ? hand.markerBefore : markerOf(f),
+          markerChanged: false,
         },
         settled: null,
         handPrompt: null,
@@ -342,6 +385,8 @@ export const turnPhaseMachine = setup({
           projectionAtArm: context.lastProjection,
           sawActive: false,
           projectionChanged: false,
+          markerAtArm: context.lastMarker,
+          markerChanged: false,
         },
         settled: null,
         handPrompt: null,
@@ -384,6 +429,9 @@ export const turnPhaseMachine = setup({
             sawActive: false,
             // Stryker disable next-line BooleanLiteral: after a rewrite, the frame that reopened the turn is classified again at once, and it differs from the settled projection (the guard's condition), so every branch folds projectionChanged to true
             projectionChanged: params.by === 'marker',
+            // The marker that disproved the success is this turn's own.
+            markerAtArm: null,
+            markerChanged: false,
           },
           settled: null,
         });
@@ -459,6 +507,8 @@ export const turnPhaseMachine = setup({
           projectionAtArm: null,
           sawActive: input.openTurn.hadEvidence,
           projectionChanged: false,
+          markerAtArm: null,
+          markerChanged: false,
         }
       : null,
     settling: null,
@@ -470,6 +520,7 @@ export const turnPhaseMachine = setup({
     lastReadyPosture: 'unknown',
     // Stryker disable next-line StringLiteral: only ever compared with 'yes', like any other value before the first frame
     lastEditing: 'unknown',
+    lastMarker: null,
   }),
   on: {
     frame: [
@@ -665,7 +716,11 @@ export const turnPhaseMachine = setup({
 function handPromptAfter(
   c: TurnPhaseContext,
   f: TurnFrame,
-): { at: number; projectionBefore: string } | null {
+): {
+  at: number;
+  projectionBefore: string;
+  markerBefore: string | null;
+} | null {
   if (f.signals.editingInput === 'yes') return null;
   if (
     c.lastEditing === 'yes' &&
@@ -673,7 +728,13 @@ function handPromptAfter(
     c.lastProjection !== null &&
     f.projection !== c.lastProjection
   ) {
-    return c.handPrompt ?? { at: f.t, projectionBefore: c.lastProjection };
+    return (
+      c.handPrompt ?? {
+        at: f.t,
+        projectionBefore: c.lastProjection,
+        markerBefore: c.lastMarker,
+      }
+    );
   }
   return c.handPrompt;
 }

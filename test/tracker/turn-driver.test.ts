@@ -309,3 +309,79 @@ describe('turn charts: phase and diagnostics', () => {
     expect(h.snapshot().phase).toBe('unknown');
   });
 });
+
+describe('turn charts: a turn outcome marker is its own (statecharts.md §5)', () => {
+  const OTHER = { kind: 'rate_limited' as const, message: 'API Error: 429 Rate limited' };
+
+  /** A turn ended interrupted and the screen still shows its marker; the next turn is armed. */
+  function afterInterrupt() {
+    const h = new TurnHarness();
+    const first = h.armExplicit();
+    h.newText();
+    h.frame({ interrupted: true });
+    expect(lastTurn(h)).toMatchObject({ result: 'interrupted', turnId: first });
+    const second = h.armExplicit();
+    return { h, first, second };
+  }
+
+  it('the marker on screen when the turn was armed does not end it, though the screen moved', () => {
+    const { h, first, second } = afterInterrupt();
+    h.newText();
+    h.frame({ interrupted: true, editingInput: 'yes', acceptingInput: 'yes' });
+    h.newText();
+    h.frame({ interrupted: true });
+    expect(lastTurn(h)).toMatchObject({ result: 'interrupted', turnId: first });
+    expect(h.snapshot().current?.id).toBe(second);
+  });
+
+  it('the same marker after it went away is the turn own', () => {
+    const { h, second } = afterInterrupt();
+    h.newText();
+    h.frame({ interrupted: true });
+    h.activeFrame();
+    h.newText();
+    h.frame({ interrupted: true });
+    expect(lastTurn(h)).toMatchObject({ result: 'interrupted', turnId: second });
+  });
+
+  it('another marker is the turn own at once', () => {
+    const { h, second } = afterInterrupt();
+    h.newText();
+    h.frame({ knownFailure: OTHER });
+    expect(lastTurn(h)).toMatchObject({ result: 'known_failure', turnId: second });
+  });
+
+  it('a failure with another text is another marker', () => {
+    const h = new TurnHarness();
+    h.armExplicit();
+    h.newText();
+    h.frame({ knownFailure: FAILURE });
+    const second = h.armExplicit();
+    h.newText();
+    h.frame({ knownFailure: FAILURE });
+    expect(lastTurn(h).turnId).not.toBe(second);
+    h.frame({ knownFailure: { ...FAILURE, message: 'API Error: 500 again' } });
+    expect(lastTurn(h)).toMatchObject({ result: 'known_failure', turnId: second });
+  });
+
+  it('a prompt typed by hand over an old marker is not ended by that marker', () => {
+    const { h, second } = afterInterrupt();
+    h.newText();
+    h.frame({ interrupted: true });
+    h.wait(60);
+    const ended = h.snapshot();
+    expect(ended.current).toBeNull();
+    expect(ended.lastTurn.turnId).not.toBe(second);
+    // The user types a prompt; it leaves the box, the screen moves, the old marker still shows.
+    h.frame({ interrupted: true, editingInput: 'yes', acceptingInput: 'yes' });
+    h.newText();
+    h.frame({ interrupted: true });
+    const hand = h.snapshot();
+    expect(hand.current?.source).toBe('surface_inference');
+    expect(hand.lastTurn.turnId).not.toBe(hand.current?.id);
+    h.activeFrame();
+    h.newText();
+    h.frame({ interrupted: true });
+    expect(lastTurn(h)).toMatchObject({ result: 'interrupted', turnId: hand.current!.id });
+  });
+});
