@@ -1,6 +1,13 @@
 import type { ToolExpectations } from '../expectations.js';
 import { DOWN, READY } from './common.js';
 
+/**
+ * The profile knows the working line only with a braille glyph: the dots spinner reads as the
+ * idle prompt. The slow turn is never seen from the screen alone; the turn that then asks for
+ * permission is reported a success when the tool call is drawn, 12 s before its true end.
+ */
+const DOTS = 'the working line with the dots spinner reads as the idle prompt';
+
 export const qwenCode: ToolExpectations = {
   inputBox: /^> +Type your message or @path\/to\/file/m,
   // Qwen Code 0.15.10 streams the reply and drops its spinner line within a poll or two.
@@ -29,6 +36,22 @@ export const qwenCode: ToolExpectations = {
     'quoted-chrome': { turns: ['success'], final: READY },
     hang: { turns: ['interrupted'], final: READY, hang: true },
     'size-80x24-normal-turn': { turns: ['success'], final: READY },
+    'size-250x60-normal-turn': { turns: ['success'], final: READY },
+    // Run with TMUX set, as in a pane a user opens in tmux: the working line's glyph is then
+    // `.  `, `.. `, `...` (docs/spinners.md). Streamed at 0.6 s a chunk.
+    'tmux-env-slow-turn': {
+      turns: ['success'],
+      final: READY,
+      knownProfileWeakness: { reason: DOTS, failing: ['screen_alone'] },
+    },
+    'size-80x24-tmux-env-slow-turn': { turns: ['success'], final: READY },
+    // Text streamed slowly, then a shell call that asks for permission, approved after 6 s.
+    'tmux-env-slow-turn-then-permission': {
+      turns: ['success'],
+      final: READY,
+      dialog: 'Allow execution of',
+      knownProfileWeakness: { reason: DOTS, failing: ['submitted', 'screen_alone'] },
+    },
     'cli-exit': { turns: ['success'], final: DOWN },
     'cli-killed': { turns: ['success'], final: DOWN },
   },
