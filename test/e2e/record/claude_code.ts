@@ -198,6 +198,7 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   'size-80x24-normal-turn': normalTurnAt(80, 24),
   'size-200x50-normal-turn': normalTurnAt(200, 50),
+  'size-250x60-normal-turn': normalTurnAt(250, 60),
   'size-80x24-interrupted': {
     size: { cols: 80, rows: 24 },
     run: (ctx) => SCENARIOS.interrupted!.run(ctx),

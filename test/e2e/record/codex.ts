@@ -273,6 +273,14 @@ const SCENARIOS: Record<string, Scenario> = {
       await sleep(3000);
     },
   },
+  'size-250x60-normal-turn': {
+    cols: 250,
+    rows: 60,
+    async run(ctx) {
+      await simpleTurn(ctx, 'say hello', { text: REPLY, chunkDelayMs: 120 }, 1);
+      await sleep(3000);
+    },
+  },
   'long-reply-scrolls': {
     async run(ctx) {
       await simpleTurn(ctx, 'write ninety lines', { chunks: NINETY_LINES, chunkDelayMs: 55 }, 1);

@@ -241,6 +241,7 @@ const scenarios: Record<string, Scenario> = {
   'size-80x24-normal-turn': { cols: 80, rows: 24, run: normalTurn },
   'size-80x24-interrupted': { cols: 80, rows: 24, run: interruptedTurn },
   'size-200x50-normal-turn': { cols: 200, rows: 50, run: normalTurn },
+  'size-250x60-normal-turn': { cols: 250, rows: 60, run: normalTurn },
   'long-reply-scrolls': {
     async run(ctx) {
       ctx.server.enqueue({ text: manyLines.join(''), chunks: manyLines, chunkDelayMs: 50 });

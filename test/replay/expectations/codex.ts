@@ -30,6 +30,7 @@ export const codex: ToolExpectations = {
     'size-80x24-interrupted': { turns: ['interrupted'], final: READY },
     'size-80x24-long-reply': { turns: ['success'], final: READY },
     'size-200x50-normal-turn': { turns: ['success'], final: READY },
+    'size-250x60-normal-turn': { turns: ['success'], final: READY },
     'long-reply-scrolls': { turns: ['success'], final: READY },
     'error-then-success': { turns: ['known_failure', 'success'], final: READY },
     'interrupted-then-success': { turns: ['interrupted', 'success'], final: READY },

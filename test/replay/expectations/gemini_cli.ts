@@ -28,6 +28,7 @@ export const geminiCli: ToolExpectations = {
     'size-80x24-normal-turn': { turns: ['success'], final: READY },
     'size-80x24-interrupted': { turns: ['interrupted'], final: READY },
     'size-200x50-normal-turn': { turns: ['success'], final: READY },
+    'size-250x60-normal-turn': { turns: ['success'], final: READY },
     // 90 reply lines push the prompt echo and the reply's first line off the screen.
     'long-reply-scrolls': { turns: ['success'], final: READY },
     // Three lines typed with Ctrl+J between them, submitted with one Enter.
