@@ -52,6 +52,8 @@ interface Scenario {
   remainOnExit?: boolean;
   /** Extra environment for the CLI, on top of its launch environment. */
   env?: Record<string, string>;
+  /** Extra arguments for the CLI's command line. */
+  args?: string[];
   /** False when the CLI cannot show this scenario. */
   applies?(agent: ChatAgent): boolean;
   run(ctx: Ctx): Promise<void>;
@@ -286,6 +288,12 @@ export const SCENARIOS: Record<string, Scenario> = {
       await sleep(3000);
     },
   },
+  // Screen-reader mode: the word `responding` where the glyph stands (docs/spinners.md).
+  'screen-reader-slow-turn-then-permission': {
+    args: ['--screen-reader'],
+    applies: (a) => a.tool === 'qwen_code',
+    run: (ctx) => SCENARIOS['tmux-env-slow-turn-then-permission']!.run(ctx),
+  },
   'size-80x24-tmux-env-slow-turn': {
     cols: 80,
     rows: 24,
@@ -359,7 +367,8 @@ async function record(agent: ChatAgent, name: string, scenario: Scenario): Promi
     retries: scenario.retries ?? 'capped',
     fresh: scenario.fresh ?? false,
   } as const;
-  const launch = agent.prepare(options);
+  const prepared = agent.prepare(options);
+  const launch = { ...prepared, command: [...prepared.command, ...(scenario.args ?? [])] };
   await agent.setup?.(options);
   const command = scenario.viaShell
     ? [

@@ -44,6 +44,18 @@ export const qwenCode: ToolExpectations = {
       final: READY,
       knownProfileWeakness: { reason: DOTS, failing: ['screen_alone'] },
     },
+    // Screen-reader mode (`--screen-reader`): `responding` where the glyph stands, no borders.
+    // The profile knows none of this view's screens: all read unknown, so no outcome (a missed
+    // success, not a false one).
+    'screen-reader-slow-turn-then-permission': {
+      turns: ['success'],
+      final: READY,
+      dialog: 'Allow execution of',
+      knownProfileWeakness: {
+        reason: 'the screen-reader view matches no known shape',
+        failing: ['submitted', 'screen_alone', 'recognised'],
+      },
+    },
     'size-80x24-tmux-env-slow-turn': { turns: ['success'], final: READY },
     // Text streamed slowly, then a shell call that asks for permission, approved after 6 s.
     'tmux-env-slow-turn-then-permission': {
