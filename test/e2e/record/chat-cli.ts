@@ -261,6 +261,24 @@ export const SCENARIOS: Record<string, Scenario> = {
       await sleep(3000);
     },
   },
+  'size-80x24-interrupted': {
+    cols: 80,
+    rows: 24,
+    async run(ctx) {
+      await interruptedTurn(ctx, 'write a long answer', 1);
+      await sleep(3000);
+    },
+  },
+  'size-250x60-interrupted': {
+    cols: 250,
+    rows: 60,
+    async run(ctx) {
+      await interruptedTurn(ctx, 'write a long answer', 1);
+      await sleep(3000);
+    },
+  },
+  'size-80x24-permission-approved': { ...permissionScenario('approve'), cols: 80, rows: 24 },
+  'size-250x60-permission-approved': { ...permissionScenario('approve'), cols: 250, rows: 60 },
   // A pane a user opens in tmux has TMUX set; the recordings above run under `env -i`
   // without it. Qwen Code draws another spinner there (docs/spinners.md).
   'tmux-env-slow-turn': {

@@ -203,6 +203,10 @@ const SCENARIOS: Record<string, Scenario> = {
     size: { cols: 80, rows: 24 },
     run: (ctx) => SCENARIOS.interrupted!.run(ctx),
   },
+  'size-250x60-interrupted': {
+    size: { cols: 250, rows: 60 },
+    run: (ctx) => SCENARIOS.interrupted!.run(ctx),
+  },
   'long-reply-scrolls': {
     async run(ctx) {
       await ctx.idle();

@@ -265,6 +265,14 @@ const SCENARIOS: Record<string, Scenario> = {
       await sleep(3000);
     },
   },
+  'size-250x60-interrupted': {
+    cols: 250,
+    rows: 60,
+    async run(ctx) {
+      await interruptedTurn(ctx, 'write a long answer', 1);
+      await sleep(3000);
+    },
+  },
   'size-200x50-normal-turn': {
     cols: 200,
     rows: 50,

@@ -263,6 +263,7 @@ const scenarios: Record<string, Scenario> = {
   'size-80x24-interrupted': { cols: 80, rows: 24, run: interruptedTurn },
   'size-200x50-normal-turn': { cols: 200, rows: 50, run: normalTurn },
   'size-250x60-normal-turn': { cols: 250, rows: 60, run: normalTurn },
+  'size-250x60-interrupted': { cols: 250, rows: 60, run: interruptedTurn },
   // The working line without its glyph (`ui.showSpinner: false`, docs/spinners.md).
   'no-spinner-slow-turn': { settings: { ui: { showSpinner: false } }, run: slowThenPermission },
   // Screen-reader mode draws the word `responding` where the glyph stands.

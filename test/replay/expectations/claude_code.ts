@@ -29,6 +29,7 @@ export const claudeCode: ToolExpectations = {
     'session-killed': { turns: ['success'], final: GONE },
     'size-80x24-normal-turn': { turns: ['success'], final: READY },
     'size-80x24-interrupted': { turns: ['interrupted'], final: READY },
+    'size-250x60-interrupted': { turns: ['interrupted'], final: READY },
     'size-200x50-normal-turn': { turns: ['success'], final: READY },
     'size-250x60-normal-turn': { turns: ['success'], final: READY },
     'long-reply-scrolls': { turns: ['success'], final: READY },

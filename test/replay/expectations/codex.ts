@@ -28,6 +28,7 @@ export const codex: ToolExpectations = {
     // Screens a user's own recordings will have: other sizes, long replies, stale outcomes.
     'size-80x24-normal-turn': { turns: ['success'], final: READY },
     'size-80x24-interrupted': { turns: ['interrupted'], final: READY },
+    'size-250x60-interrupted': { turns: ['interrupted'], final: READY },
     'size-80x24-long-reply': { turns: ['success'], final: READY },
     'size-200x50-normal-turn': { turns: ['success'], final: READY },
     'size-250x60-normal-turn': { turns: ['success'], final: READY },

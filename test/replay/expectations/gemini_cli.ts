@@ -27,6 +27,7 @@ export const geminiCli: ToolExpectations = {
     // Terminal sizes other than the 120x40 above: tmux's detached default and a wide one.
     'size-80x24-normal-turn': { turns: ['success'], final: READY },
     'size-80x24-interrupted': { turns: ['interrupted'], final: READY },
+    'size-250x60-interrupted': { turns: ['interrupted'], final: READY },
     'size-200x50-normal-turn': { turns: ['success'], final: READY },
     'size-250x60-normal-turn': { turns: ['success'], final: READY },
     // `ui.showSpinner: false`: the working line has no glyph (docs/spinners.md). Text streamed at

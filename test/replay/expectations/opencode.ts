@@ -33,6 +33,18 @@ export const opencode: ToolExpectations = {
     // At 250 columns opencode draws a sidebar; one frame, caught while the turn's screen is
     // being redrawn (the prompt box not yet there), matches no shape of the profile. It reads
     // unknown, which is safe, but the profile does not know it.
+    'size-80x24-interrupted': { turns: ['interrupted'], final: READY },
+    'size-250x60-interrupted': { turns: ['interrupted'], final: READY },
+    'size-80x24-permission-approved': {
+      turns: ['success'],
+      final: READY,
+      dialog: 'Permission required',
+    },
+    'size-250x60-permission-approved': {
+      turns: ['success'],
+      final: READY,
+      dialog: 'Permission required',
+    },
     'size-250x60-normal-turn': {
       turns: ['success'],
       final: READY,

@@ -37,6 +37,18 @@ export const qwenCode: ToolExpectations = {
     hang: { turns: ['interrupted'], final: READY, hang: true },
     'size-80x24-normal-turn': { turns: ['success'], final: READY },
     'size-250x60-normal-turn': { turns: ['success'], final: READY },
+    'size-80x24-interrupted': { turns: ['interrupted'], final: READY },
+    'size-250x60-interrupted': { turns: ['interrupted'], final: READY },
+    'size-80x24-permission-approved': {
+      turns: ['success'],
+      final: READY,
+      dialog: 'Allow execution of',
+    },
+    'size-250x60-permission-approved': {
+      turns: ['success'],
+      final: READY,
+      dialog: 'Allow execution of',
+    },
     // Run with TMUX set, as in a pane a user opens in tmux: the working line's glyph is then
     // `.  `, `.. `, `...` (docs/spinners.md). Streamed at 0.6 s a chunk.
     'tmux-env-slow-turn': {
