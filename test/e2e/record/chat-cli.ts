@@ -348,6 +348,16 @@ export const SCENARIOS: Record<string, Scenario> = {
   },
 };
 
+// The same scenarios with TMUX set, where a false success costs most: a pause in the stream,
+// errors being retried, a hang, an interrupt.
+for (const name of ['long-turn-pause', 'error-500', 'hang', 'interrupted']) {
+  SCENARIOS[`tmux-env-${name}`] = {
+    ...SCENARIOS[name]!,
+    env: { TMUX: TMUX_ENV },
+    applies: (a) => a.tool === 'qwen_code',
+  };
+}
+
 /** The default set, in recording order (default retries only where the CLI has a setting). */
 function defaultScenarios(agent: ChatAgent): string[] {
   return Object.keys(SCENARIOS).filter((name) => {

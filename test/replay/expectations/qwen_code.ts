@@ -68,6 +68,28 @@ export const qwenCode: ToolExpectations = {
         failing: ['submitted', 'screen_alone', 'recognised'],
       },
     },
+    // The same turns as above, with TMUX set.
+    'tmux-env-long-turn-pause': { turns: ['success'], final: READY },
+    // While the requests fail and are retried the screen reads as a finished turn: completed
+    // about 65 s before the error shows.
+    'tmux-env-error-500': {
+      turns: ['known_failure'],
+      final: READY,
+      knownProfileWeakness: { reason: DOTS, failing: ['submitted'] },
+    },
+    // The hung stream's screen reads as a finished turn (completion a candidate).
+    'tmux-env-hang': {
+      turns: ['interrupted'],
+      final: READY,
+      hang: true,
+      knownProfileWeakness: { reason: DOTS, failing: ['submitted'] },
+    },
+    // From the screen alone the turn is never seen, so its interrupt is not either.
+    'tmux-env-interrupted': {
+      turns: ['interrupted'],
+      final: READY,
+      knownProfileWeakness: { reason: DOTS, failing: ['screen_alone'] },
+    },
     'size-80x24-tmux-env-slow-turn': { turns: ['success'], final: READY },
     // Text streamed slowly, then a shell call that asks for permission, approved after 6 s.
     'tmux-env-slow-turn-then-permission': {
