@@ -207,6 +207,14 @@ const SCENARIOS: Record<string, Scenario> = {
     size: { cols: 250, rows: 60 },
     run: (ctx) => SCENARIOS.interrupted!.run(ctx),
   },
+  'size-80x24-permission-prompt': {
+    size: { cols: 80, rows: 24 },
+    run: (ctx) => SCENARIOS['permission-prompt']!.run(ctx),
+  },
+  'size-250x60-permission-prompt': {
+    size: { cols: 250, rows: 60 },
+    run: (ctx) => SCENARIOS['permission-prompt']!.run(ctx),
+  },
   'long-reply-scrolls': {
     async run(ctx) {
       await ctx.idle();

@@ -265,6 +265,16 @@ const SCENARIOS: Record<string, Scenario> = {
       await sleep(3000);
     },
   },
+  'size-80x24-permission-prompt': {
+    cols: 80,
+    rows: 24,
+    run: (ctx) => SCENARIOS['permission-prompt']!.run(ctx),
+  },
+  'size-250x60-permission-prompt': {
+    cols: 250,
+    rows: 60,
+    run: (ctx) => SCENARIOS['permission-prompt']!.run(ctx),
+  },
   'size-250x60-interrupted': {
     cols: 250,
     rows: 60,

@@ -264,6 +264,16 @@ const scenarios: Record<string, Scenario> = {
   'size-200x50-normal-turn': { cols: 200, rows: 50, run: normalTurn },
   'size-250x60-normal-turn': { cols: 250, rows: 60, run: normalTurn },
   'size-250x60-interrupted': { cols: 250, rows: 60, run: interruptedTurn },
+  'size-80x24-permission-prompt': {
+    cols: 80,
+    rows: 24,
+    run: (ctx) => scenarios['permission-prompt']!.run(ctx),
+  },
+  'size-250x60-permission-prompt': {
+    cols: 250,
+    rows: 60,
+    run: (ctx) => scenarios['permission-prompt']!.run(ctx),
+  },
   // The working line without its glyph (`ui.showSpinner: false`, docs/spinners.md).
   'no-spinner-slow-turn': { settings: { ui: { showSpinner: false } }, run: slowThenPermission },
   // Screen-reader mode draws the word `responding` where the glyph stands.

@@ -30,6 +30,16 @@ export const claudeCode: ToolExpectations = {
     'size-80x24-normal-turn': { turns: ['success'], final: READY },
     'size-80x24-interrupted': { turns: ['interrupted'], final: READY },
     'size-250x60-interrupted': { turns: ['interrupted'], final: READY },
+    'size-80x24-permission-prompt': {
+      turns: ['success'],
+      final: READY,
+      dialog: 'Do you want to proceed?',
+    },
+    'size-250x60-permission-prompt': {
+      turns: ['success'],
+      final: READY,
+      dialog: 'Do you want to proceed?',
+    },
     'size-200x50-normal-turn': { turns: ['success'], final: READY },
     'size-250x60-normal-turn': { turns: ['success'], final: READY },
     'long-reply-scrolls': { turns: ['success'], final: READY },

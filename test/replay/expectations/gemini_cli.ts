@@ -28,6 +28,16 @@ export const geminiCli: ToolExpectations = {
     'size-80x24-normal-turn': { turns: ['success'], final: READY },
     'size-80x24-interrupted': { turns: ['interrupted'], final: READY },
     'size-250x60-interrupted': { turns: ['interrupted'], final: READY },
+    'size-80x24-permission-prompt': {
+      turns: ['success'],
+      final: READY,
+      dialog: 'Allow execution of',
+    },
+    'size-250x60-permission-prompt': {
+      turns: ['success'],
+      final: READY,
+      dialog: 'Allow execution of',
+    },
     'size-200x50-normal-turn': { turns: ['success'], final: READY },
     'size-250x60-normal-turn': { turns: ['success'], final: READY },
     // `ui.showSpinner: false`: the working line has no glyph (docs/spinners.md). Text streamed at
