@@ -13,10 +13,18 @@ describe('every recorded screen matches a known shape of its profile', () => {
     const scenarios = readdirSync(`${FIXTURES}${tool}`)
       .filter((f) => f.endsWith('.jsonl') && !f.endsWith('.server.jsonl'))
       .map((f) => f.slice(0, -'.jsonl'.length));
-    it.each(scenarios)(`${tool}/%s`, (scenario) => {
+    const known = (scenario: string) =>
+      EXPECTATIONS[tool]!.scenarios[scenario]?.knownProfileWeakness?.failing.includes(
+        'recognised',
+      ) === true;
+    const check = (scenario: string) => {
       const r = loadReplayed(tool, scenario);
       const unrecognised = r.frames.filter((f) => f.parsed?.recognised === false).map((f) => f.t);
       expect(unrecognised, 'times of unrecognised frames').toEqual([]);
-    });
+    };
+    const passing = scenarios.filter((s) => !known(s));
+    const failing = scenarios.filter(known);
+    if (passing.length > 0) it.each(passing)(`${tool}/%s`, check);
+    if (failing.length > 0) it.fails.each(failing)(`${tool}/%s (known profile weakness)`, check);
   }
 });

@@ -182,7 +182,7 @@ function checkFinal(r: Replayed, exp: ScenarioExpectation): void {
 for (const [toolId, tool] of Object.entries(EXPECTATIONS)) {
   describe(`replay of real ${toolId} recordings against the fake server's log`, () => {
     for (const [scenario, exp] of Object.entries(tool.scenarios)) {
-      it(scenario, () => {
+      (exp.knownProfileWeakness?.failing.includes('submitted') ? it.fails : it)(scenario, () => {
         const r = loadReplayed(toolId, scenario);
         expect(r.states.length).toBeGreaterThan(0);
         checkReadinessNeverEarly(r, tool);

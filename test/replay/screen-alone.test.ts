@@ -32,7 +32,7 @@ function turnsOf(
 for (const [tool, table] of Object.entries(EXPECTATIONS)) {
   describe(`screen alone: real ${tool} recordings without their submit times`, () => {
     for (const [scenario, exp] of Object.entries(table.scenarios)) {
-      it(scenario, () => {
+      (exp.knownProfileWeakness?.failing.includes('screen_alone') ? it.fails : it)(scenario, () => {
         const truth = loadReplayed(tool, scenario);
         const lines = readJsonLines(fixturePath(tool, scenario)).filter(
           ([, text]) => (JSON.parse(text) as { type?: string }).type !== 'input',

@@ -50,6 +50,10 @@ interface Scenario {
   fresh?: boolean;
   viaShell?: boolean;
   remainOnExit?: boolean;
+  /** Extra environment for the CLI, on top of its launch environment. */
+  env?: Record<string, string>;
+  /** Extra arguments for the CLI's command line. */
+  args?: string[];
   /** False when the CLI cannot show this scenario. */
   applies?(agent: ChatAgent): boolean;
   run(ctx: Ctx): Promise<void>;
@@ -64,6 +68,11 @@ export const LONG_REPLY = Array.from(
   { length: 40 },
   (_, i) => `Sentence ${i + 1} of a long answer that takes a while to stream.`,
 ).join(' ');
+
+/** TMUX as tmux sets it in its panes (socket path, server pid, session index). */
+const TMUX_ENV = '/tmp/tmux-1000/default,4242,0';
+/** Text streamed before a tool call, slowly enough that the working line is seen. */
+const SLOW_PREAMBLE = 'Let me think about where that file should go before I create it.';
 
 /** A reply that quotes interface text of the CLIs (their working, done, error and dialog lines). */
 export const QUOTED_CHROME = [
@@ -244,6 +253,74 @@ export const SCENARIOS: Record<string, Scenario> = {
       await sleep(3000);
     },
   },
+  'size-250x60-normal-turn': {
+    cols: 250,
+    rows: 60,
+    async run(ctx) {
+      await simpleTurn(ctx, 'say hello', { text: REPLY, chunkDelayMs: 150 }, 1);
+      await sleep(3000);
+    },
+  },
+  'size-80x24-interrupted': {
+    cols: 80,
+    rows: 24,
+    async run(ctx) {
+      await interruptedTurn(ctx, 'write a long answer', 1);
+      await sleep(3000);
+    },
+  },
+  'size-250x60-interrupted': {
+    cols: 250,
+    rows: 60,
+    async run(ctx) {
+      await interruptedTurn(ctx, 'write a long answer', 1);
+      await sleep(3000);
+    },
+  },
+  'size-80x24-permission-approved': { ...permissionScenario('approve'), cols: 80, rows: 24 },
+  'size-250x60-permission-approved': { ...permissionScenario('approve'), cols: 250, rows: 60 },
+  // A pane a user opens in tmux has TMUX set; the recordings above run under `env -i`
+  // without it. Qwen Code draws another spinner there (docs/spinners.md).
+  'tmux-env-slow-turn': {
+    env: { TMUX: TMUX_ENV },
+    async run(ctx) {
+      await simpleTurn(ctx, 'answer slowly', { text: REPLY, chunkDelayMs: 600 }, 1);
+      await sleep(3000);
+    },
+  },
+  'tmux-env-slow-turn-then-permission': {
+    env: { TMUX: TMUX_ENV },
+    applies: (a) => a.permission !== null,
+    async run(ctx) {
+      const p = ctx.agent.permission!;
+      ctx.server.enqueue(
+        { text: SLOW_PREAMBLE, chunkDelayMs: 600, toolUse: p.toolUse('approved.txt') },
+        { text: 'Created approved.txt after your approval.', chunkDelayMs: 600 },
+      );
+      await ctx.submit('think, then create approved.txt');
+      await ctx.session.waitForText(p.dialog, 90_000);
+      await sleep(6000);
+      await ctx.keys(p.approve);
+      await ctx.turnsEnded(2, 90_000);
+      await ctx.idle(60_000);
+      await sleep(3000);
+    },
+  },
+  // Screen-reader mode: the word `responding` where the glyph stands (docs/spinners.md).
+  'screen-reader-slow-turn-then-permission': {
+    args: ['--screen-reader'],
+    applies: (a) => a.tool === 'qwen_code',
+    run: (ctx) => SCENARIOS['tmux-env-slow-turn-then-permission']!.run(ctx),
+  },
+  'size-80x24-tmux-env-slow-turn': {
+    cols: 80,
+    rows: 24,
+    env: { TMUX: TMUX_ENV },
+    async run(ctx) {
+      await simpleTurn(ctx, 'answer slowly', { text: REPLY, chunkDelayMs: 600 }, 1);
+      await sleep(3000);
+    },
+  },
   'cli-exit': {
     viaShell: true,
     async run(ctx) {
@@ -270,6 +347,16 @@ export const SCENARIOS: Record<string, Scenario> = {
     },
   },
 };
+
+// The same scenarios with TMUX set, where a false success costs most: a pause in the stream,
+// errors being retried, a hang, an interrupt.
+for (const name of ['long-turn-pause', 'error-500', 'hang', 'interrupted']) {
+  SCENARIOS[`tmux-env-${name}`] = {
+    ...SCENARIOS[name]!,
+    env: { TMUX: TMUX_ENV },
+    applies: (a) => a.tool === 'qwen_code',
+  };
+}
 
 /** The default set, in recording order (default retries only where the CLI has a setting). */
 function defaultScenarios(agent: ChatAgent): string[] {
@@ -308,7 +395,8 @@ async function record(agent: ChatAgent, name: string, scenario: Scenario): Promi
     retries: scenario.retries ?? 'capped',
     fresh: scenario.fresh ?? false,
   } as const;
-  const launch = agent.prepare(options);
+  const prepared = agent.prepare(options);
+  const launch = { ...prepared, command: [...prepared.command, ...(scenario.args ?? [])] };
   await agent.setup?.(options);
   const command = scenario.viaShell
     ? [
@@ -327,7 +415,7 @@ async function record(agent: ChatAgent, name: string, scenario: Scenario): Promi
       cols: scenario.cols ?? COLS,
       rows: scenario.rows ?? ROWS,
       cwd: launch.cwd,
-      env: { ...launch.env, PS1: '$ ' },
+      env: { ...launch.env, ...scenario.env, PS1: '$ ' },
       command,
       remainOnExit: scenario.remainOnExit ?? false,
     });

@@ -198,9 +198,22 @@ const SCENARIOS: Record<string, Scenario> = {
   },
   'size-80x24-normal-turn': normalTurnAt(80, 24),
   'size-200x50-normal-turn': normalTurnAt(200, 50),
+  'size-250x60-normal-turn': normalTurnAt(250, 60),
   'size-80x24-interrupted': {
     size: { cols: 80, rows: 24 },
     run: (ctx) => SCENARIOS.interrupted!.run(ctx),
+  },
+  'size-250x60-interrupted': {
+    size: { cols: 250, rows: 60 },
+    run: (ctx) => SCENARIOS.interrupted!.run(ctx),
+  },
+  'size-80x24-permission-prompt': {
+    size: { cols: 80, rows: 24 },
+    run: (ctx) => SCENARIOS['permission-prompt']!.run(ctx),
+  },
+  'size-250x60-permission-prompt': {
+    size: { cols: 250, rows: 60 },
+    run: (ctx) => SCENARIOS['permission-prompt']!.run(ctx),
   },
   'long-reply-scrolls': {
     async run(ctx) {

@@ -265,9 +265,35 @@ const SCENARIOS: Record<string, Scenario> = {
       await sleep(3000);
     },
   },
+  'size-80x24-permission-prompt': {
+    cols: 80,
+    rows: 24,
+    run: (ctx) => SCENARIOS['permission-prompt']!.run(ctx),
+  },
+  'size-250x60-permission-prompt': {
+    cols: 250,
+    rows: 60,
+    run: (ctx) => SCENARIOS['permission-prompt']!.run(ctx),
+  },
+  'size-250x60-interrupted': {
+    cols: 250,
+    rows: 60,
+    async run(ctx) {
+      await interruptedTurn(ctx, 'write a long answer', 1);
+      await sleep(3000);
+    },
+  },
   'size-200x50-normal-turn': {
     cols: 200,
     rows: 50,
+    async run(ctx) {
+      await simpleTurn(ctx, 'say hello', { text: REPLY, chunkDelayMs: 120 }, 1);
+      await sleep(3000);
+    },
+  },
+  'size-250x60-normal-turn': {
+    cols: 250,
+    rows: 60,
     async run(ctx) {
       await simpleTurn(ctx, 'say hello', { text: REPLY, chunkDelayMs: 120 }, 1);
       await sleep(3000);

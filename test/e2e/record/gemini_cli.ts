@@ -88,6 +88,27 @@ function errorScenario(status: number, message?: string): Scenario {
   };
 }
 
+/** Text streamed at 0.6 s a chunk, then a shell call that asks for permission, approved. */
+async function slowThenPermission(ctx: Ctx): Promise<void> {
+  ctx.server.enqueue(
+    {
+      text: 'Let me think about where that file should go before I create it.',
+      chunkDelayMs: 600,
+      toolUse: {
+        name: 'run_shell_command',
+        input: { command: 'touch created-by-tool.txt', description: 'Create a file' },
+      },
+    },
+    { text: 'Created created-by-tool.txt after your approval.', chunkDelayMs: 600 },
+  );
+  await submit(ctx, 'Think, then create a file named created-by-tool.txt.');
+  await ctx.session.waitForText(/Allow execution of/, 60_000);
+  await sleep(6000);
+  await ctx.session.sendKeys(...geminiCliAgent.approveKeys);
+  await streamsEnded(ctx, 2);
+  await sleep(3000);
+}
+
 async function normalTurn(ctx: Ctx): Promise<void> {
   const before = ctx.server.log().filter((e) => e.streaming).length;
   ctx.server.enqueue({
@@ -241,6 +262,31 @@ const scenarios: Record<string, Scenario> = {
   'size-80x24-normal-turn': { cols: 80, rows: 24, run: normalTurn },
   'size-80x24-interrupted': { cols: 80, rows: 24, run: interruptedTurn },
   'size-200x50-normal-turn': { cols: 200, rows: 50, run: normalTurn },
+  'size-250x60-normal-turn': { cols: 250, rows: 60, run: normalTurn },
+  'size-250x60-interrupted': { cols: 250, rows: 60, run: interruptedTurn },
+  'size-80x24-permission-prompt': {
+    cols: 80,
+    rows: 24,
+    run: (ctx) => scenarios['permission-prompt']!.run(ctx),
+  },
+  'size-250x60-permission-prompt': {
+    cols: 250,
+    rows: 60,
+    run: (ctx) => scenarios['permission-prompt']!.run(ctx),
+  },
+  // The working line without its glyph (`ui.showSpinner: false`, docs/spinners.md).
+  'no-spinner-slow-turn': { settings: { ui: { showSpinner: false } }, run: slowThenPermission },
+  // Screen-reader mode draws the word `responding` where the glyph stands.
+  'screen-reader-slow-turn': {
+    settings: { ui: { accessibility: { screenReader: true } } },
+    // No banner in this view: the prompt box, then time to finish initialising.
+    ownStartup: true,
+    async run(ctx) {
+      await ctx.session.waitForText(READY, 30_000);
+      await sleep(3000);
+      await slowThenPermission(ctx);
+    },
+  },
   'long-reply-scrolls': {
     async run(ctx) {
       ctx.server.enqueue({ text: manyLines.join(''), chunks: manyLines, chunkDelayMs: 50 });

@@ -28,8 +28,20 @@ export const codex: ToolExpectations = {
     // Screens a user's own recordings will have: other sizes, long replies, stale outcomes.
     'size-80x24-normal-turn': { turns: ['success'], final: READY },
     'size-80x24-interrupted': { turns: ['interrupted'], final: READY },
+    'size-250x60-interrupted': { turns: ['interrupted'], final: READY },
+    'size-80x24-permission-prompt': {
+      turns: ['success'],
+      final: READY,
+      dialog: 'Would you like to run the following command?',
+    },
+    'size-250x60-permission-prompt': {
+      turns: ['success'],
+      final: READY,
+      dialog: 'Would you like to run the following command?',
+    },
     'size-80x24-long-reply': { turns: ['success'], final: READY },
     'size-200x50-normal-turn': { turns: ['success'], final: READY },
+    'size-250x60-normal-turn': { turns: ['success'], final: READY },
     'long-reply-scrolls': { turns: ['success'], final: READY },
     'error-then-success': { turns: ['known_failure', 'success'], final: READY },
     'interrupted-then-success': { turns: ['interrupted', 'success'], final: READY },

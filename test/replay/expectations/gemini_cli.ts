@@ -27,7 +27,34 @@ export const geminiCli: ToolExpectations = {
     // Terminal sizes other than the 120x40 above: tmux's detached default and a wide one.
     'size-80x24-normal-turn': { turns: ['success'], final: READY },
     'size-80x24-interrupted': { turns: ['interrupted'], final: READY },
+    'size-250x60-interrupted': { turns: ['interrupted'], final: READY },
+    'size-80x24-permission-prompt': {
+      turns: ['success'],
+      final: READY,
+      dialog: 'Allow execution of',
+    },
+    'size-250x60-permission-prompt': {
+      turns: ['success'],
+      final: READY,
+      dialog: 'Allow execution of',
+    },
     'size-200x50-normal-turn': { turns: ['success'], final: READY },
+    'size-250x60-normal-turn': { turns: ['success'], final: READY },
+    // `ui.showSpinner: false`: the working line has no glyph (docs/spinners.md). Text streamed at
+    // 0.6 s a chunk, then a shell call that asks for permission, approved after 6 s.
+    'no-spinner-slow-turn': { turns: ['success'], final: READY, dialog: 'Allow execution of' },
+    // Screen-reader view: no borders, `responding` where the glyph stands; the same turn.
+    // The profile does not read this view's finished turn: no outcome at all (a missed success,
+    // not a false one).
+    'screen-reader-slow-turn': {
+      turns: ['success'],
+      final: READY,
+      dialog: 'Allow execution of',
+      knownProfileWeakness: {
+        reason: 'the screen-reader view (no prompt-box borders) is not read as a finished turn',
+        failing: ['submitted', 'screen_alone'],
+      },
+    },
     // 90 reply lines push the prompt echo and the reply's first line off the screen.
     'long-reply-scrolls': { turns: ['success'], final: READY },
     // Three lines typed with Ctrl+J between them, submitted with one Enter.

@@ -30,6 +30,29 @@ export const opencode: ToolExpectations = {
     'quoted-chrome': { turns: ['success'], final: READY },
     hang: { turns: ['interrupted'], final: READY, hang: true },
     'size-80x24-normal-turn': { turns: ['success'], final: READY },
+    // At 250 columns opencode draws a sidebar; one frame, caught while the turn's screen is
+    // being redrawn (the prompt box not yet there), matches no shape of the profile. It reads
+    // unknown, which is safe, but the profile does not know it.
+    'size-80x24-interrupted': { turns: ['interrupted'], final: READY },
+    'size-250x60-interrupted': { turns: ['interrupted'], final: READY },
+    'size-80x24-permission-approved': {
+      turns: ['success'],
+      final: READY,
+      dialog: 'Permission required',
+    },
+    'size-250x60-permission-approved': {
+      turns: ['success'],
+      final: READY,
+      dialog: 'Permission required',
+    },
+    'size-250x60-normal-turn': {
+      turns: ['success'],
+      final: READY,
+      knownProfileWeakness: {
+        reason: 'a half-redrawn frame with the sidebar matches no known shape',
+        failing: ['recognised'],
+      },
+    },
     'cli-exit': { turns: ['success'], final: DOWN },
     'cli-killed': { turns: ['success'], final: DOWN },
   },

@@ -1,6 +1,13 @@
 import type { ToolExpectations } from '../expectations.js';
 import { DOWN, READY } from './common.js';
 
+/**
+ * The profile knows the working line only with a braille glyph: the dots spinner reads as the
+ * idle prompt. The slow turn is never seen from the screen alone; the turn that then asks for
+ * permission is reported a success when the tool call is drawn, 12 s before its true end.
+ */
+const DOTS = 'the working line with the dots spinner reads as the idle prompt';
+
 export const qwenCode: ToolExpectations = {
   inputBox: /^> +Type your message or @path\/to\/file/m,
   // Qwen Code 0.15.10 streams the reply and drops its spinner line within a poll or two.
@@ -29,6 +36,68 @@ export const qwenCode: ToolExpectations = {
     'quoted-chrome': { turns: ['success'], final: READY },
     hang: { turns: ['interrupted'], final: READY, hang: true },
     'size-80x24-normal-turn': { turns: ['success'], final: READY },
+    'size-250x60-normal-turn': { turns: ['success'], final: READY },
+    'size-80x24-interrupted': { turns: ['interrupted'], final: READY },
+    'size-250x60-interrupted': { turns: ['interrupted'], final: READY },
+    'size-80x24-permission-approved': {
+      turns: ['success'],
+      final: READY,
+      dialog: 'Allow execution of',
+    },
+    'size-250x60-permission-approved': {
+      turns: ['success'],
+      final: READY,
+      dialog: 'Allow execution of',
+    },
+    // Run with TMUX set, as in a pane a user opens in tmux: the working line's glyph is then
+    // `.  `, `.. `, `...` (docs/spinners.md). Streamed at 0.6 s a chunk.
+    'tmux-env-slow-turn': {
+      turns: ['success'],
+      final: READY,
+      knownProfileWeakness: { reason: DOTS, failing: ['screen_alone'] },
+    },
+    // Screen-reader mode (`--screen-reader`): `responding` where the glyph stands, no borders.
+    // The profile knows none of this view's screens: all read unknown, so no outcome (a missed
+    // success, not a false one).
+    'screen-reader-slow-turn-then-permission': {
+      turns: ['success'],
+      final: READY,
+      dialog: 'Allow execution of',
+      knownProfileWeakness: {
+        reason: 'the screen-reader view matches no known shape',
+        failing: ['submitted', 'screen_alone', 'recognised'],
+      },
+    },
+    // The same turns as above, with TMUX set.
+    'tmux-env-long-turn-pause': { turns: ['success'], final: READY },
+    // While the requests fail and are retried the screen reads as a finished turn: completed
+    // about 65 s before the error shows.
+    'tmux-env-error-500': {
+      turns: ['known_failure'],
+      final: READY,
+      knownProfileWeakness: { reason: DOTS, failing: ['submitted'] },
+    },
+    // The hung stream's screen reads as a finished turn (completion a candidate).
+    'tmux-env-hang': {
+      turns: ['interrupted'],
+      final: READY,
+      hang: true,
+      knownProfileWeakness: { reason: DOTS, failing: ['submitted'] },
+    },
+    // From the screen alone the turn is never seen, so its interrupt is not either.
+    'tmux-env-interrupted': {
+      turns: ['interrupted'],
+      final: READY,
+      knownProfileWeakness: { reason: DOTS, failing: ['screen_alone'] },
+    },
+    'size-80x24-tmux-env-slow-turn': { turns: ['success'], final: READY },
+    // Text streamed slowly, then a shell call that asks for permission, approved after 6 s.
+    'tmux-env-slow-turn-then-permission': {
+      turns: ['success'],
+      final: READY,
+      dialog: 'Allow execution of',
+      knownProfileWeakness: { reason: DOTS, failing: ['submitted', 'screen_alone'] },
+    },
     'cli-exit': { turns: ['success'], final: DOWN },
     'cli-killed': { turns: ['success'], final: DOWN },
   },
