@@ -228,10 +228,13 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('attacks from a web pa
           method: 'POST',
           headers: { 'x-paneward': '1' },
         });
-        return r.status;
+        return { status: r.status, body: (await r.json()) as { error?: { code: string } } };
       });
-      expect(status).toBe(200);
+      // Past the Host, Origin and header checks, the request reaches the supervisor, whose gate
+      // answers for itself: no turn runs in the pane, so there is nothing to interrupt.
       expect(asked).toContain('interrupt');
+      expect(status.status).toBe(409);
+      expect(status.body.error?.code).toBe('refused');
     } finally {
       await page.close();
     }

@@ -135,7 +135,9 @@ describe('events over SSE, in process', () => {
     const received: Buffer[] = [];
     socket.on('data', (b: Buffer) => received.push(b));
     await new Promise<void>((r) => socket.once('connect', () => r()));
-    socket.write('GET /v1/events?since=0 HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n');
+    socket.write(
+      `GET /v1/events?since=0 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/event-stream\r\n\r\n`,
+    );
     socket.pause(); // the client takes nothing more
     // Large records, so the socket buffers fill and the server's writes stop being taken.
     const big = 'x'.repeat(20_000);
