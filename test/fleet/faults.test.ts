@@ -272,9 +272,9 @@ describe('a fleet of three edges on a real nats-server, under faults', () => {
       { encoding: 'utf8', timeout: 90_000 },
     );
     // The turn id first (so a script that retries knows it was typed), then the outcome.
-    const [typed, outcome] = stdout.trim().split('\n');
-    expect(typed).toMatch(/^turn-\d+$/);
-    expect(outcome).toBe(`${typed} success`);
+    const [turnLine, outcome] = stdout.trim().split('\n');
+    expect(turnLine).toMatch(/^turn-\d+$/);
+    expect(outcome).toBe(`${turnLine} success`);
 
     loadOn = true;
     load = drive();

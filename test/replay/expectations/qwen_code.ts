@@ -6,8 +6,6 @@ import { DOWN, READY } from './common.js';
  * idle prompt. The slow turn is never seen from the screen alone; the turn that then asks for
  * permission is reported a success when the tool call is drawn, 12 s before its true end.
  */
-const DOTS = 'the working line with the dots spinner reads as the idle prompt';
-
 export const qwenCode: ToolExpectations = {
   inputBox: /^> +Type your message or @path\/to\/file/m,
   // Qwen Code 0.15.10 streams the reply and drops its spinner line within a poll or two.
@@ -54,7 +52,6 @@ export const qwenCode: ToolExpectations = {
     'tmux-env-slow-turn': {
       turns: ['success'],
       final: READY,
-      knownProfileWeakness: { reason: DOTS, failing: ['screen_alone'] },
     },
     // Screen-reader mode (`--screen-reader`): `responding` where the glyph stands, no borders.
     // The profile knows none of this view's screens: all read unknown, so no outcome (a missed
@@ -70,25 +67,21 @@ export const qwenCode: ToolExpectations = {
     },
     // The same turns as above, with TMUX set.
     'tmux-env-long-turn-pause': { turns: ['success'], final: READY },
-    // While the requests fail and are retried the screen reads as a finished turn: completed
-    // about 65 s before the error shows.
+    // The requests fail and are retried for about 65 s before the error shows; the dots
+    // spinner's line keeps the turn working all that time.
     'tmux-env-error-500': {
       turns: ['known_failure'],
       final: READY,
-      knownProfileWeakness: { reason: DOTS, failing: ['submitted'] },
     },
-    // The hung stream's screen reads as a finished turn (completion a candidate).
+    // A hung stream: the dots spinner keeps the turn working until it is interrupted.
     'tmux-env-hang': {
       turns: ['interrupted'],
       final: READY,
       hang: true,
-      knownProfileWeakness: { reason: DOTS, failing: ['submitted'] },
     },
-    // From the screen alone the turn is never seen, so its interrupt is not either.
     'tmux-env-interrupted': {
       turns: ['interrupted'],
       final: READY,
-      knownProfileWeakness: { reason: DOTS, failing: ['screen_alone'] },
     },
     'size-80x24-tmux-env-slow-turn': { turns: ['success'], final: READY },
     // Text streamed slowly, then a shell call that asks for permission, approved after 6 s.
@@ -96,7 +89,6 @@ export const qwenCode: ToolExpectations = {
       turns: ['success'],
       final: READY,
       dialog: 'Allow execution of',
-      knownProfileWeakness: { reason: DOTS, failing: ['submitted', 'screen_alone'] },
     },
     'cli-exit': { turns: ['success'], final: DOWN },
     'cli-killed': { turns: ['success'], final: DOWN },
