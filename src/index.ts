@@ -4,7 +4,7 @@
  * ```ts
  * import { createSupervisor } from 'paneward';
  * const sup = createSupervisor({ socketName: 'work' });
- * const id = sup.attach({ target: 'agents:0.0', tool: 'claude_code' });
+ * const id = await sup.attach({ target: 'agents:0.0', tool: 'claude_code' });
  * sup.state$(id).subscribe((s) => console.log(s.readiness.status, s.turn.phase));
  * const result = await sup.runTurn(id, 'fix the failing test', { timeoutMs: 600_000 });
  * console.log(result.lastTurn.result); // 'success' | 'interrupted' | 'known_failure' | ...

@@ -8,7 +8,8 @@ describe('public API types', () => {
   it('supervisor methods', () => {
     const sup = paneward.createSupervisor({ socketName: 'x', dataDir: null });
     expectTypeOf(sup.attach).parameter(0).toMatchTypeOf<{ target: string; tool?: string }>();
-    expectTypeOf(sup.attach).returns.toEqualTypeOf<string>();
+    expectTypeOf(sup.attach).returns.toEqualTypeOf<Promise<string>>();
+    expectTypeOf(sup.attachPane).returns.toEqualTypeOf<Promise<string>>();
     expectTypeOf(sup.state$).returns.toEqualTypeOf<Observable<TerminalState>>();
     expectTypeOf(sup.get).returns.toEqualTypeOf<TerminalState>();
     expectTypeOf(sup.submit).returns.toEqualTypeOf<Promise<string>>();

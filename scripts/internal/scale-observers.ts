@@ -78,7 +78,7 @@ export interface ObserverOptions {
 
 const NAMES = [...FLEET_PROCESS_NAMES];
 
-export function startObserver(name: ObserverName, o: ObserverOptions): Observer {
+export async function startObserver(name: ObserverName, o: ObserverOptions): Promise<Observer> {
   switch (name) {
     case 'supervisor':
       return supervisorObserver(o);
@@ -131,7 +131,7 @@ function sourceObserver(name: ObserverName, source: FrameSource, o: ObserverOpti
  * newest `tick` line is its one active reason, so each printed line changes the public state;
  * what is logged is when that state was published.
  */
-function supervisorObserver(o: ObserverOptions): Observer {
+async function supervisorObserver(o: ObserverOptions): Promise<Observer> {
   const sup = createSupervisor({
     socketName: o.socketName,
     dataDir: null,
@@ -139,10 +139,11 @@ function supervisorObserver(o: ObserverOptions): Observer {
     profiles: { fleet: fleetProfile },
     config: { pollIntervalSeconds: o.intervalMs / 1000 },
   });
-  const subs = o.panes.map((pane, i) => {
-    const id = sup.attach({ target: pane.id, tool: 'fleet', id: `f${i}` });
-    return sup.state$(id).subscribe((s) => o.log.sample(i, s.surface.activeReasons.join('\n')));
-  });
+  const subs: Subscription[] = [];
+  for (const [i, pane] of o.panes.entries()) {
+    const id = await sup.attach({ target: pane.id, tool: 'fleet', id: `f${i}` });
+    subs.push(sup.state$(id).subscribe((s) => o.log.sample(i, s.surface.activeReasons.join('\n'))));
+  }
   return {
     name: 'supervisor',
     childPids: () => tmuxChildren(),

@@ -301,7 +301,7 @@ async function measureObserver(
   const n = fleet.panes.length;
   const log = new SampleLog(fleet.panes);
   const mem0 = memoryAfterGc();
-  const observer = startObserver(name, {
+  const observer = await startObserver(name, {
     socketName: fleet.socketName,
     panes: fleet.panes,
     intervalMs: options.intervalMs,

@@ -135,7 +135,9 @@ export async function runWatch(
   const format = o.format === 'auto' ? (io.tty ? 'table' : 'brief') : o.format;
   const subs: Subscription[] = [];
   try {
-    for (const target of o.targets) sup.attach({ target, ...(o.tool ? { tool: o.tool } : {}) });
+    for (const target of o.targets) {
+      await sup.attach({ target, ...(o.tool ? { tool: o.tool } : {}) });
+    }
     if (o.discover) {
       sup.discoverContinuously(DISCOVER_SECONDS);
       if (o.targets.length === 0) io.err('paneward: watching for panes that run a known agent CLI');

@@ -111,7 +111,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
     // A server with panes (not a fleet server) always has its supervisor.
     const sup = serve.supervisor!;
     for (const p of panes) {
-      sup.attach({
+      await sup.attach({
         target: `${p.id}:0.0`,
         tool: p.tool,
         ...(p.toolVersion ? { toolVersion: p.toolVersion } : {}),

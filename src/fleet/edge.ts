@@ -506,7 +506,7 @@ export class FleetEdge {
     const sup = this.sup;
     switch (req.op) {
       case 'attach': {
-        const terminalId = await sup.attachPane(req.body);
+        const terminalId = await sup.attach(req.body);
         return { terminalId, state: sup.get(terminalId) };
       }
       case 'input':

@@ -176,7 +176,7 @@ export class FleetView implements SupervisorPort {
 
   // ---- commands ------------------------------------------------------------------------------
 
-  async attachPane(request: AttachCommand): Promise<string> {
+  async attach(request: AttachCommand): Promise<string> {
     const { host, ...body } = request;
     const known = [...this.hosts.keys()].sort();
     if (host === undefined) {

@@ -377,7 +377,7 @@ export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {})
       responses: { 201: json(TerminalView, 'attached'), ...ERRORS },
     }),
     async (c) => {
-      const id = await sup.attachPane(c.req.valid('json'));
+      const id = await sup.attach(c.req.valid('json'));
       return c.json(view(id), 201);
     },
   );

@@ -62,7 +62,7 @@ export interface SupervisorPort {
   /** Throws `unknown_terminal` for an id it does not know. */
   get(id: string): TerminalState;
   history(id: string, limit?: number): JournalRecord[] | Promise<JournalRecord[]>;
-  attachPane(request: AttachCommand): Promise<string>;
+  attach(request: AttachCommand): Promise<string>;
   submit(id: string, text: string, opts: { force?: boolean }): Promise<string>;
   waitForTurn(
     id: string,

@@ -307,14 +307,51 @@ export class Supervisor {
     }
   }
 
-  /** Attaches a pane; returns its terminal id. The tool is detected when not given. */
-  attach(request: AttachRequest): string {
-    return this.attachAs(request);
+  /**
+   * Attaches a pane; resolves to its terminal id once the pane is prepared. The target must be
+   * a pane of this supervisor's tmux server (rejected with `invalid_input` naming `target`
+   * otherwise, before anything is recorded). Without `tool`, the pane's processes name it. A
+   * pane is one terminal whatever it is called (`%3`, `agents:0.1`): attaching one already
+   * attached answers its terminal when the request asks for nothing else (no other id, no
+   * other tool), and is refused naming `target` when it does.
+   */
+  async attach(request: AttachRequest): Promise<string> {
+    this.assertRunning();
+    const r = this.checkAttach(request);
+    let paneId: string;
+    try {
+      paneId = (await detectPaneTool(this.transport, r.target, [])).pane.id;
+    } catch (error) {
+      if (isPanewardError(error) && error.code === 'tmux_missing') {
+        throw new PanewardError(
+          'invalid_input',
+          `attach: field \`target\`: no pane ${r.target} on this tmux server`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+    this.assertRunning();
+    const id = this.attachResolved(r, paneId);
+    // Answer once the pane is prepared: its tool is known then.
+    const ref = this.terminal(id);
+    await firstValueFrom(
+      defer(() => from(ref).pipe(startWith(ref.getSnapshot()))).pipe(
+        filter((s) => (s as { value: unknown }).value !== 'attaching'),
+        rxTimeout({ first: 10_000, scheduler: this.scheduler, with: () => from([null]) }),
+      ),
+      { defaultValue: null },
+    );
+    return id;
   }
 
-  /** `attach`, with the pane's id when the caller has resolved it. */
-  private attachAs(request: AttachRequest, paneId?: string): string {
-    this.assertRunning();
+  /** @deprecated The same as {@link Supervisor.attach}, under its former name. */
+  attachPane(request: AttachRequest): Promise<string> {
+    return this.attach(request);
+  }
+
+  /** Validates an attach request: every field, the tool and the chart settings. */
+  private checkAttach(request: AttachRequest): AttachRequest {
     const parsed = AttachRequest.safeParse(request);
     if (!parsed.success) throw invalid('attach', parsed.error);
     const r = parsed.data;
@@ -326,17 +363,23 @@ export class Supervisor {
         `attach: field \`config.staleActiveSeconds\`: ${conflict}`,
       );
     }
-    // A pane is one terminal: the same target (or pane id) answers the terminal already on it.
+    return r;
+  }
+
+  /**
+   * Attaches a checked request whose pane id the caller has resolved (`attach`, discovery),
+   * or answers the terminal already on that pane.
+   */
+  private attachResolved(r: AttachRequest, paneId: string): string {
     const same = this.ids().find(
-      (other) =>
-        this.requestOf(other).target === r.target || this.paneOf(other) === (paneId ?? r.target),
+      (other) => this.paneOf(other) === paneId || this.requestOf(other).target === r.target,
     );
     if (same !== undefined && r.id !== same) {
       const tool = this.requestOf(same).tool;
       if (r.id !== undefined || (r.tool !== undefined && r.tool !== tool)) {
         throw new PanewardError(
           'invalid_input',
-          `attach: field \`target\`: ${r.target} is already attached as ${same} (${tool})`,
+          `attach: field \`target\`: pane ${paneId} is already attached as ${same} (${tool})`,
         );
       }
       return same;
@@ -357,63 +400,10 @@ export class Supervisor {
         ...(r.toolVersion ? { toolVersion: r.toolVersion } : {}),
         watchdogBudgetSeconds:
           r.sessionWallClockSeconds ?? this.options.config?.sessionWallClockSeconds ?? 0,
-        ...(paneId === undefined ? {} : { paneId }),
+        paneId,
         ...(r.config ? { config: r.config } : {}),
       },
       false,
-    );
-    return id;
-  }
-
-  /**
-   * Attaches a pane after checking it is one: the target must be a pane of this supervisor's
-   * tmux server (rejected with `invalid_input` naming `target` otherwise). Without `tool`, the
-   * pane's processes name it, as for `attach`. A pane is one terminal whatever it is called
-   * (`%3`, `agents:0.1`): attaching one already attached answers its terminal when the request
-   * asks for nothing else (no other id, no other tool), and is refused naming `target` when it
-   * does.
-   */
-  async attachPane(request: AttachRequest): Promise<string> {
-    this.assertRunning();
-    const parsed = AttachRequest.safeParse(request);
-    if (!parsed.success) throw invalid('attach', parsed.error);
-    const r = parsed.data;
-    this.assertKnownTool(r.tool);
-    let paneId: string;
-    try {
-      paneId = (await detectPaneTool(this.transport, r.target, [])).pane.id;
-    } catch (error) {
-      if (isPanewardError(error) && error.code === 'tmux_missing') {
-        throw new PanewardError(
-          'invalid_input',
-          `attach: field \`target\`: no pane ${parsed.data.target} on this tmux server`,
-          { cause: error },
-        );
-      }
-      throw error;
-    }
-    const existing = this.ids().find(
-      (id) => this.paneOf(id) === paneId || this.requestOf(id).target === r.target,
-    );
-    if (existing !== undefined && r.id !== existing) {
-      const tool = this.requestOf(existing).tool;
-      if (r.id !== undefined || (r.tool !== undefined && r.tool !== tool)) {
-        throw new PanewardError(
-          'invalid_input',
-          `attach: field \`target\`: pane ${paneId} is already attached as ${existing} (${tool})`,
-        );
-      }
-      return existing;
-    }
-    const id = this.attachAs(request, paneId);
-    // Answer once the pane is prepared: its tool is known then.
-    const ref = this.terminal(id);
-    await firstValueFrom(
-      defer(() => from(ref).pipe(startWith(ref.getSnapshot()))).pipe(
-        filter((s) => (s as { value: unknown }).value !== 'attaching'),
-        rxTimeout({ first: 10_000, scheduler: this.scheduler, with: () => from([null]) }),
-      ),
-      { defaultValue: null },
     );
     return id;
   }
@@ -463,7 +453,9 @@ export class Supervisor {
     const ids: string[] = [];
     for (const pane of panes) {
       if (attached.has(pane.paneId) || attached.has(pane.target)) continue;
-      ids.push(this.attach({ target: pane.paneId, tool: pane.tool }));
+      this.assertRunning();
+      const request = this.checkAttach({ target: pane.paneId, tool: pane.tool });
+      ids.push(this.attachResolved(request, pane.paneId));
     }
     return ids;
   }

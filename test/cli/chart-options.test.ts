@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { chartSettingsOf } from '../../src/cli/chart-options.js';
@@ -5,6 +6,7 @@ import { registerServe, ServeOptions } from '../../src/cli/serve.js';
 import { registerWatch, WatchOptions } from '../../src/cli/watch.js';
 import { AttachBody } from '../../src/server/schemas.js';
 import { createSupervisor } from '../../src/index.js';
+import { startAgentSession, uniqueSocketName } from '../e2e/harness/session.js';
 
 const messages = (r: { success: boolean; error?: { issues: Array<{ message: string }> } }) =>
   r.success ? [] : r.error!.issues.map((i) => i.message);
@@ -110,18 +112,28 @@ describe('chart settings of the attach call', () => {
   });
 
   it('the supervisor refuses a stale-active window not longer than the settle window, before attaching', async () => {
+    // `attach` checks the pane: a real one, running a plain `cat`.
+    const pane = await startAgentSession({
+      socketName: uniqueSocketName('chart'),
+      sessionName: 's',
+      cwd: tmpdir(),
+      env: {},
+      command: ['cat'],
+    });
     const sup = createSupervisor({
       dataDir: null,
-      socketName: 'turn-none',
+      socketName: pane.socketName,
       config: { settleSeconds: 2 },
     });
     try {
-      expect(() =>
+      await expect(
         sup.attach({ target: 's:0.0', tool: 'claude_code', config: { staleActiveSeconds: 2 } }),
-      ).toThrow(/field `config.staleActiveSeconds`: must be longer than the settle window \(2 s\)/);
+      ).rejects.toThrow(
+        /field `config.staleActiveSeconds`: must be longer than the settle window \(2 s\)/,
+      );
       expect(sup.ids()).toEqual([]);
       // The terminal's own settle window counts.
-      const id = sup.attach({
+      const id = await sup.attach({
         target: 's:0.0',
         tool: 'claude_code',
         config: { settleSeconds: 0.5, staleActiveSeconds: 2 },
@@ -134,6 +146,7 @@ describe('chart settings of the attach call', () => {
       });
     } finally {
       await sup.stop();
+      await pane.close();
     }
   });
 

@@ -63,7 +63,7 @@ describe('the command line goes through the gate', () => {
   });
 
   it('interrupt, resume and send to a plain shell are refused (exit 3), and nothing is typed', async () => {
-    const id = await sup.attachPane({ target: shell.target });
+    const id = await sup.attach({ target: shell.target });
     await firstValueFrom(
       sup.state$(id).pipe(
         filter((s) => s.tool === 'unsupported' && s.diagnostics.parse === 'unsupported_tool'),

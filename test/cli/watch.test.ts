@@ -47,22 +47,35 @@ describe('paneward watch', () => {
     expect(err).toEqual([]);
   });
 
-  it('says on each line why a pane cannot take a prompt: no such pane, no agent CLI', async () => {
+  it('refuses a target that is no pane, naming `target`, before watching anything', async () => {
+    const out: string[] = [];
+    await expect(
+      runWatch(
+        { targets: [session.target, '%9999'], socketName: session.socketName, format: 'brief' },
+        { out: (l) => out.push(l), err: () => {}, signal: new AbortController().signal },
+      ),
+    ).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: 'attach: field `target`: no pane %9999 on this tmux server',
+    });
+    expect(out).toEqual([]);
+  });
+
+  it('says on each line why a pane cannot take a prompt: no agent CLI', async () => {
     const out: string[] = [];
     await runWatch(
       {
-        targets: ['%9999', session.target],
+        targets: [session.target],
         socketName: session.socketName,
         duration: '1.5',
         format: 'brief',
       },
       { out: (l) => out.push(l), err: () => {}, signal: new AbortController().signal },
     );
-    expect(out.some((l) => / t1 %9999 \S+ .*\(no such pane/.test(l))).toBe(true);
     expect(
       out.some((l) =>
         new RegExp(
-          ` t2 ${session.target.replace('.', '\\.')} unsupported .*\\(no agent CLI in this pane\\)`,
+          ` t1 ${session.target.replace('.', '\\.')} unsupported .*\\(no agent CLI in this pane\\)`,
         ).test(l),
       ),
     ).toBe(true);

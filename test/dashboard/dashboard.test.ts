@@ -67,7 +67,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the dashboard in a br
       ['b-busy', 'pw:1.0'],
       ['z-asks', 'pw:2.0'],
     ]) {
-      sup.attach({ target: target!, tool: 'stand_in', id: id! });
+      await sup.attach({ target: target!, tool: 'stand_in', id: id! });
       await until(id!, (s) => s.readiness.status === 'ready');
     }
     http = createHttpApp(sup);

@@ -61,7 +61,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)(
           config: { pollIntervalSeconds: 0.1, settleSeconds: 0.3, stabilitySeconds: 0.3 },
           profiles: { stand_in: standInProfile },
         });
-        sup.attach({ target: pane.target, tool: 'stand_in', id: 'p0' });
+        await sup.attach({ target: pane.target, tool: 'stand_in', id: 'p0' });
         const edge = new FleetEdge({ supervisor: sup, nats: nats.url, hostId: host });
         hosts.set(host, { pane, sup, edge });
       }

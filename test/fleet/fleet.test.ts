@@ -361,7 +361,7 @@ describe('the fleet view serves the HTTP API for its hosts', () => {
     expect(metrics).not.toMatch(/^paneward_fleet_host_observer_lagging\{host="host-a"\}/m);
 
     // Records made while no edge publishes; the cursor is lost; the duplicate window passes.
-    sup.attach({ target: panes[1]!.target, tool: 'stand_in', id: 'f2' });
+    await sup.attach({ target: panes[1]!.target, tool: 'stand_in', id: 'f2' });
     const cursor = join(dir, 'a', 'fleet', 'host-a.cursor.json');
     expect(existsSync(cursor)).toBe(true);
     rmSync(cursor);

@@ -67,7 +67,7 @@ describe('live inspection in Stately tooling', () => {
       profiles: { stand_in: standInProfile },
       config: { pollIntervalSeconds: 0.1, settleSeconds: 0.3, stabilitySeconds: 0.3 },
     });
-    const id = sup.attach({ target: agent.target, tool: 'stand_in', id: 'inspected' });
+    const id = await sup.attach({ target: agent.target, tool: 'stand_in', id: 'inspected' });
     await firstValueFrom(
       sup.state$(id).pipe(
         filter((s) => s.readiness.status === 'ready'),

@@ -78,7 +78,7 @@ describe('numbers from outside are bounded; long budgets never fire early', () =
   it('a budget of 2200000 s (past 2^31 ms) does not fire: no cancel, the session stays running', async () => {
     const sup = open(join(dir, 'long'));
     try {
-      const id = sup.attach({
+      const id = await sup.attach({
         target: agent.target,
         tool: 'stand_in',
         sessionWallClockSeconds: 2_200_000,
@@ -150,9 +150,9 @@ describe('numbers from outside are bounded; long budgets never fire early', () =
     ).toThrow(/maxSeconds/);
     const sup = open(join(dir, 'lib'));
     try {
-      expect(() =>
+      await expect(
         sup.attach({ target: agent.target, tool: 'stand_in', sessionWallClockSeconds: 1e308 }),
-      ).toThrow(/field `sessionWallClockSeconds`/);
+      ).rejects.toThrow(/field `sessionWallClockSeconds`/);
       expect(sup.ids()).toEqual([]);
       expect(() => sup.discoverContinuously(1e308)).toThrow(/field `intervalSeconds`/);
     } finally {

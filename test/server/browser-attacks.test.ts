@@ -25,7 +25,7 @@ async function listen(server: Server): Promise<number> {
   return (server.address() as { port: number }).port;
 }
 
-const ACTIONS = ['submit', 'interrupt', 'resume', 'detach', 'attachPane'] as const;
+const ACTIONS = ['submit', 'interrupt', 'resume', 'detach', 'attach'] as const;
 
 describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('attacks from a web page', () => {
   let agent: AgentSession;
@@ -60,7 +60,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('attacks from a web pa
       config: { pollIntervalSeconds: 0.1, settleSeconds: 0.3, stabilitySeconds: 0.3 },
       profiles: { stand_in: standInProfile },
     });
-    sup.attach({ target: agent.target, tool: 'stand_in', id: 'a1' });
+    await sup.attach({ target: agent.target, tool: 'stand_in', id: 'a1' });
     await until((s) => s.readiness.status === 'ready');
     // The port the app serves records every command it passes on.
     const port_ = new Proxy(sup as unknown as SupervisorPort, {

@@ -117,7 +117,7 @@ const request = fc.record({
 });
 
 /** Commands the app can pass on to the supervisor: each one may type, or change what is typed. */
-const ACTIONS = new Set(['submit', 'interrupt', 'resume', 'detach', 'attachPane']);
+const ACTIONS = new Set(['submit', 'interrupt', 'resume', 'detach', 'attach']);
 
 /** The ASCII control characters, DEL and the C1 ones a terminal also reads as keys. */
 const control = fc
@@ -342,7 +342,7 @@ describe('every route under random requests', () => {
       config: { pollIntervalSeconds: 0.2 },
       profiles: { stand_in: standInProfile },
     });
-    sup.attach({ target: agent.target, tool: 'stand_in', id: 'f1' });
+    await sup.attach({ target: agent.target, tool: 'stand_in', id: 'f1' });
     http = createHttpApp(sup, { sse: { heartbeatMs: 50 } });
   });
 
@@ -410,7 +410,7 @@ describe('every route under random requests', () => {
       fc.asyncProperty(request, async ({ route: [method, path], ...r }) => {
         // A detach among the requests: attach it again, so later ones reach its routes.
         if (!sup.ids().includes('f1'))
-          sup.attach({ target: agent.target, tool: 'stand_in', id: 'f1' });
+          await sup.attach({ target: agent.target, tool: 'stand_in', id: 'f1' });
         const abort = new AbortController();
         // Waits (turns, event streams) are cut short: the answer so far is what counts.
         const timer = setTimeout(() => abort.abort(), 300);

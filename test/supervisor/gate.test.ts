@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { filter, firstValueFrom, timeout } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSupervisor, type Supervisor } from '../../src/index.js';
+import { createSupervisor, isPanewardError, type Supervisor } from '../../src/index.js';
 import { createExecaTransport } from '../../src/observe/execa-transport.js';
 import type { TmuxTransport } from '../../src/observe/transport.js';
 import type { ProfileFactory } from '../../src/profiles/types.js';
@@ -129,7 +129,7 @@ describe('the gate with real tmux', () => {
   });
 
   it('two prompts sent at the same moment to a ready terminal: one turn, one refusal, every time', async () => {
-    const id = sup.attach({ target: agent.target, tool: 'stand_in', id: 'c1' });
+    const id = await sup.attach({ target: agent.target, tool: 'stand_in', id: 'c1' });
     for (let i = 0; i < 8; i++) {
       await until(sup, id, () => sup.operations(id).sendInput.allowed === 'yes');
       const both = await Promise.allSettled([
@@ -180,9 +180,9 @@ describe('the gate with real tmux', () => {
     sup.detach('c1');
   });
 
-  it('terminal ids start with a letter or digit: `.` and `..` are refused naming `id`', () => {
+  it('terminal ids start with a letter or digit: `.` and `..` are refused naming `id`', async () => {
     for (const id of ['.', '..', '-x', '_y']) {
-      expect(() => sup.attach({ target: agent.target, tool: 'stand_in', id })).toThrow(
+      await expect(sup.attach({ target: agent.target, tool: 'stand_in', id })).rejects.toThrow(
         /attach: field `id`/,
       );
     }
@@ -211,7 +211,7 @@ describe('typing: one bracketed paste from a tmux buffer', () => {
       config: { pollIntervalSeconds: 0.1 },
       profiles: { paste_reader: readerProfile },
     });
-    const id = sup.attach({ target: reader.target, tool: 'paste_reader', id: 'p1' });
+    const id = await sup.attach({ target: reader.target, tool: 'paste_reader', id: 'p1' });
     await until(sup, id, (s) => s.readiness.status === 'ready');
   });
 
@@ -315,7 +315,7 @@ describe('typing while tmux is frozen', () => {
       config: { pollIntervalSeconds: 0.1 },
       profiles: { paste_reader: readerProfile },
     });
-    sup.attach({ target: reader.target, tool: 'paste_reader', id });
+    await sup.attach({ target: reader.target, tool: 'paste_reader', id });
     await until(sup, id, (s) => s.readiness.status === 'ready');
     return sup;
   }
@@ -394,9 +394,9 @@ describe('attach: one pane, one terminal, and no pane that is gone', () => {
   it('attaching a target already attached answers its terminal, or is refused naming `target`', async () => {
     const sup = open('same');
     try {
-      const id = sup.attach({ target: agent.target, tool: 'stand_in' });
-      expect(sup.attach({ target: agent.target })).toBe(id);
-      expect(() => sup.attach({ target: agent.target, id: 'other' })).toThrow(
+      const id = await sup.attach({ target: agent.target, tool: 'stand_in' });
+      expect(await sup.attach({ target: agent.target })).toBe(id);
+      await expect(sup.attach({ target: agent.target, id: 'other' })).rejects.toThrow(
         /^attach: field `target`: .* is already attached as t1 \(stand_in\)$/,
       );
       expect(sup.ids()).toEqual([id]);
@@ -409,8 +409,9 @@ describe('attach: one pane, one terminal, and no pane that is gone', () => {
     for (let run = 0; run < 2; run++) {
       const sup = open('readme');
       try {
-        // `attach` (synchronous) and `attachPane` (which also resolves the pane) alike.
-        expect(sup.attach({ target: agent.target })).toBe('t1');
+        // The README's library example, as written there.
+        expect(await sup.attach({ target: agent.target })).toBe('t1');
+        // `attachPane` is the former name of the same call.
         expect(await sup.attachPane({ target: agent.target })).toBe('t1');
         expect(sup.ids()).toEqual(['t1']);
       } finally {
@@ -419,11 +420,67 @@ describe('attach: one pane, one terminal, and no pane that is gone', () => {
     }
   });
 
+  it('a pane that does not exist is refused naming `target`, and nothing is recorded', async () => {
+    const sup = open('nosuch');
+    try {
+      const error: unknown = await sup.attach({ target: 'nosuch:0.0' }).catch((e: unknown) => e);
+      expect(isPanewardError(error) && error.code).toBe('invalid_input');
+      expect((error as Error).message).toBe(
+        'attach: field `target`: no pane nosuch:0.0 on this tmux server',
+      );
+      await expect(sup.attach({ target: '%999', tool: 'stand_in', id: 'x' })).rejects.toThrow(
+        /^attach: field `target`: no pane %999 /,
+      );
+      expect(sup.ids()).toEqual([]);
+      await sup.journal.flush();
+      expect(sup.journal.read().map((r) => r.kind)).toEqual(['supervisor.started']);
+    } finally {
+      await sup.stop();
+    }
+    // Not re-adopted either: a new supervisor on the same data starts empty.
+    const again = open('nosuch');
+    try {
+      expect(again.ids()).toEqual([]);
+    } finally {
+      await again.stop();
+    }
+  });
+
+  it('one pane attached by target and by pane id is one terminal', async () => {
+    const sup = open('byid');
+    try {
+      const paneId = (
+        await execa('tmux', [
+          '-L',
+          agent.socketName,
+          'display-message',
+          '-p',
+          '-t',
+          agent.target,
+          '#{pane_id}',
+        ])
+      ).stdout.trim();
+      const id = await sup.attach({ target: agent.target, tool: 'stand_in' });
+      expect(await sup.attach({ target: paneId })).toBe(id);
+      expect(await sup.attach({ target: paneId, tool: 'stand_in' })).toBe(id);
+      expect(sup.ids()).toEqual([id]);
+      await sup.journal.flush();
+      expect(sup.journal.read().filter((r) => r.kind === 'terminal.attached')).toHaveLength(1);
+    } finally {
+      await sup.stop();
+    }
+  });
+
   it('a pane that is gone is not re-adopted: its terminal is detached, recorded', async () => {
+    const tmux = (...args: string[]) => execa('tmux', ['-L', agent.socketName, ...args]);
+    const ghostPane = (
+      await tmux('new-window', '-d', '-P', '-F', '#{pane_id}', '-t', agent.target.split(':')[0]!)
+    ).stdout.trim();
     const first = open('gone');
-    first.attach({ target: 'nosuch:0.0', tool: 'stand_in', id: 'ghost' });
-    first.attach({ target: agent.target, tool: 'stand_in', id: 'real' });
+    await first.attach({ target: ghostPane, tool: 'stand_in', id: 'ghost' });
+    await first.attach({ target: agent.target, tool: 'stand_in', id: 'real' });
     await first.stop();
+    await tmux('kill-pane', '-t', ghostPane);
     const second = open('gone');
     try {
       await until(second, 'real', (s) => s.readiness.status === 'ready');

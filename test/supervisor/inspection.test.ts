@@ -41,7 +41,7 @@ describe('the actor tree, seen through XState inspection', () => {
       inspect: (ev) => events.push(ev),
     });
     try {
-      const id = sup.attach({ target: agent.target, tool: 'stand_in', id: 'w1' });
+      const id = await sup.attach({ target: agent.target, tool: 'stand_in', id: 'w1' });
       await firstValueFrom(
         sup.state$(id).pipe(
           filter((s) => s.readiness.status === 'ready'),

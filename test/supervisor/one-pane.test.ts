@@ -51,17 +51,17 @@ afterAll(async () => {
 it("a pane attached by its window's name is neither discovered again nor attached twice, before and after a restart", async () => {
   const first = supervisor();
   // By the window's name: neither the pane's id nor the `session:index.pane` discovery lists.
-  const id = await first.attachPane({ target: 'agents:main.0' });
+  const id = await first.attach({ target: 'agents:main.0' });
   expect(await first.discover()).toEqual([]);
-  expect(await first.attachPane({ target: paneId })).toBe(id);
+  expect(await first.attach({ target: paneId })).toBe(id);
   expect(first.ids()).toEqual([id]);
   await first.stop();
 
   const second = supervisor();
   expect(second.ids()).toEqual([id]);
   expect(await second.discover()).toEqual([]);
-  expect(await second.attachPane({ target: agent.target })).toBe(id);
-  await expect(second.attachPane({ target: paneId, id: 'other' })).rejects.toThrow(
+  expect(await second.attach({ target: agent.target })).toBe(id);
+  await expect(second.attach({ target: paneId, id: 'other' })).rejects.toThrow(
     `attach: field \`target\`: pane ${paneId} is already attached as ${id} (stand_in)`,
   );
   expect(second.ids()).toEqual([id]);

@@ -56,7 +56,7 @@ describe.each(['control', 'polling'] as const)('overload on the %s source', (sou
       profiles: { stand_in: standInProfile },
     });
     for (let i = 0; i < PANES; i++) {
-      const id = sup.attach({ target: `pw:${i}.0`, tool: 'stand_in', id: `p${i}` });
+      const id = await sup.attach({ target: `pw:${i}.0`, tool: 'stand_in', id: `p${i}` });
       try {
         await firstValueFrom(
           sup.state$(id).pipe(

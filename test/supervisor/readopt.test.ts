@@ -39,7 +39,7 @@ describe('a supervisor restarted on the same data directory', () => {
 
   it('re-attaches what was attached, continues seq and turn ids, restores the last and the open turn', async () => {
     const first = open();
-    const id = first.attach({ target: agent.target, tool: 'stand_in', id: 'a1' });
+    const id = await first.attach({ target: agent.target, tool: 'stand_in', id: 'a1' });
     await until(first, id, (s) => s.readiness.status === 'ready');
     const done = await first.runTurn(id, 'first prompt', { timeoutMs: 20_000 });
     expect(done.lastTurn).toMatchObject({
@@ -102,7 +102,7 @@ describe('a supervisor restarted on the same data directory', () => {
   it('keeps a restored turn active until it ends, also when its reply is already on screen', async () => {
     // A long settle window: the supervisor goes away after the reply, before the success.
     const first = open({ settleSeconds: 30 });
-    const id = first.attach({ target: agent.target, tool: 'stand_in', id: 'b1' });
+    const id = await first.attach({ target: agent.target, tool: 'stand_in', id: 'b1' });
     await until(first, id, (s) => s.readiness.status === 'ready' && s.completion === null);
     const turnId = await first.submit(id, 'a prompt answered before the restart');
     await until(first, id, (s) => s.completion?.sawWorking === true);

@@ -38,7 +38,7 @@ describe('runTurn', () => {
       config: { pollIntervalSeconds: 0.1, settleSeconds: 0.2, stabilitySeconds: 4 },
       profiles: { stand_in: standInProfile },
     });
-    const id = sup.attach({ target: agent.target, tool: 'stand_in', id: 'r1' });
+    const id = await sup.attach({ target: agent.target, tool: 'stand_in', id: 'r1' });
     await firstValueFrom(
       sup.state$(id).pipe(
         filter((s) => s.readiness.status === 'ready'),

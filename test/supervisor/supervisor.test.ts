@@ -95,29 +95,23 @@ describe('supervisor with real tmux', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('rejects bad attach requests naming the field', () => {
-    const err = (() => {
-      try {
-        sup.attach({ target: 'not a target!' });
-      } catch (e) {
-        return e;
-      }
-    })();
+  it('rejects bad attach requests naming the field', async () => {
+    const err: unknown = await sup.attach({ target: 'not a target!' }).catch((e: unknown) => e);
     expect(isPanewardError(err) && err.code).toBe('invalid_input');
     expect(String((err as Error).message)).toMatch(/target/);
-    expect(() => sup.attach({ target: '%1', tool: 'no_such_cli' })).toThrow(
+    await expect(sup.attach({ target: '%1', tool: 'no_such_cli' })).rejects.toThrow(
       /field `tool`: unknown tool "no_such_cli"/,
     );
-    expect(() => sup.attach({ target: '%1', sessionWallClockSeconds: -1 } as never)).toThrow(
-      /sessionWallClockSeconds/,
-    );
+    await expect(
+      sup.attach({ target: '%1', sessionWallClockSeconds: -1 } as never),
+    ).rejects.toThrow(/sessionWallClockSeconds/);
     expect(() => sup.get('nope')).toThrow(/no terminal with id nope/);
   });
 
   it('restarts a failing terminal with capped backoff while its sibling keeps working', async () => {
-    const okId = sup.attach({ target: good.target, tool: 'cat_tool', id: 'ok' });
-    const badId = sup.attach({ target: bad.target, tool: 'broken_tool', id: 'bad' });
-    expect(() => sup.attach({ target: good.target, id: 'ok' })).toThrow(/already attached/);
+    const okId = await sup.attach({ target: good.target, tool: 'cat_tool', id: 'ok' });
+    const badId = await sup.attach({ target: bad.target, tool: 'broken_tool', id: 'bad' });
+    await expect(sup.attach({ target: good.target, id: 'ok' })).rejects.toThrow(/already attached/);
 
     await until(sup, okId, (s) => s.readiness.status === 'ready');
     // Let the broken terminal fail and be restarted several times.
@@ -160,7 +154,7 @@ describe('supervisor with real tmux', () => {
     });
     const done = await sup.waitForTurn('ok', turnId, { timeoutMs: 10_000 });
     expect(done).toMatchObject({ turnId, result: 'completed' });
-    const shell = sup.attach({ target: bad.target, tool: 'unsupported', id: 'plain' });
+    const shell = await sup.attach({ target: bad.target, tool: 'unsupported', id: 'plain' });
     await until(sup, shell, (s) => s.readiness.status === 'failed');
     await expect(sup.submit(shell, 'hi')).rejects.toMatchObject({
       code: 'not_ready',
@@ -213,7 +207,7 @@ describe('session watchdog through the supervisor', () => {
       profiles: { cat_tool: catProfile },
     });
     try {
-      const id = sup.attach({
+      const id = await sup.attach({
         target: session.target,
         tool: 'cat_tool',
         id: 'wd',
@@ -266,7 +260,7 @@ describe('session watchdog through the supervisor', () => {
       profiles: { cat_tool: catProfile },
     });
     try {
-      const id = sup.attach({ target: session.target, tool: 'cat_tool' });
+      const id = await sup.attach({ target: session.target, tool: 'cat_tool' });
       await until(sup, id, (s) => s.diagnostics.availability !== 'unknown');
       expect(sup.get(id).watchdog).toEqual({
         state: 'disabled',

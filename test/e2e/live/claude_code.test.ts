@@ -100,8 +100,8 @@ if (missing && process.env.CI) {
           return session;
         };
 
-        const attach = (session: AgentSession, tool: string): string => {
-          const id = sup.attach({ target: session.target, tool });
+        const attach = async (session: AgentSession, tool: string): Promise<string> => {
+          const id = await sup.attach({ target: session.target, tool });
           const timeline = new Timeline();
           timelines.set(id, timeline);
           sup.state$(id).subscribe((s) => timeline.push(s));
@@ -144,9 +144,9 @@ if (missing && process.env.CI) {
             source,
             config: { pollIntervalSeconds: POLL_SECONDS },
           });
-          mainId = attach(main, 'claude_code');
-          spareId = attach(spare, 'claude_code');
-          shellId = attach(shell, 'unsupported');
+          mainId = await attach(main, 'claude_code');
+          spareId = await attach(spare, 'claude_code');
+          shellId = await attach(shell, 'unsupported');
         }, 60_000);
 
         afterAll(async () => {

@@ -193,7 +193,7 @@ function describeOn(agent: LiveAgent, source: 'control' | 'polling', missing: bo
           source,
           config: { pollIntervalSeconds: POLL_SECONDS },
         });
-        id = sup.attach({ target: session.target, tool: agent.tool });
+        id = await sup.attach({ target: session.target, tool: agent.tool });
         sup.state$(id).subscribe((s) => timeline.push(s));
       }, 60_000);
 

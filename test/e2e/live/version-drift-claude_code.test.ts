@@ -67,7 +67,7 @@ describe.skipIf(missing && !process.env.CI)('a Claude Code newer than the verifi
 
   it('reads the version from the running CLI and does not read its screens', async () => {
     sup = createSupervisor({ socketName, dataDir, config: { pollIntervalSeconds: 0.25 } });
-    const id = sup.attach({ target: agent.target, tool: 'claude_code', id: 'drift' });
+    const id = await sup.attach({ target: agent.target, tool: 'claude_code', id: 'drift' });
     const states: TerminalState[] = [];
     const all = sup.state$(id).subscribe((v) => states.push(v));
     const s = await until(id, (v) => v.toolVersion === NEWER);

@@ -28,14 +28,14 @@ const sup = createSupervisor({
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
 if (sup.ids().length === 0) {
-  targets.forEach((target, i) =>
-    sup.attach({
+  for (const [i, target] of targets.entries()) {
+    await sup.attach({
       target,
       tool: 'stand_in',
       id: `p${i}`,
       sessionWallClockSeconds: i === 0 ? 1.5 : 0,
-    }),
-  );
+    });
+  }
 }
 
 if (observeMs !== null) {
