@@ -47,6 +47,11 @@ export interface ToolProfile {
   interruptKeyGapMs?: number;
   /** tmux key names that submit the typed prompt. */
   submitKeys: readonly string[];
+  /**
+   * Pause between the pasted prompt being drawn and the submit keys, in ms (default 0): for a
+   * CLI that drops an Enter arriving right after a paste.
+   */
+  submitDelayMs?: number;
   /** Parses one frame. */
   parse(screen: Screen): ProfileResult;
 }

@@ -265,6 +265,8 @@ class TerminalCommands {
   private readonly abortController = new AbortController();
   /** The tail of the queue of acting commands. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** Per submitted turn, the pane as drawn after the paste, before the submit keys. */
+  private readonly pasted = new Map<string, string | null>();
 
   constructor(
     private readonly pipeline: TerminalPipeline,
@@ -375,8 +377,14 @@ class TerminalCommands {
     await this.pipeline.journal.flush();
     try {
       await this.tmux(['paste-buffer', '-p', '-r', '-d', '-b', buffer, '-t', this.target]);
+      // An Enter that arrives while the CLI still takes in the paste is dropped by some
+      // (grok-cli): submit once the pasted text is drawn, after the profile's pause.
+      this.pasted.set(turnId, await this.untilDrawn(text));
+      const pause = this.profile.submitDelayMs ?? 0;
+      if (pause > 0) await sleep(pause);
       await this.keys(this.profile.submitKeys);
     } catch (error) {
+      this.pasted.delete(turnId);
       // Whatever happened, the prompt's text does not stay in tmux (best effort).
       void this.tmux(['delete-buffer', '-b', buffer]).catch(() => undefined);
       throw typingError(error, turnId);
@@ -384,9 +392,38 @@ class TerminalCommands {
     return turnId;
   }
 
+  /**
+   * Waits (at most {@link DRAW_WAIT_MS}) until the pane shows the end of `text`; returns that
+   * screen, or null when it never showed (the submit then goes on without it).
+   */
+  private async untilDrawn(text: string): Promise<string | null> {
+    const needle = tail(text);
+    if (needle === '') return null;
+    const until = Date.now() + DRAW_WAIT_MS;
+    for (;;) {
+      let screen: string;
+      try {
+        screen = await this.capture();
+      } catch {
+        return null;
+      }
+      if (squeeze(screen).includes(needle)) return screen;
+      if (Date.now() >= until) return null;
+      await sleep(DRAW_POLL_MS);
+    }
+  }
+
+  private async capture(): Promise<string> {
+    return normalise(await this.tmux(['capture-pane', '-p', '-t', this.target]));
+  }
+
   /** Once a submit's command is done (out of the queue), makes sure the CLI took the prompt. */
   private async confirmed(turnId: string): Promise<string> {
-    await this.confirmSubmitted(turnId);
+    try {
+      await this.confirmSubmitted(turnId);
+    } finally {
+      this.pasted.delete(turnId);
+    }
     return turnId;
   }
 
@@ -397,9 +434,10 @@ class TerminalCommands {
    */
   private async confirmSubmitted(turnId: string): Promise<void> {
     const cfg = this.pipeline.kernel.config;
+    // A screen the profile cannot place (`unknown`) is no sign the turn started.
     const started = (s: TerminalState) =>
       s.completion?.turnId !== turnId ||
-      s.completion.status !== 'waiting' ||
+      (s.completion.status !== 'waiting' && s.completion.status !== 'unknown') ||
       s.completion.sawWorking ||
       s.completion.sawProjectionChange;
     const waitMs = Math.max(1500, 3 * cfg.pollIntervalSeconds * 1000);
@@ -410,13 +448,68 @@ class TerminalCommands {
       ),
       { defaultValue: null },
     );
-    if (seen === null && this.pipeline.state.surface.editingInput === 'yes') {
-      // In the queue, as every key: never between another command's check and its typing.
-      const press = this.queue.then(() => this.keys(this.profile.submitKeys));
-      this.queue = press.catch(() => undefined);
-      await press;
-    }
+    if (seen !== null) return;
+    // In the queue, as every key: never between another command's check and its typing.
+    const press = this.queue.then(async () => {
+      if (!this.stillDraft(turnId)) return;
+      // The profile may not place a box holding a draft (grok-cli reads it `unplaced`): the
+      // pane unchanged since the paste, our text still in it, says the Enter was lost.
+      if (this.pipeline.state.surface.editingInput !== 'yes') {
+        const drawn = this.pasted.get(turnId);
+        if (drawn == null || (await this.capture()) !== drawn) return;
+        if (!this.stillDraft(turnId)) return;
+      }
+      await this.keys(this.profile.submitKeys);
+    });
+    this.queue = press.catch(() => undefined);
+    await press;
   }
+
+  /**
+   * True while the turn shows nothing at all: still waiting (or on a screen the profile cannot
+   * place), no activity, no failure the tool reported (after which nothing is typed), no dialog.
+   */
+  private stillDraft(turnId: string): boolean {
+    const s = this.pipeline.state;
+    const c = s.completion;
+    return (
+      c !== null &&
+      c.turnId === turnId &&
+      (c.status === 'waiting' || c.status === 'unknown') &&
+      !c.sawWorking &&
+      !c.sawProjectionChange &&
+      s.surface.activeReasons.length === 0 &&
+      s.surface.blockedPrompt === null &&
+      s.readiness.status !== 'failed' &&
+      s.readiness.status !== 'blocked' &&
+      !(s.lastTurn.turnId === turnId && s.lastTurn.result !== 'none')
+    );
+  }
+}
+
+/** How long a submit waits for the pasted text to be drawn, and how often it looks. */
+const DRAW_WAIT_MS = 1000;
+const DRAW_POLL_MS = 40;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Text without any whitespace: how a box wraps or pads a line does not matter. */
+function squeeze(text: string): string {
+  return text.replace(/\s+/g, '');
+}
+
+/** The last (at most 12) non-blank characters of a prompt: what is drawn last. */
+function tail(text: string): string {
+  return squeeze(text).slice(-12);
+}
+
+/** A capture without trailing blanks on each line or blank lines at the end. */
+function normalise(screen: string): string {
+  return screen
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .join('\n')
+    .trimEnd();
 }
 
 /**
