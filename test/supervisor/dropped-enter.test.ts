@@ -71,7 +71,7 @@ describe('an Enter the CLI drops right after a paste', () => {
       config: { pollIntervalSeconds: 0.1, settleSeconds: 0.2, stabilitySeconds: 0.3 },
       profiles: { stand_in: profile },
     });
-    const id = sup.attach({ target: agent.target, tool: 'stand_in', id: 'd1' });
+    const id = await sup.attach({ target: agent.target, tool: 'stand_in', id: 'd1' });
     await firstValueFrom(
       sup.state$(id).pipe(
         filter((s) => s.readiness.status === 'ready'),
