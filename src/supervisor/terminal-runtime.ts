@@ -86,7 +86,6 @@ function startRuntime(
   const id = input.terminalId;
   const profile = deps.profileFor(input.request.tool, input.request.toolVersion);
   const now = () => deps.scheduler.now() / 1000;
-  const transport = deps.source.transport;
   const target = input.request.target;
   const pipeline = new TerminalPipeline({
     terminalId: id,
@@ -98,8 +97,9 @@ function startRuntime(
     site: childSite(terminal, deps.hub),
     journal: deps.journal,
     restore: deps.journal.index.facts(id) ?? null,
-    interrupt: () =>
-      pressInterrupt(profile, (keys) => transport.run(['send-keys', '-t', target, ...keys])),
+    // The watchdog's cancel (only ever called after its record is durable, so after `commands`
+    // below exists) waits its turn in the command queue like every key paneward presses.
+    interrupt: (): Promise<void> => commands.cancelForWatchdog(),
   });
   const fail = (error: unknown) => {
     sendBack({
@@ -146,7 +146,7 @@ function startRuntime(
           )
           .subscribe(() => sendBack({ type: 'evt_retool' }))
       : null;
-  const commands = new TerminalCommands(pipeline, profile, target, deps, now);
+  const commands: TerminalCommands = new TerminalCommands(pipeline, profile, target, deps, now);
   receive((cmd) => {
     // Commands run after the event that carried them: the terminal is free to spawn a turn.
     void Promise.resolve()
@@ -290,6 +290,16 @@ class TerminalCommands {
       () => undefined,
     );
     return step.then((r) => (name === 'submit' ? this.confirmed(r as string) : r));
+  }
+
+  /**
+   * The watchdog's cancel: the interrupt keys, in the queue (never inside a prompt's paste). The
+   * watchdog's own chart decided it (a budget the user set), so no verdict is asked.
+   */
+  cancelForWatchdog(): Promise<void> {
+    const press = this.queue.then(() => pressInterrupt(this.profile, (keys) => this.keys(keys)));
+    this.queue = press.catch(() => undefined);
+    return press;
   }
 
   private async act(name: Exclude<CommandName, 'screen'>, a: CommandArgs): Promise<unknown> {
