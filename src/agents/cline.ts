@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { awaitExit } from '../internal/await-exit.js';
@@ -22,8 +22,22 @@ function env(o: ChatLaunchOptions): Record<string, string> {
   };
 }
 
+/**
+ * Cline shows two announcements once per data folder ("Try ClinePass", then "Introducing Cline
+ * Desktop"), each as soon as it starts or later on a loaded machine, over a prompt being typed:
+ * an Enter then opens a browser. It skips those whose ids its `settings/cli-notices.json`
+ * marks as shown.
+ */
+function markNoticesShown(o: ChatLaunchOptions): void {
+  const settings = join(home(o), '.cline', 'data', 'settings');
+  mkdirSync(settings, { recursive: true });
+  const shown = { 'cline-cli-cline-pass-intro': true, 'cline-cli-desktop-launch': true };
+  writeFileSync(join(settings, 'cli-notices.json'), `${JSON.stringify({ shown }, null, 2)}\n`);
+}
+
 function prepare(o: ChatLaunchOptions): AgentLaunch {
   mkdirSync(home(o), { recursive: true });
+  markNoticesShown(o);
   mkdirSync(o.workDir, { recursive: true });
   return { command: [clineAgent.bin, '--auto-approve', 'false'], cwd: o.workDir, env: env(o) };
 }
