@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   checkLinks,
+  checkPaths,
   checkReferences,
   describeProblems,
   findReferences,
@@ -33,6 +34,10 @@ describe('references to the spec resolve inside the repository', () => {
 
   it('every relative link of README.md and docs/ reaches a file and, into Markdown, a heading', () => {
     expect(describeProblems(checkLinks(root, docs))).toBe('');
+  });
+
+  it('every repository path README.md and docs/ name in backticks exists', () => {
+    expect(describeProblems(checkPaths(root, docs))).toBe('');
   });
 
   it('src/ and machines/ cite files docs/ has and sections those files have', () => {
@@ -94,6 +99,14 @@ describe('the reference check itself', () => {
       'docs/statecharts.md has no heading numbered 9 (cited as §9)',
     ]);
     expect(checkReferences(dir, [comment], { strict: true }).map((p) => p.line)).toEqual([1, 2, 2]);
+  });
+
+  it('fails on a path in backticks that does not exist, and leaves patterns alone', () => {
+    const paths = write(
+      'paths.md',
+      '`docs/statecharts.md` `src/gone.ts` `src/profiles/<id>/` `src/`\n',
+    );
+    expect(checkPaths(dir, [paths]).map((p) => p.message)).toEqual(['src/gone.ts: no such path']);
   });
 
   it('fails on a link to a missing file or a missing anchor', () => {

@@ -222,3 +222,32 @@ export function checkLinks(root: string, files: readonly string[]): Problem[] {
 export function describeProblems(problems: readonly Problem[]): string {
   return problems.map((p) => `${p.file}:${p.line}: ${p.message}\n    ${p.text}`).join('\n');
 }
+
+/**
+ * Every repository path written in backticks (`src/observe/probe.ts`, `test/model/`): it must
+ * exist, so a file that moves takes its mentions along. Paths with a placeholder (`<id>`, `*`)
+ * are patterns, not paths, and are left alone.
+ */
+export function checkPaths(root: string, files: readonly string[]): Problem[] {
+  const problems: Problem[] = [];
+  const path =
+    /`((?:\.\.\/)?(?:src|machines|test|scripts|bin|recordings|visualizations|docs)\/[^`\s]*)`/g;
+  for (const file of files) {
+    const text = readFileSync(join(root, file), 'utf8');
+    text.split('\n').forEach((line, i) => {
+      for (const m of line.matchAll(path)) {
+        const written = m[1]!;
+        if (/[<>*{}$]/.test(written)) continue;
+        if (resolveWritten(root, file, written) === null) {
+          problems.push({
+            file,
+            line: i + 1,
+            text: line.trim(),
+            message: `${written}: no such path`,
+          });
+        }
+      }
+    });
+  }
+  return problems;
+}
