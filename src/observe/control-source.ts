@@ -10,14 +10,21 @@ import {
   type Subscription,
 } from 'rxjs';
 import { isPanewardError, PanewardError } from '../errors.js';
-import type { ProcessOutcome, TransportOutcome } from '../schemas/probe.js';
+import type { TransportOutcome } from '../schemas/probe.js';
 import { ControlClient } from './control-client.js';
 import { commandLine, type ControlNotification, type ControlReply } from './control-protocol.js';
-import type { FrameSource, PaneSampling, SampleCause, SourceHealth } from './frame-source.js';
 import { isMissingTarget } from './internal/tmux-errors.js';
-import type { PaneInfo, PaneProbe } from './probe.js';
+import { decideProcess } from './probe-outcome.js';
 import { ProcessWatcher } from './process-watch.js';
 import type { TmuxTransport } from './transport.js';
+import type {
+  FrameSource,
+  PaneInfo,
+  PaneProbe,
+  PaneSampling,
+  SampleCause,
+  SourceHealth,
+} from './types.js';
 
 /** Options for {@link createControlModeSource}. */
 export interface ControlSourceOptions {
@@ -887,28 +894,13 @@ class ControlModeSource implements FrameSource {
     const capture: { text: string; ansi?: string } = { text: screenReply.body };
     if (ansiResult?.status === 'fulfilled') capture.ansi = ansiResult.value.body;
     const pane = facts.pane;
-    const names = w.sampling.processNames;
-    let process: ProcessOutcome;
-    let pids: number[] = [];
-    let error: PaneProbe['error'] = null;
-    if (names.length === 0) process = 'unsupported_tool';
-    else if (pane.dead) {
-      process = 'tui_down';
-      this.#setTree(w, []);
-    } else if (!this.#proc) {
-      process = 'probe_error';
-      error = { kind: 'process_inspection', message: this.#procError ?? 'no /proc' };
-    } else {
-      try {
-        const match = await this.#proc.match(pane.pid, names);
-        pids = match.pids;
-        this.#setTree(w, match.tree);
-        process = pids.length > 0 ? 'tui_up' : 'tui_down';
-      } catch (e) {
-        process = 'probe_error';
-        error = { kind: 'process_inspection', message: e instanceof Error ? e.message : String(e) };
-      }
-    }
+    const proc = this.#proc;
+    const verdict = await decideProcess(pane, w.sampling.processNames, (pid, names) => {
+      if (!proc) throw new Error(this.#procError ?? 'no /proc');
+      return proc.match(pid, names);
+    });
+    if (verdict.tree) this.#setTree(w, verdict.tree);
+    const { process, pids, error } = verdict;
     return { ...base, transport: 'tmux_up', process, capture, pane, pids, error };
   }
 
