@@ -12,7 +12,7 @@ import {
   type SchedulerLike,
   type Subscription,
 } from 'rxjs';
-import { createControlModeSource, type ControlSourceOptions } from './control-source.js';
+import { createControlModeSource, type ControlSourceOptions } from './control/index.js';
 import { probePane } from './probe.js';
 import type { TmuxTransport } from './transport.js';
 import type { FrameSource, PaneProbe, SampleCause, SourceHealth } from './types.js';
