@@ -1,45 +1,32 @@
-import {
-  chmodSync,
-  closeSync,
-  existsSync,
-  ftruncateSync,
-  mkdirSync,
-  openSync,
-  fdatasyncSync as fdatasync,
-  readFileSync,
-  rmSync,
-  statSync,
-  truncateSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
   BehaviorSubject,
-  Observable,
   Subject,
   asyncScheduler,
+  type Observable,
   type SchedulerLike,
-  type Subscription,
 } from 'rxjs';
 import { PanewardError } from '../errors.js';
 import { RECORD_FORMAT, type JournalRecord, type RecordDraft } from '../schemas/record.js';
+import { recover } from './checkpoint.js';
 import { encodeLine } from './codec.js';
-import { RestoreIndex } from './restore.js';
+import { privateDir, startupError } from './files.js';
+import { writeFailure, type JournalFailure } from './health.js';
+import { acquireLock, releaseLock } from './lock.js';
 import {
-  fileSize,
-  journalDir,
-  listSegments,
-  processStartTime,
-  readLock,
-  readSegments,
-  scanSegment,
-  segmentName,
-  type DamagedLine,
-  type SegmentScan,
-} from './segments.js';
+  followRecords,
+  readPage,
+  readRecordsAfter,
+  type RecordGap,
+  type RecordStore,
+} from './readers.js';
+import { RestoreIndex } from './restore.js';
+import { journalDir, type DamagedLine } from './segments.js';
+import { SegmentWriter } from './writer.js';
+
+export type { JournalFailure } from './health.js';
+export type { RecordGap } from './readers.js';
 
 export interface JournalOptions {
   /** The data directory; `null` keeps records in memory only (replay, tests). */
@@ -60,20 +47,6 @@ export interface JournalOptions {
   tailSize?: number;
   /** While the journal cannot write, how often it checks whether it can again, in ms; default 1000. */
   probeMs?: number;
-}
-
-/** Why the journal cannot write, since when (epoch ms). */
-export interface JournalFailure {
-  code: 'journal_failed';
-  message: string;
-  since: number;
-}
-
-/** A range of seqs a reader asked for and does not get: dropped by retention, or on a damaged line. */
-export interface RecordGap {
-  from: number;
-  to: number;
-  reason: 'retention' | 'damaged';
 }
 
 interface Pending {
@@ -116,8 +89,6 @@ export class Journal {
   private readonly scheduler: SchedulerLike;
   private readonly dir: string | null;
   private readonly segmentBytes: number;
-  private readonly retainSegments: number;
-  private readonly fsync: boolean;
   private readonly recentLimit: number;
   private readonly onAck: ((latencyMs: number) => void) | undefined;
   private readonly probeMs: number;
@@ -130,9 +101,7 @@ export class Journal {
   private durable: number;
   private pending: Pending[] = [];
   private draining: Promise<void> | null = null;
-  private handle: FileHandle | null = null;
-  private segmentFile: string | null = null;
-  private segmentSize = 0;
+  private readonly writer: SegmentWriter | null = null;
   private assignedBytes = 0;
   private failed: PanewardError | null = null;
   private probeTimer: ReturnType<typeof setInterval> | null = null;
@@ -147,8 +116,6 @@ export class Journal {
   constructor(options: JournalOptions) {
     this.scheduler = options.scheduler ?? asyncScheduler;
     this.segmentBytes = options.segmentBytes ?? 16 * 1024 * 1024;
-    this.retainSegments = Math.max(2, options.retainSegments ?? 16);
-    this.fsync = options.fsync ?? true;
     this.recentLimit = options.recentPerTerminal ?? 500;
     this.onAck = options.onAck;
     this.tailSize = Math.max(1, options.tailSize ?? 10_000);
@@ -167,48 +134,27 @@ export class Journal {
     try {
       privateDir(dataDir);
       privateDir(this.dir);
-      this.lock(this.lockFile);
+      acquireLock(this.lockFile);
     } catch (error) {
       throw startupError(dataDir, error);
     }
     let repaired = 0;
     try {
-      const segments = listSegments(this.dir);
-      for (const seg of segments) privateFile(seg.file);
-      const last = segments.at(-1);
-      let lastSeq = 0;
-      if (last) {
-        const scan = scanSegment(last.file);
-        if (scan.tornBytes > 0) {
-          const fd = openSync(last.file, 'r+');
-          try {
-            ftruncateSync(fd, scan.goodBytes);
-          } finally {
-            closeSync(fd);
-          }
-          repaired = scan.tornBytes;
-        }
-        // The restore index starts at the newest intact checkpoint: when the newest segment's
-        // own is torn (or missing), the segments before it are read back to one that has it.
-        const scans: SegmentScan[] = [scan];
-        for (let i = segments.length - 2; i >= 0 && !startsWithCheckpoint(scans[0]!); i--) {
-          scans.unshift(scanSegment(segments[i]!.file));
-        }
-        for (const sc of scans) {
-          for (const r of sc.records) {
-            this.index.apply(r);
-            this.remember(r);
-          }
-          this.damaged.push(...sc.damaged);
-          lastSeq = Math.max(lastSeq, sc.highestSeq ?? 0);
-        }
-        lastSeq = Math.max(lastSeq, last.firstSeq - 1);
-        this.segmentFile = last.file;
-        this.segmentSize = scan.goodBytes;
-      }
-      this.seq = lastSeq;
-      this.durable = lastSeq;
-      this.assignedBytes = this.segmentSize;
+      const found = recover(this.dir, (r) => {
+        this.index.apply(r);
+        this.remember(r);
+      });
+      this.damaged.push(...found.damaged);
+      repaired = found.repairedBytes;
+      this.seq = found.lastSeq;
+      this.durable = found.lastSeq;
+      this.assignedBytes = found.segmentSize;
+      this.writer = new SegmentWriter(
+        this.dir,
+        Math.max(2, options.retainSegments ?? 16),
+        options.fsync ?? true,
+        { file: found.segmentFile, size: found.segmentSize },
+      );
     } catch (error) {
       this.unlock();
       throw startupError(dataDir, error);
@@ -255,12 +201,7 @@ export class Journal {
 
   /** Acknowledged records with `seq > afterSeq` (optionally of one terminal), oldest first. */
   read(afterSeq = 0, terminalId?: string): JournalRecord[] {
-    const keep = (r: JournalRecord) =>
-      r.seq > afterSeq &&
-      r.seq <= this.durable &&
-      (terminalId === undefined || r.terminalId === terminalId);
-    if (this.dir === null) return this.memory.filter(keep);
-    return readSegments(this.dir, afterSeq, keep).records;
+    return readRecordsAfter(this.store, afterSeq, terminalId);
   }
 
   /**
@@ -277,34 +218,7 @@ export class Journal {
       onGap?: (gap: RecordGap) => void;
     } = {},
   ): JournalRecord[] {
-    const limit = options.limit ?? Infinity;
-    const keep = (r: JournalRecord) =>
-      options.terminalId === undefined || r.terminalId === options.terminalId;
-    const first = this.tail[0];
-    let source: JournalRecord[];
-    let damaged: DamagedLine[] = [];
-    if (first !== undefined && first.seq <= afterSeq + 1) source = this.tail;
-    else if (this.dir === null) source = this.memory;
-    else ({ records: source, damaged } = readSegments(this.dir, afterSeq));
-    const out: JournalRecord[] = [];
-    let expected = afterSeq + 1;
-    for (const r of source) {
-      if (r.seq <= afterSeq || r.seq > this.durable) continue;
-      if (r.seq > expected && options.onGap) {
-        const hole = damaged.some((d) => d.seq !== null && d.seq >= expected && d.seq < r.seq);
-        const retention = expected === afterSeq + 1 && source !== this.tail && !hole;
-        options.onGap({
-          from: expected,
-          to: r.seq - 1,
-          reason: retention ? 'retention' : 'damaged',
-        });
-      }
-      expected = r.seq + 1;
-      if (!keep(r)) continue;
-      out.push(r);
-      if (out.length >= limit) break;
-    }
-    return out;
+    return readPage(this.store, afterSeq, options);
   }
 
   /** The latest acknowledged records of one terminal (kept in memory), oldest first. */
@@ -318,36 +232,7 @@ export class Journal {
    * no gap and no duplicate between what was on disk and what comes live.
    */
   follow(afterSeq = 0, terminalId?: string): Observable<JournalRecord> {
-    return new Observable<JournalRecord>((sub) => {
-      let last = afterSeq;
-      let backlog: JournalRecord[] | null = [];
-      const live: Subscription = this.subject.subscribe({
-        next: (r) => {
-          if (backlog) backlog.push(r);
-          else if (r.seq > last) {
-            last = r.seq;
-            if (terminalId === undefined || r.terminalId === terminalId) sub.next(r);
-          }
-        },
-        complete: () => sub.complete(),
-      });
-      try {
-        for (const r of this.read(afterSeq, terminalId)) {
-          last = r.seq;
-          sub.next(r);
-        }
-        const queued = backlog;
-        backlog = null;
-        for (const r of queued) {
-          if (r.seq <= last) continue;
-          last = r.seq;
-          if (terminalId === undefined || r.terminalId === terminalId) sub.next(r);
-        }
-      } catch (error) {
-        sub.error(error);
-      }
-      return () => live.unsubscribe();
-    });
+    return followRecords(this.subject, () => this.read(afterSeq, terminalId), afterSeq, terminalId);
   }
 
   /** Resolves once everything appended so far is durable; rejects if some of it could not be. */
@@ -368,8 +253,7 @@ export class Journal {
     try {
       while (this.draining) await this.draining;
     } finally {
-      await this.handle?.close().catch(() => {});
-      this.handle = null;
+      await this.writer?.close();
       this.unlock();
       this.subject.complete();
       this.healthSubject.complete();
@@ -408,7 +292,7 @@ export class Journal {
             let end = done + 1;
             while (end < batch.length && !batch[end]!.rotate) end++;
             const chunk = batch.slice(done, end);
-            if (this.dir !== null) await this.write(chunk);
+            if (this.writer) await this.write(this.writer, chunk);
             done = end;
             this.acknowledge(chunk);
           }
@@ -438,31 +322,9 @@ export class Journal {
   }
 
   /** A chunk of records that begins a segment when its first one is a checkpoint. */
-  private async write(chunk: Pending[]): Promise<void> {
-    if (chunk[0]!.rotate || this.segmentFile === null)
-      await this.startSegment(chunk[0]!.record.seq);
-    const buf = Buffer.from(chunk.map((p) => p.line).join(''));
-    if (!this.handle) this.handle = await open(this.segmentFile!, 'a', 0o600);
-    // A short write (a full disk) is continued; an error is the journal's failure.
-    let written = 0;
-    while (written < buf.length) {
-      const { bytesWritten } = await this.handle.write(buf, written, buf.length - written);
-      if (bytesWritten <= 0) throw new Error('the disk took no bytes (write returned 0)');
-      written += bytesWritten;
-    }
-    if (this.fsync) await this.handle.datasync();
-    this.segmentSize += buf.length;
-  }
-
-  private async startSegment(firstSeq: number): Promise<void> {
-    await this.handle?.close();
-    this.handle = null;
-    this.segmentFile = join(this.dir!, segmentName(firstSeq));
-    this.segmentSize = fileSize(this.segmentFile);
-    const segments = listSegments(this.dir!);
-    for (const old of segments.slice(0, Math.max(0, segments.length + 1 - this.retainSegments))) {
-      if (old.file !== this.segmentFile) rmSync(old.file, { force: true });
-    }
+  private write(writer: SegmentWriter, chunk: Pending[]): Promise<void> {
+    const first = chunk[0]!;
+    return writer.write(chunk.map((p) => p.line).join(''), first.record.seq, first.rotate);
   }
 
   /**
@@ -470,18 +332,10 @@ export class Journal {
    * are rejected and their seqs handed out again (none was acknowledged), and the probe starts.
    */
   private fail(error: unknown, rejected: Pending[]): void {
-    const reason =
-      (error as NodeJS.ErrnoException).code === 'ENOSPC'
-        ? `the disk is full (${this.dir})`
-        : `${error instanceof Error ? error.message : String(error)} (${this.dir})`;
-    this.failed = new PanewardError('journal_failed', `the journal cannot be written: ${reason}`, {
-      cause: error,
-    });
+    this.failed = writeFailure(error, this.dir);
     this.seq = this.durable;
     try {
-      if (this.segmentFile !== null && fileSize(this.segmentFile) > this.segmentSize) {
-        truncateSync(this.segmentFile, this.segmentSize);
-      }
+      this.writer?.cutBack();
     } catch {
       // The probe cuts it back before the journal writes again.
     }
@@ -501,21 +355,7 @@ export class Journal {
   private probe(): void {
     if (this.closed || this.draining) return;
     try {
-      if (this.segmentFile !== null && fileSize(this.segmentFile) > this.segmentSize) {
-        truncateSync(this.segmentFile, this.segmentSize);
-      }
-      const file = join(this.dir!, '.probe');
-      try {
-        const fd = openSync(file, 'w', 0o600);
-        try {
-          writeFileSync(fd, Buffer.alloc(64 * 1024, 0x20));
-          if (this.fsync) fdatasync(fd);
-        } finally {
-          closeSync(fd);
-        }
-      } finally {
-        rmSync(file, { force: true });
-      }
+      this.writer?.probe();
     } catch {
       return;
     }
@@ -537,121 +377,12 @@ export class Journal {
     if (list.length > this.recentLimit) list.splice(0, list.length - this.recentLimit);
   }
 
-  private lock(file: string): void {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        writeFileSync(file, `${process.pid}\n${processStartTime(process.pid) ?? ''}\n`, {
-          flag: 'wx',
-          mode: 0o600,
-        });
-        OPEN_HERE.add(file);
-        return;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        const holder = readLock(file);
-        const ours = holder?.pid === process.pid && !OPEN_HERE.has(file);
-        if (holder !== null && !ours && holdsLock(holder)) {
-          throw new PanewardError(
-            'data_dir_busy',
-            `data directory ${file.slice(0, -'/lock'.length)} is in use by paneward pid ${holder.pid} (stop it, or choose another with --data-dir)`,
-          );
-        }
-        // Left by a process that is gone (or whose pid now belongs to another program): take it over.
-        unlinkSync(file);
-      }
-    }
-  }
-
   private unlock(): void {
-    if (!this.lockFile) return;
-    OPEN_HERE.delete(this.lockFile);
-    if (readLock(this.lockFile)?.pid === process.pid) rmSync(this.lockFile, { force: true });
+    if (this.lockFile) releaseLock(this.lockFile);
   }
-}
 
-/** Lock files held by journals open in this process. */
-const OPEN_HERE = new Set<string>();
-
-function startsWithCheckpoint(scan: SegmentScan): boolean {
-  return scan.records[0]?.kind === 'checkpoint';
-}
-
-/**
- * Whether the process a lock names still holds it: alive, and the same process that wrote it
- * (its start time matches), not another program that was given the pid later. A lock without
- * a start time (or without `/proc`) counts when its pid is alive and, where `/proc` tells, runs
- * node or paneward.
- */
-function holdsLock(holder: { pid: number; started: string | null }): boolean {
-  if (!alive(holder.pid)) return false;
-  const started = processStartTime(holder.pid);
-  if (started === null) return true;
-  if (holder.started !== null) return holder.started === started;
-  try {
-    const cmdline = readFileSync(`/proc/${holder.pid}/cmdline`, 'utf8');
-    return /paneward|node/.test(cmdline);
-  } catch {
-    return true;
+  /** What the readers read from. */
+  private get store(): RecordStore {
+    return { dir: this.dir, durable: this.durable, tail: this.tail, memory: this.memory };
   }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * Creates a directory only its owner can enter (0700), and tightens one that exists with a
- * looser mode (it holds screens and prompts). One not owned by this user is left as it is.
- */
-function privateDir(dir: string): void {
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-  } catch (error) {
-    // A recursive mkdir says ENOENT for what is EROFS or EACCES: ask for the first missing part.
-    let missing = dir;
-    while (!existsSync(dirname(missing)) && dirname(missing) !== missing)
-      missing = dirname(missing);
-    mkdirSync(missing, { mode: 0o700 });
-    throw error;
-  }
-  const st = statSync(dir);
-  if (!st.isDirectory()) {
-    throw Object.assign(new Error(`${dir} is not a directory`), { code: 'ENOTDIR', path: dir });
-  }
-  if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) chmodSync(dir, st.mode & 0o700);
-}
-
-/** A journal file readable by its owner only (0600). */
-function privateFile(file: string): void {
-  const st = statSync(file);
-  if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) chmodSync(file, st.mode & 0o600);
-}
-
-/** What to do about an error opening a data directory, in one line naming the path. */
-function startupError(dataDir: string, error: unknown): unknown {
-  if (error instanceof PanewardError) return error;
-  const e = error as NodeJS.ErrnoException;
-  const at = e.path ?? dataDir;
-  const hint: Record<string, string> = {
-    ENOTDIR: 'is not a directory (or a part of its path is a file)',
-    EEXIST: 'exists and is not a directory',
-    EISDIR: 'is a directory where a file belongs; remove it',
-    EROFS: 'is on a read-only file system',
-    EACCES: 'is not writable by this user; fix its permissions',
-    EPERM: 'is not writable by this user; fix its permissions',
-    ENOSPC: 'is on a full disk; free some space',
-    ENOENT: 'does not exist and cannot be created',
-    ELOOP: 'is a loop of symbolic links',
-  };
-  const what = (e.code && hint[e.code]) ?? (e.message || String(error));
-  return new PanewardError(
-    'journal_failed',
-    `data directory ${at === dataDir ? dataDir : `${dataDir}: ${at}`} ${what}${e.code ? ` (${e.code})` : ''}; choose another with --data-dir`,
-    { cause: error },
-  );
 }

@@ -12,86 +12,12 @@ import {
   type SchedulerLike,
   type Subscription,
 } from 'rxjs';
-import type { Target } from '../schemas/target.js';
-import { createControlModeSource, type ControlSourceOptions } from './control-source.js';
-import { probePane, type PaneProbe, type SampleCause } from './probe.js';
+import { createControlModeSource, type ControlSourceOptions } from './control/index.js';
+import { probePane } from './probe.js';
 import type { TmuxTransport } from './transport.js';
+import type { FrameSource, PaneProbe, SampleCause, SourceHealth } from './types.js';
 
-export type { SampleCause };
-
-/** What a terminal asks its frame source to sample. */
-export interface PaneSampling {
-  target: Target;
-  /** Process names that mean the agent runs; empty means the tool is not supported. */
-  processNames: readonly string[];
-  /** Also capture with escapes (`capture-pane -e`). */
-  includeAnsi?: boolean;
-}
-
-/**
- * How a frame source keeps up, for metrics and for the diagnostics' `observer_lagging`. A
- * lagging source is the observer's own state, never a pane's: a pane it did not get to has no
- * new sample, not an error.
- */
-export interface SourceHealth {
-  kind: 'polling' | 'control';
-  /**
-   * The control client's state: `connecting`, `connected`, `reconnecting` (the client ended
-   * and is started again with backoff), `server_missing` (panes are reported `tmux_missing`),
-   * `closed`; `idle` before the first subscription. The polling source is always `connected`.
-   */
-  connection: 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'server_missing' | 'closed';
-  /** The source falls behind: a pane that changed waits more than an interval past its due time. */
-  lagging: boolean;
-  /** How far past its due time the most overdue pane is, in ms (0 when on time). */
-  lagMs: number;
-  /** Quiet panes are looked at less often than configured: the source shed that work first. */
-  degraded: boolean;
-  /** Age of the oldest capture among subscribed panes, in ms. */
-  refreshAgeMs: number;
-  /** Panes subscribed. */
-  panes: number;
-  /** Panes known to have changed and not captured yet. */
-  backlog: number;
-  /** Panes whose output tmux does not send the source now (flooding); 0 for polling. */
-  pausedPanes: number;
-  /** Times a pane was paused since the source started. */
-  pauses: number;
-  /** Control mode's `pause-after` is on (tmux ≥ 3.2). */
-  flowControl: boolean;
-  /** Ticks skipped because the previous one had not finished. */
-  skippedTicks: number;
-  /** Times the control client was started again. */
-  restarts: number;
-  /** Samples emitted since the source started. */
-  samples: number;
-  /** Epoch ms of this snapshot. */
-  at: number;
-}
-
-/**
- * Where frames and pane facts come from: one choice made by the supervisor for every terminal
- * of one tmux server. A terminal subscribes to its pane's samples and never loops by itself.
- */
-export interface FrameSource {
-  /**
-   * Samples one pane until unsubscribed: one {@link PaneProbe} per sample, never two at once.
-   * Failures to read the pane are outcomes inside the probe, never an error of the stream.
-   * Samples are taken when something may have changed; the polling source takes one every
-   * interval, the control-mode source when the pane printed, on lifecycle events, and every
-   * few seconds otherwise (`cause` says which, `unchanged` marks a repeat).
-   */
-  samples(pane: PaneSampling): Observable<PaneProbe>;
-  /** Runs one-off tmux commands on the same server (typing, keys, discovery). */
-  readonly transport: TmuxTransport;
-  /**
-   * The source's own state, current value first, then on every change of connection and at
-   * each tick. Optional: a source without it never lags.
-   */
-  readonly health$?: Observable<SourceHealth>;
-  /** Stops sampling and releases what the source owns (not a transport it was given). */
-  close(): Promise<void>;
-}
+export type { FrameSource, PaneSampling, SampleCause, SourceHealth } from './types.js';
 
 export interface PollingSourceOptions {
   transport: TmuxTransport;

@@ -1,59 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { isPanewardError } from '../errors.js';
-import type { ProbeErrorInfo, ProcessOutcome, TransportOutcome } from '../schemas/probe.js';
+import type { ProbeErrorInfo } from '../schemas/probe.js';
 import type { Target } from '../schemas/target.js';
 import { withDeadline } from './internal/deadline.js';
+import { decideProcess } from './probe-outcome.js';
 import { findProcesses } from './process.js';
 import type { TmuxTransport } from './transport.js';
+import type { PaneInfo, PaneProbe } from './types.js';
 
-/** What tmux reports about the probed pane. */
-export interface PaneInfo {
-  /** Pane id, `%N`. */
-  id: string;
-  /** The pid of the pane's first process. */
-  pid: number;
-  /** True when the pane's process exited and the pane remains (`remain-on-exit`). */
-  dead: boolean;
-  /** tmux's idea of the foreground command (`pane_current_command`). */
-  currentCommand: string;
-  width: number;
-  height: number;
-}
-
-/** One probe of one pane (statecharts.md §6: transport and process outcomes, plus the capture). */
-export interface PaneProbe {
-  transport: TransportOutcome;
-  process: ProcessOutcome;
-  /** The screen; null when tmux could not be read. */
-  capture: { text: string; ansi?: string } | null;
-  pane: PaneInfo | null;
-  /** Pids under the pane whose name matched `processNames` (empty unless `process` is `tui_up`). */
-  pids: number[];
-  error: ProbeErrorInfo | null;
-  /** Wall time the probe took, in ms. */
-  tookMs: number;
-  /** Epoch ms when the sample was asked of tmux (frame sources set it; `probePane` does not). */
-  sampledAt?: number;
-  /** Why the frame source took this sample (see `SampleCause`). */
-  cause?: SampleCause;
-  /**
-   * True when capture, pane facts and outcomes equal the previous sample of the same
-   * subscription: a consumer may advance its clock instead of parsing the screen again. Set by
-   * the control-mode source only; absent means unknown.
-   */
-  unchanged?: boolean;
-}
-
-/**
- * Why a frame source took a sample: `first` after subscribing; `poll` the polling source's
- * interval; `output` the pane printed; `flow` the pane floods and is captured every tick;
- * `lifecycle` a pane, window or session event (closed, resized, mode changed, client
- * re-attached); `process` a process under the pane started or ended; `refresh` the periodic
- * look at a quiet pane; `server` the tmux server went away.
- */
-export type SampleCause =
-  'first' | 'poll' | 'output' | 'flow' | 'lifecycle' | 'process' | 'refresh' | 'server';
+export type { PaneInfo, PaneProbe, SampleCause } from './types.js';
 
 /** Options for {@link probePane}. */
 export interface ProbeOptions {
@@ -153,45 +109,22 @@ export async function probePane(
   const capture: { text: string; ansi?: string } = { text: sections[1] ?? '' };
   if (options.includeAnsi) capture.ansi = sections[2] ?? '';
 
-  if (options.processNames.length === 0) {
-    return done({
-      transport: 'tmux_up',
-      process: 'unsupported_tool',
-      capture,
-      pane,
-      pids: [],
-      error: null,
-    });
-  }
-  if (pane.dead) {
-    return done({
-      transport: 'tmux_up',
-      process: 'tui_down',
-      capture,
-      pane,
-      pids: [],
-      error: null,
-    });
-  }
-  try {
-    const match = await withDeadline(
-      findProcesses(pane.pid, options.processNames, { maxAgeMs: PROCESS_TABLE_MAX_AGE_MS }),
+  const verdict = await decideProcess(pane, options.processNames, (pid, names) =>
+    withDeadline(
+      findProcesses(pid, names, { maxAgeMs: PROCESS_TABLE_MAX_AGE_MS }),
       options.inspectTimeoutMs ?? 1000,
       'process inspection',
       options.signal,
-    );
-    const process: ProcessOutcome = match.pids.length > 0 ? 'tui_up' : 'tui_down';
-    return done({ transport: 'tmux_up', process, capture, pane, pids: match.pids, error: null });
-  } catch (error) {
-    return done({
-      transport: 'tmux_up',
-      process: 'probe_error',
-      capture,
-      pane,
-      pids: [],
-      error: { kind: 'process_inspection', message: messageOf(error) },
-    });
-  }
+    ),
+  );
+  return done({
+    transport: 'tmux_up',
+    process: verdict.process,
+    capture,
+    pane,
+    pids: verdict.pids,
+    error: verdict.error,
+  });
 }
 
 /** Splits chained output on marker lines; each section loses exactly one final newline. */
