@@ -87,6 +87,7 @@ describe('the allowance for half-drawn frames is narrow', () => {
   // The two recordings that show one: without the allowance, or with one poll less, they fail.
   it.each([
     ['opencode', 'size-250x60-normal-turn'],
+    ['qwen_code', 'screen-reader-hang'],
     ['gemini_cli', 'screen-reader-error-then-success'],
   ])('%s/%s has a half-drawn frame, excused only within a turn and the bound', (tool, name) => {
     const r = loadReplayed(tool, name);
