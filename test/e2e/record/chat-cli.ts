@@ -367,6 +367,12 @@ for (const name of ['two-turns', 'interrupted', 'error-500', 'hang']) {
   };
 }
 
+SCENARIOS['size-80x24-screen-reader-two-turns'] = {
+  ...SCENARIOS['screen-reader-two-turns']!,
+  cols: 80,
+  rows: 24,
+};
+
 /** The default set, in recording order (default retries only where the CLI has a setting). */
 function defaultScenarios(agent: ChatAgent): string[] {
   return Object.keys(SCENARIOS).filter((name) => {

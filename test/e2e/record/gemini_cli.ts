@@ -306,6 +306,14 @@ const scenarios: Record<string, Scenario> = {
     await interruptedTurn(ctx);
     await successAfter(ctx);
   }),
+  'size-80x24-screen-reader-interrupted-then-success': {
+    ...screenReader(async (ctx) => {
+      await interruptedTurn(ctx);
+      await successAfter(ctx);
+    }),
+    cols: 80,
+    rows: 24,
+  },
   'screen-reader-error-then-success': {
     ...screenReader(async (ctx) => {
       await scenarios['error-then-success']!.run(ctx);

@@ -53,6 +53,11 @@ export const geminiCli: ToolExpectations = {
       final: READY,
       dialog: '1. Keep trying',
     },
+    // The same at 80x24 (the first-run note wraps to four lines; one frame is half drawn).
+    'size-80x24-screen-reader-interrupted-then-success': {
+      turns: ['interrupted', 'success'],
+      final: READY,
+    },
     // The same view: the cancel note (`ℹ  Request cancelled.`, two spaces here), then a success.
     'screen-reader-interrupted-then-success': {
       turns: ['interrupted', 'success'],

@@ -61,6 +61,8 @@ export const qwenCode: ToolExpectations = {
       dialog: 'Allow execution of',
     },
     'screen-reader-two-turns': { turns: ['success', 'success'], final: READY },
+    // The same at 80x24: reply lines wrap to column 0.
+    'size-80x24-screen-reader-two-turns': { turns: ['success', 'success'], final: READY },
     'screen-reader-interrupted': { turns: ['interrupted'], final: READY },
     // Retried for about 85 s under `responding`, then `✕ [API Error: 500 …` over the rule.
     'screen-reader-error-500': { turns: ['known_failure'], final: READY },
