@@ -31,9 +31,18 @@ export const GLYPHS = [
   '',
 ];
 
+/**
+ * What a screen reader's view draws where the glyph stands (Gemini CLI and Qwen Code:
+ * `responding`, `loading` while a tool waits), and a word no CLI draws there.
+ */
+export const SCREEN_READER_WORDS = ['responding', 'loading', 'pondering'];
+
+/** Every replacement of the glyph a variant may make. */
+const REPLACEMENTS = [...GLYPHS, ...SCREEN_READER_WORDS];
+
 /** A line the CLI draws while it works: a glyph (or none), then the phrase and its hints. */
 const ACTIVITY_LINE =
-  /^(\s*)([\u2800-\u28ff]|[|/\\\-●○◐◓◉◎·✢✳✶✻✽•◦⊶⊷]|\.{1,3}|[⬝■]{8})?(\s+)(.*(?:\besc(?: esc)? (?:to )?(?:cancel|interrupt)\b|\bescape to cancel\b|\bWorking\b|[↑↓] ?[\d.,]+k? tokens|\(\d+s\b|(?:\.\.\.|…) ?\().*)$/;
+  /^(\s*)([\u2800-\u28ff]|[|/\\\-●○◐◓◉◎·✢✳✶✻✽•◦⊶⊷]|\.{1,3}|[⬝■]{8}|responding|loading)?(\s+)(.*(?:\besc(?: esc)? (?:to )?(?:cancel|interrupt)\b|\bescape to cancel\b|\bWorking\b|[↑↓] ?[\d.,]+k? tokens|\(\d+s\b|(?:\.\.\.|…) ?\().*)$/;
 const ESCAPES = /\s*[·•,]?\s*\besc(?:ape)?(?: esc)? (?:to )?(?:cancel|interrupt)\b\s*[·•,]?/g;
 /** The phrase: the words after the glyph, up to its ellipsis, parenthesis or separator. */
 const PHRASE = /^[A-Za-z][A-Za-z' -]*?(?=\.\.\.|…| \(| ·|$)/;
@@ -149,9 +158,50 @@ describe('variants of real working and asking frames never read idle', () => {
       ).toBe(true);
   });
 
+  // Gemini CLI and Qwen Code under a screen reader: the word where the glyph stands, plain lines.
+  const screenReader = ALL.filter(
+    (s) => s.file.startsWith('screen-reader-') && s.rule.startsWith('working:'),
+  );
+  const SCREEN_READER_RUNS = 500;
+
+  it('has screen-reader frames of Gemini CLI and Qwen Code', () => {
+    for (const tool of ['gemini_cli', 'qwen_code'])
+      expect(screenReader.filter((s) => s.tool === tool).length, tool).toBeGreaterThan(10);
+    // The variants change them: the word is replaced, the hint dropped, the phrase renamed.
+    const s = screenReader.find((f) => f.tool === 'gemini_cli')!;
+    const v = variantOf(s.text, { glyph: 'pondering', dropEscapes: true, newPhrase: true });
+    expect(v).toMatch(/^pondering Zorbling the quux\.\.\. \(\d+s\)/m);
+    expect(v).not.toMatch(/^responding /m);
+  });
+
+  it(`${SCREEN_READER_RUNS} generated variants over the screen-reader frames`, () => {
+    fc.assert(
+      fc.property(
+        fc.nat(screenReader.length - 1),
+        fc.record({
+          glyph: fc.option(fc.constantFrom(...REPLACEMENTS), { nil: null }),
+          dropEscapes: fc.boolean(),
+          newPhrase: fc.boolean(),
+        }),
+        (i, v) => {
+          const s = screenReader[i]!;
+          const text = variantOf(s.text, v);
+          fc.pre(showsActivity(text));
+          const r = s.profile.parse({ text });
+          if (readsIdle(r)) {
+            throw new Error(
+              `${s.tool}/${s.file} ${JSON.stringify(v)} read ${r.evidence.rule}:\n${text}`,
+            );
+          }
+        },
+      ),
+      { numRuns: SCREEN_READER_RUNS, seed: 15 },
+    );
+  }, 60_000);
+
   it(`${RUNS} generated variants (glyph × escapes × phrase) over ${ALL.length} real frames`, () => {
     const variant = fc.record({
-      glyph: fc.option(fc.constantFrom(...GLYPHS), { nil: null }),
+      glyph: fc.option(fc.constantFrom(...REPLACEMENTS), { nil: null }),
       dropEscapes: fc.boolean(),
       newPhrase: fc.boolean(),
     });
@@ -181,7 +231,7 @@ describe('variants of real working and asking frames never read idle', () => {
       return true;
     });
     for (const s of perKind) {
-      for (const glyph of GLYPHS) {
+      for (const glyph of REPLACEMENTS) {
         const text = variantOf(s.text, { glyph, dropEscapes: false, newPhrase: false });
         const r = s.profile.parse({ text });
         n++;
@@ -190,7 +240,7 @@ describe('variants of real working and asking frames never read idle', () => {
         );
       }
     }
-    expect(n).toBe(perKind.length * GLYPHS.length);
+    expect(n).toBe(perKind.length * REPLACEMENTS.length);
     console.log(
       `variants: ${RUNS} generated over ${ALL.length} real frames, ${n} glyph variants over ${perKind.length} frames`,
     );

@@ -114,6 +114,87 @@ function hasQueuedPrompt(s: GeminiLayout, v: GeminiCliVocabulary): boolean {
   return rest.length > 0 && rest.every((l) => v.queuedPrompt.test(l));
 }
 
+/** The latest turn's outcome marker, searched in the lines after its prompt echo. */
+function outcomeOf(
+  latest: readonly string[],
+  hasReply: boolean,
+  v: GeminiCliVocabulary,
+  markers: { interrupted: RegExp; apiError: RegExp } = v,
+): TurnOutcome | null {
+  const errorLine = latest.find((l) => markers.apiError.test(l));
+  return latest.some((l) => markers.interrupted.test(l))
+    ? { kind: 'interrupted' }
+    : errorLine
+      ? { kind: 'failed', failure: failureFrom(errorLine.trim(), v.failures) }
+      : hasReply
+        ? { kind: 'finished' }
+        : null;
+}
+
+/**
+ * The screen-reader view (`ui.accessibility.screenReader`): the same parts as plain lines, no box
+ * bars, no banner. From the top: the transcript, the first-run note, the footer, the reply being
+ * streamed, the status rows (`responding Thinking... (esc to cancel, 3s)`, `? for shortcuts`,
+ * the approval mode) and last the prompt line `>  …`. Dialogs take the prompt line's place.
+ * Null when the screen is not this view: the prompt line must be the last line and the footer
+ * drawn above it.
+ */
+function readScreenReaderView(lines: string[], v: GeminiCliVocabulary): ScreenReading | null {
+  const sr = v.screenReader;
+  const footer = lines.findLastIndex((l) => v.footer.test(l));
+  if (footer < 0) return null;
+  // The first-run note stands right above the footer, wrapped to the width (three lines at 120).
+  const nudge = lines.slice(0, footer).findLastIndex((l) => sr.nudge.test(l));
+  const transcriptEnd = nudge >= 0 && footer - nudge <= 6 ? nudge : footer;
+  const transcript = lines.slice(0, transcriptEnd);
+  const promptAt = lines.length - 1;
+  const prompt = sr.prompt.exec(lines[promptAt] ?? '');
+  if (!prompt) {
+    // A dialog in the prompt line's place: only the retry dialog differs from the boxed view.
+    if (!lines.slice(footer + 1).some((l) => sr.quotaDialog.test(l))) return null;
+    return {
+      shape: 'cli',
+      dialog: 'retry_prompt',
+      prompt: null,
+      active: [],
+      outcome: null,
+      projection: transcript.join('\n').trim(),
+      live: [],
+    };
+  }
+  // The live region: from the footer down to the prompt line (the reply being streamed and the
+  // status rows). The reply moves into the transcript when the turn ends.
+  const live = lines.slice(footer, promptAt);
+  const typed = (prompt[1] ?? '').trim();
+  const editing = typed !== '' && typed !== v.placeholder;
+  const active = live.some((l) => sr.working.test(l)) ? ['screen_reader_responding'] : [];
+  const echo = transcript.findLastIndex((l) => sr.echo.test(l));
+  const latest = transcript.slice(echo + 1);
+  const outcome =
+    echo < 0
+      ? null
+      : outcomeOf(
+          latest,
+          latest.some((l) => sr.reply.test(l)),
+          v,
+          sr,
+        );
+  const started = echo >= 0 || transcript.some((l) => sr.reply.test(l));
+  return {
+    shape: 'cli',
+    dialog: null,
+    active,
+    outcome,
+    projection: transcript.join('\n').trim(),
+    live,
+    spinnerPlace: live.slice(-3),
+    // No banner in this view: before the first turn the prompt line is all there is to read.
+    prompt: started
+      ? { mode: 'freeform', editing }
+      : { mode: 'freeform', editing, context: 'startup' },
+  };
+}
+
 /**
  * Reads one Gemini CLI screen: the prompt box and the status area above it, the dialogs drawn
  * over the box, and the latest turn of the transcript.
@@ -130,6 +211,11 @@ export function readGeminiCliScreen(screen: Screen, v: GeminiCliVocabulary): Scr
   if (!hasInput && s.lines.some((l) => v.goodbye.test(l)))
     return { shape: 'exited', why: 'goodbye' };
   if (!hasInput && isShellPromptLine(tail)) return { shape: 'exited', why: 'shell_prompt' };
+
+  if (!hasInput) {
+    const screenReader = readScreenReaderView(s.lines, v);
+    if (screenReader) return screenReader;
+  }
 
   const projectionText = projection(s, v);
   const spinning = s.liveEdge.some((l) => v.active.test(l));
@@ -174,20 +260,13 @@ export function readGeminiCliScreen(screen: Screen, v: GeminiCliVocabulary): Scr
   const editing = s.draft !== '';
   // As drawn: `^` in the outcome patterns means column 0.
   const latest = s.lines.slice(s.latestTurnStart, s.transcriptEnd);
-  const errorLine = latest.find((l) => v.apiError.test(l));
   const bannerVisible = s.lines.some((l) => v.banner.test(l));
   // No prompt echo and no banner: a long reply has pushed its own start off the screen, so
   // the whole visible transcript belongs to the latest turn.
   const scrolledIntoTurn =
     s.latestTurnStart === 0 && !bannerVisible && latest.some((l) => l.trim() !== '');
   const hasReply = latest.some((l) => v.reply.test(l)) || scrolledIntoTurn;
-  const outcome: TurnOutcome | null = latest.some((l) => v.interrupted.test(l))
-    ? { kind: 'interrupted' }
-    : errorLine
-      ? { kind: 'failed', failure: failureFrom(errorLine.trim(), v.failures) }
-      : hasReply
-        ? { kind: 'finished' }
-        : null;
+  const outcome = outcomeOf(latest, hasReply, v);
   const slash =
     editing &&
     s.draft.startsWith('/') &&

@@ -51,6 +51,30 @@ export interface GeminiCliVocabulary {
   idleHint: RegExp;
   /** Failure kinds by the error text, first match wins (else by HTTP status). */
   failures: ReadonlyArray<{ kind: FailureKind; re: RegExp }>;
+  /**
+   * The screen-reader view (`ui.accessibility.screenReader`, `--screen-reader`): no box bars,
+   * the glyphs replaced by words (screen-reader-slow-turn).
+   */
+  screenReader: {
+    /** The prompt line, the last line of the view: `>    Type your message…` or `>  draft`. */
+    prompt: RegExp;
+    /** A prompt echo: `User:  say hello`. */
+    echo: RegExp;
+    /** A reply: `Model:  Hello!` (the `✦ ` of the normal view). */
+    reply: RegExp;
+    /** The first-run note above the footer (`You are currently in screen reader-friendly view…`). */
+    nudge: RegExp;
+    /** The word drawn where the spinner stands: `responding`, or `loading` while a tool waits. */
+    working: RegExp;
+    /** `ℹ  Request cancelled.` and `✕  [API Error: …`: two spaces after the glyph in this view. */
+    interrupted: RegExp;
+    apiError: RegExp;
+    /**
+     * The "Keep trying / Stop" dialog under the footer, its options as plain lines
+     * (`(checked) 1. Keep trying`) (screen-reader-error-then-success).
+     */
+    quotaDialog: RegExp;
+  };
 }
 
 /** Gemini CLI 0.61.0. */
@@ -79,6 +103,16 @@ export const GEMINI_CLI_0_61: GeminiCliVocabulary = {
   slashSuggestion: /^\s{1,2}\/?[a-z][\w-]*\s{2,}\S/,
   idleHint: /^\s*\? for shortcuts$/,
   // 429 and 503 show as the bare API message (`Resource has been exhausted …`, `The model is overloaded …`).
+  screenReader: {
+    prompt: /^>(?: +(.*))?$/,
+    echo: /^User: /,
+    reply: /^Model: /,
+    nudge: /^You are currently in screen reader-friendly view\./,
+    working: /^(?:responding|loading)\b/,
+    interrupted: /^ℹ {1,2}Request cancelled\./,
+    apiError: /^✕ {1,2}\[API Error: (.*)/,
+    quotaDialog: /^(?:\(checked\) )?1\. Keep trying$/,
+  },
   failures: [
     {
       kind: 'rate_limited',

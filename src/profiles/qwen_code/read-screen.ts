@@ -6,23 +6,75 @@ import { lastNonBlank, screenLines } from '../internal/lines.js';
 import type { Screen } from '../types.js';
 import type { QwenCodeVocabulary } from './vocabulary.js';
 
+type Markers = Pick<QwenCodeVocabulary, 'echo' | 'reply' | 'cancelled' | 'apiError'>;
+
 /** The latest turn's outcome: its last cancel note, error or reply after the last prompt echo. */
-function latestOutcome(transcript: readonly string[], v: QwenCodeVocabulary): TurnOutcome | null {
-  const echo = lastIndexWhere(transcript, (l) => v.echo.test(l));
+function latestOutcome(
+  transcript: readonly string[],
+  v: QwenCodeVocabulary,
+  m: Markers = v,
+): TurnOutcome | null {
+  const echo = lastIndexWhere(transcript, (l) => m.echo.test(l));
   // No echo and no header: a long reply scrolled its prompt away; all of the screen is the turn.
   if (echo < 0 && transcript.some((l) => v.header.test(l))) return null;
   const turn = transcript.slice(echo + 1);
   for (let i = turn.length - 1; i >= 0; i--) {
     const line = turn[i]!;
-    if (v.cancelled.test(line)) return { kind: 'interrupted' };
-    const error = v.apiError.exec(line);
+    if (m.cancelled.test(line)) return { kind: 'interrupted' };
+    const error = m.apiError.exec(line);
     if (error) {
       const message = error[1]!.replace(/\]\s*(?:\(Press Ctrl\+Y to retry\))?$/, '');
       return { kind: 'failed', failure: failureFrom(message, v.failures) };
     }
-    if (v.reply.test(line)) return { kind: 'finished' };
+    if (m.reply.test(line)) return { kind: 'finished' };
   }
   return null;
+}
+
+/**
+ * The screen-reader view: plain lines, from the top the transcript, the footer (`? for
+ * shortcuts`), the items still being drawn (the reply being streamed, a running tool, the latest
+ * error or cancel note), the status row (`responding <phrase> (3s · esc to cancel)`), one rule
+ * and last the prompt line. Dialogs take the rule's and the prompt line's place. Null when the
+ * screen is not this view.
+ */
+function readScreenReaderView(lines: string[], v: QwenCodeVocabulary): ScreenReading | null {
+  const sr = v.screenReader;
+  const promptAt = lines.length - 1;
+  const prompt = sr.prompt.exec(lines[promptAt] ?? '');
+  const ruleAt = promptAt - 1;
+  if (!prompt || ruleAt < 0 || !v.rule.test(lines[ruleAt]!)) return null;
+  const typed = (prompt[1] ?? '').trim();
+  const editing = typed !== '' && typed !== v.placeholder;
+  const cli = { shape: 'cli' as const, dialog: null };
+  // While the CLI starts, its note stands over the rule and no footer is drawn yet.
+  if (sr.initializing.test(lines[ruleAt - 1] ?? '')) {
+    return {
+      ...cli,
+      active: [],
+      outcome: null,
+      prompt: { mode: 'unknown', editing, context: 'startup' },
+      projection: '',
+      live: lines.slice(0, ruleAt),
+    };
+  }
+  const footer = lastIndexWhere(lines, (l) => sr.footer.test(l), ruleAt);
+  if (footer < 0) return null;
+  // The live region: the footer down to the rule. The items still being drawn stand there; they
+  // belong to the latest turn too, so its outcome is read over both, status rows left out.
+  const live = lines.slice(footer, ruleAt);
+  const active = live.some((l) => sr.working.test(l)) ? ['screen_reader_responding'] : [];
+  const transcript = lines.slice(0, footer);
+  const pending = lines.slice(footer + 1, ruleAt).filter((l) => !sr.working.test(l));
+  return {
+    ...cli,
+    active,
+    outcome: latestOutcome([...transcript, ...pending], v, sr),
+    projection: transcript.join('\n').trim(),
+    live,
+    spinnerPlace: live.slice(-2),
+    prompt: { mode: 'freeform', editing },
+  };
 }
 
 /**
@@ -38,6 +90,8 @@ export function readQwenCodeScreen(screen: Screen, v: QwenCodeVocabulary): Scree
   const cli = { shape: 'cli' as const, outcome: null, active: [] as string[], live: [] };
   const box = findRuleBox(lines, v.rule, (l) => l.startsWith(v.promptGlyph));
   if (box === null) {
+    const screenReader = readScreenReaderView(lines, v);
+    if (screenReader) return screenReader;
     const tail = lines.slice(-25);
     const projection = lines
       .slice(0, lines.length - 25)

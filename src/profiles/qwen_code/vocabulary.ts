@@ -36,6 +36,29 @@ export interface QwenCodeVocabulary {
   permission: RegExp;
   trust: RegExp;
   failures: ReadonlyArray<{ kind: FailureKind; re: RegExp }>;
+  /**
+   * The screen-reader view (`--screen-reader`, `ui.accessibility.screenReader`): plain lines at
+   * column 0, one rule over the prompt line, words for glyphs
+   * (screen-reader-slow-turn-then-permission, screen-reader-two-turns, -interrupted,
+   * -error-500, -hang).
+   */
+  screenReader: {
+    /** The prompt line, the last line of the view: `>    Type your message…` or `>  draft`. */
+    prompt: RegExp;
+    /** The footer: `? for shortcuts`, then the context used once a turn ran. */
+    footer: RegExp;
+    /** ` Initializing...` over the rule while the CLI starts (the spinner glyph left out). */
+    initializing: RegExp;
+    /** `User:  say hello`. */
+    echo: RegExp;
+    /** `Model:  Hello!` (the `✦` of the normal view). */
+    reply: RegExp;
+    /** The word where the spinner stands: `responding`, or `loading` while a tool waits. */
+    working: RegExp;
+    /** `● Request cancelled.` and `✕ [API Error: …` at column 0. */
+    cancelled: RegExp;
+    apiError: RegExp;
+  };
 }
 
 /** Qwen Code 0.15.10. */
@@ -55,4 +78,14 @@ export const QWEN_CODE_0_15: QwenCodeVocabulary = {
   permission: /Allow execution of: .*\?|Waiting for user confirmation\.\.\./,
   trust: /Do you trust (?:this|the files in this) folder\?/,
   failures: PROVIDER_MESSAGES,
+  screenReader: {
+    prompt: /^>(?: +(.*))?$/,
+    footer: /^\? for shortcuts\b/,
+    initializing: /^\s*(?:\S\s+)?Initializing\.\.\.$/,
+    echo: /^User: /,
+    reply: /^Model: /,
+    working: /^(?:responding|loading)\b/,
+    cancelled: /^● Request cancelled\.$/,
+    apiError: /^✕ \[API Error: (.*)$/,
+  },
 };

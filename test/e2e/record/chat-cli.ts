@@ -358,6 +358,21 @@ for (const name of ['long-turn-pause', 'error-500', 'hang', 'interrupted']) {
   };
 }
 
+// Screen-reader mode (`--screen-reader`): the turns whose end must be read from that view.
+for (const name of ['two-turns', 'interrupted', 'error-500', 'hang']) {
+  SCENARIOS[`screen-reader-${name}`] = {
+    ...SCENARIOS[name]!,
+    args: ['--screen-reader'],
+    applies: (a) => a.tool === 'qwen_code',
+  };
+}
+
+SCENARIOS['size-80x24-screen-reader-two-turns'] = {
+  ...SCENARIOS['screen-reader-two-turns']!,
+  cols: 80,
+  rows: 24,
+};
+
 /** The default set, in recording order (default retries only where the CLI has a setting). */
 function defaultScenarios(agent: ChatAgent): string[] {
   return Object.keys(SCENARIOS).filter((name) => {

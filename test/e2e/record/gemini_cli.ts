@@ -75,14 +75,14 @@ function errorScenario(status: number, message?: string): Scenario {
       const plan: TurnPlanInput = { error: { status, ...(message ? { message } : {}) } };
       ctx.server.enqueue(plan, plan, plan, plan, plan, plan);
       await submit(ctx, 'Say hello.');
-      const screen = await ctx.session.waitForText(/Keep trying|✕ \[API Error/, 60_000);
+      const screen = await ctx.session.waitForText(/Keep trying|✕ +\[API Error/, 60_000);
       if (/Keep trying/.test(screen)) {
         await sleep(3000);
         await ctx.session.sendKeys('Down');
         await sleep(300);
         await ctx.session.sendKeys('Enter');
       }
-      await ctx.session.waitForText(/✕ \[API Error/, 15_000);
+      await ctx.session.waitForText(/✕ +\[API Error/, 15_000);
       await sleep(3000);
     },
   };
@@ -144,6 +144,19 @@ const manyLines = Array.from(
   { length: 90 },
   (_, i) => `- Line ${i + 1} of a long list that scrolls the screen.\n`,
 );
+
+/** A scenario in screen-reader mode: no banner, so it waits for the prompt line itself. */
+function screenReader(run: (ctx: Ctx) => Promise<void>): Scenario {
+  return {
+    settings: { ui: { accessibility: { screenReader: true }, errorVerbosity: 'full' } },
+    ownStartup: true,
+    async run(ctx) {
+      await ctx.session.waitForText(READY, 30_000);
+      await sleep(3000);
+      await run(ctx);
+    },
+  };
+}
 
 const scenarios: Record<string, Scenario> = {
   startup: {
@@ -287,6 +300,26 @@ const scenarios: Record<string, Scenario> = {
       await slowThenPermission(ctx);
     },
   },
+  // The same view: an interrupted turn, then one that succeeds; a failed turn (the retry
+  // dialog, then the error), then one that succeeds.
+  'screen-reader-interrupted-then-success': screenReader(async (ctx) => {
+    await interruptedTurn(ctx);
+    await successAfter(ctx);
+  }),
+  'size-80x24-screen-reader-interrupted-then-success': {
+    ...screenReader(async (ctx) => {
+      await interruptedTurn(ctx);
+      await successAfter(ctx);
+    }),
+    cols: 80,
+    rows: 24,
+  },
+  'screen-reader-error-then-success': {
+    ...screenReader(async (ctx) => {
+      await scenarios['error-then-success']!.run(ctx);
+    }),
+    maxAttempts: 2,
+  },
   'long-reply-scrolls': {
     async run(ctx) {
       ctx.server.enqueue({ text: manyLines.join(''), chunks: manyLines, chunkDelayMs: 50 });
@@ -302,14 +335,14 @@ const scenarios: Record<string, Scenario> = {
       const plan: TurnPlanInput = { error: { status: 500 } };
       ctx.server.enqueue(plan, plan);
       await submit(ctx, 'Say hello.');
-      const screen = await ctx.session.waitForText(/Keep trying|✕ \[API Error/, 60_000);
+      const screen = await ctx.session.waitForText(/Keep trying|✕ +\[API Error/, 60_000);
       if (/Keep trying/.test(screen)) {
         await sleep(2000);
         await ctx.session.sendKeys('Down');
         await sleep(300);
         await ctx.session.sendKeys('Enter');
       }
-      await ctx.session.waitForText(/✕ \[API Error/, 15_000);
+      await ctx.session.waitForText(/✕ +\[API Error/, 15_000);
       await sleep(2500);
       await successAfter(ctx);
     },

@@ -2,7 +2,8 @@ import type { ToolExpectations } from '../expectations.js';
 import { DOWN, GONE, READY } from './common.js';
 
 export const geminiCli: ToolExpectations = {
-  inputBox: /^ > +Type your message/m,
+  // The screen-reader view draws the prompt line at column 0, without the box.
+  inputBox: /^ ?> +Type your message/m,
   // Gemini CLI 0.61.0 streams the reply and removes the spinner within a few frames.
   // Measured: 0.12-0.54 s from the server's end to the first finished frame (0.54 s in
   // cli-killed), i.e. up to 0.29 s beyond the 0.25 s poll.
@@ -44,16 +45,23 @@ export const geminiCli: ToolExpectations = {
     // 0.6 s a chunk, then a shell call that asks for permission, approved after 6 s.
     'no-spinner-slow-turn': { turns: ['success'], final: READY, dialog: 'Allow execution of' },
     // Screen-reader view: no borders, `responding` where the glyph stands; the same turn.
-    // The profile does not read this view's finished turn: no outcome at all (a missed success,
-    // not a false one).
-    'screen-reader-slow-turn': {
-      turns: ['success'],
+    'screen-reader-slow-turn': { turns: ['success'], final: READY, dialog: 'Allow execution of' },
+    // The same view: the retry dialog as plain lines (`(checked) 1. Keep trying`), then the
+    // error (`✕  [API Error: …`, two spaces), then a success.
+    'screen-reader-error-then-success': {
+      turns: ['known_failure', 'success'],
       final: READY,
-      dialog: 'Allow execution of',
-      knownProfileWeakness: {
-        reason: 'the screen-reader view (no prompt-box borders) is not read as a finished turn',
-        failing: ['submitted', 'screen_alone'],
-      },
+      dialog: '1. Keep trying',
+    },
+    // The same at 80x24 (the first-run note wraps to four lines; one frame is half drawn).
+    'size-80x24-screen-reader-interrupted-then-success': {
+      turns: ['interrupted', 'success'],
+      final: READY,
+    },
+    // The same view: the cancel note (`ℹ  Request cancelled.`, two spaces here), then a success.
+    'screen-reader-interrupted-then-success': {
+      turns: ['interrupted', 'success'],
+      final: READY,
     },
     // 90 reply lines push the prompt echo and the reply's first line off the screen.
     'long-reply-scrolls': { turns: ['success'], final: READY },

@@ -53,18 +53,21 @@ export const qwenCode: ToolExpectations = {
       turns: ['success'],
       final: READY,
     },
-    // Screen-reader mode (`--screen-reader`): `responding` where the glyph stands, no borders.
-    // The profile knows none of this view's screens: all read unknown, so no outcome (a missed
-    // success, not a false one).
+    // Screen-reader mode (`--screen-reader`): `responding` where the glyph stands, no borders,
+    // `User:` / `Model:` for the echo and the reply, one rule over the prompt line.
     'screen-reader-slow-turn-then-permission': {
       turns: ['success'],
       final: READY,
       dialog: 'Allow execution of',
-      knownProfileWeakness: {
-        reason: 'the screen-reader view matches no known shape',
-        failing: ['submitted', 'screen_alone', 'recognised'],
-      },
     },
+    'screen-reader-two-turns': { turns: ['success', 'success'], final: READY },
+    // The same at 80x24: reply lines wrap to column 0.
+    'size-80x24-screen-reader-two-turns': { turns: ['success', 'success'], final: READY },
+    'screen-reader-interrupted': { turns: ['interrupted'], final: READY },
+    // Retried for about 85 s under `responding`, then `✕ [API Error: 500 …` over the rule.
+    'screen-reader-error-500': { turns: ['known_failure'], final: READY },
+    // A hung stream under `responding` until it is interrupted; one frame is half drawn.
+    'screen-reader-hang': { turns: ['interrupted'], final: READY, hang: true },
     // The same turns as above, with TMUX set.
     'tmux-env-long-turn-pause': { turns: ['success'], final: READY },
     // The requests fail and are retried for about 65 s before the error shows; the dots
