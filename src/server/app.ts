@@ -14,6 +14,7 @@ import { operationsFor } from '../supervisor/operations.js';
 import { createMetrics, type ServerMetrics } from './metrics.js';
 import { observerView } from './observer.js';
 import type { SupervisorPort } from './port.js';
+import type { JournalRecord } from '../schemas/record.js';
 import {
   Accepted,
   AttachBody,
@@ -225,6 +226,30 @@ function resumeFrom(c: Context, since: number | undefined): number {
  * says which operations are acceptable now, events stream the journal over SSE. It serves
  * anything that satisfies {@link SupervisorPort}: a `Supervisor`, or the fleet view.
  */
+/** How many of the journal's latest records (all terminals) `history?since=` reads at most. */
+const SINCE_WINDOW = 10_000;
+
+/**
+ * A terminal's records made at or after `since`, oldest first: the ones kept for it, and when
+ * those do not reach back that far, the journal's latest records of it before them.
+ */
+async function historySince(
+  sup: SupervisorPort,
+  id: string,
+  since: string,
+): Promise<JournalRecord[]> {
+  const from = Date.parse(since);
+  let records = await sup.history(id);
+  const oldest = records[0];
+  if (oldest !== undefined && Date.parse(oldest.at) > from) {
+    const before = await sup.journal.readAfter(Math.max(0, sup.journal.durableSeq - SINCE_WINDOW), {
+      terminalId: id,
+    });
+    records = [...before.filter((r) => r.seq < oldest.seq), ...records];
+  }
+  return records.filter((r) => Date.parse(r.at) >= from);
+}
+
 export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {}): HttpApp {
   const log = options.logger;
   const metrics = createMetrics(sup);
@@ -401,11 +426,13 @@ export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {})
       request: { params: Params, query: HistoryQuery },
       responses: { 200: json(History, 'records'), ...TERMINAL_ERRORS },
     }),
-    async (c) =>
-      c.json(
-        { records: await sup.history(c.req.valid('param').id, c.req.valid('query').limit) },
-        200,
-      ),
+    async (c) => {
+      const id = c.req.valid('param').id;
+      const { limit, since } = c.req.valid('query');
+      const records =
+        since === undefined ? await sup.history(id, limit) : await historySince(sup, id, since);
+      return c.json({ records: records.slice(-limit) }, 200);
+    },
   );
 
   app.openapi(

@@ -139,6 +139,8 @@ export const TurnResponse = z
 
 export const HistoryQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(2000).default(100),
+  /** Only records made at or after this time; reaches back past the terminal's kept records. */
+  since: z.iso.datetime({ offset: true }).optional(),
 });
 
 export const History = z.object({ records: z.array(JournalRecord) }).openapi('History');
