@@ -207,11 +207,17 @@ setInterval(() => {
 
 const pending = new Set();
 let refreshTimer = null;
+/** The timelines are redrawn at the next render (else every few seconds, as time moves). */
+let pendingTimelines = true;
 
 function onRecord(r) {
   if (r.kind === 'terminal.attached' || r.kind === 'terminal.detached') pending.add('*');
   else if (r.terminalId) pending.add(r.terminalId);
-  if (r.terminalId && r.terminalId === openId() && r.kind === 'state') addTransitions([r], true);
+  if (r.terminalId) {
+    noteRecord(r.terminalId, r);
+    pendingTimelines = true;
+  }
+  if (r.terminalId && r.terminalId === openId()) addTransitions([r], true);
   refreshTimer ??= setTimeout(flush, 50);
 }
 
@@ -241,11 +247,13 @@ async function loadAll() {
   const { terminals } = await request('GET', '/v1/terminals');
   views.clear();
   for (const v of terminals) views.set(v.terminalId, v);
+  pendingTimelines = true;
   render();
+  void loadHistories();
 }
 
 // ---------------------------------------------------------------------------------------------
-// The grid
+// Words for states
 
 const now = () => Date.now() / 1000;
 
@@ -257,6 +265,15 @@ function age(seconds) {
   return `${Math.floor(seconds / 86400)} d`;
 }
 
+/** The colour family of a value (see the legend): ready, working, blocked, failed, unknown. */
+function tone(value) {
+  if (value === 'ready' || value === 'success') return 'ready';
+  if (value === 'waiting' || value === 'active' || value === 'working') return 'working';
+  if (value === 'blocked' || value === 'interrupted') return 'blocked';
+  if (value === 'failed' || value === 'stalled' || value === 'known_failure') return 'failed';
+  return 'unknown';
+}
+
 function unread(v) {
   return (
     v.lastTurn.result !== 'none' &&
@@ -265,16 +282,11 @@ function unread(v) {
   );
 }
 
-/** What needs a person comes first: a prompt waiting, a failure, a stall, a blocked session, news. */
-function priority(v) {
-  if (v.readiness.status === 'blocked') return 0;
-  if (v.readiness.status === 'failed') return 1;
-  if (v.readiness.status === 'stalled') return 2;
-  if (v.session.status === 'blocked') return 3;
-  if (unread(v) && v.turn.phase !== 'active') return 4;
-  if (v.turn.phase === 'active') return 5;
-  if (v.readiness.status === 'ready') return 6;
-  return 7;
+/** What needs a person: a prompt waiting, a failure, a stall, a blocked session. */
+function needsPerson(v) {
+  return (
+    ['blocked', 'failed', 'stalled'].includes(v.readiness.status) || v.session.status === 'blocked'
+  );
 }
 
 /** "idle 14 min", "working 3 min", "blocked 20 s". */
@@ -294,6 +306,59 @@ function watchdogLeft(v) {
   return w.state === 'disabled' ? '' : w.state;
 }
 
+/** The state of a terminal in one sentence a person reads. */
+function stateInWords(v) {
+  const d = v.diagnostics.availability;
+  if (d === 'unavailable') return 'The pane is gone';
+  if (d === 'tui_down') return 'The agent is not running in the pane';
+  if (d === 'error') return 'The pane cannot be read';
+  if (v.session.status === 'blocked') return 'The session is blocked: resume it to go on';
+  if (v.session.status === 'finished') return 'The session has finished';
+  const turn = v.turn.current ? ` on ${v.turn.current.id}` : '';
+  switch (v.readiness.status) {
+    case 'ready':
+      return v.turn.phase === 'active' ? `Working${turn}` : 'Ready for a prompt';
+    case 'waiting':
+      return `Working${turn}`;
+    case 'blocked':
+      return 'Blocked: it waits for a person to answer a prompt';
+    case 'failed':
+      return 'Failed: the agent reports an error';
+    case 'stalled':
+      return 'Stalled: nothing has changed for too long';
+    default:
+      return 'Unknown: paneward does not recognise this screen, so it claims nothing';
+  }
+}
+
+/** Why: the reasons the API gives, each as it gives it. */
+function reasons(v) {
+  const out = [];
+  const t = now();
+  out.push(
+    `readiness ${v.readiness.status}${v.readiness.since !== null ? ` for ${age(t - v.readiness.since)}` : ''}, turn phase ${v.turn.phase}`,
+  );
+  if (v.surface.blockedPrompt) out.push(`the screen shows a prompt: ${v.surface.blockedPrompt}`);
+  if (v.surface.activeReasons.length > 0)
+    out.push(`busy because: ${v.surface.activeReasons.join(', ')}`);
+  if (v.session.stopReasonCode) out.push(`session stopped: ${v.session.stopReasonCode}`);
+  if (v.diagnostics.error) out.push(`probe: ${v.diagnostics.error.message}`);
+  if (v.completion)
+    out.push(`turn ${v.completion.turnId}: completion ${v.completion.status.replace('_', ' ')}`);
+  if (v.lastTurn.result !== 'none')
+    out.push(
+      `last turn ${v.lastTurn.turnId}: ${v.lastTurn.result}${v.lastTurn.at ? `, ${age(t - v.lastTurn.at)} ago` : ''}`,
+    );
+  const send = v.operations.sendInput;
+  out.push(
+    send.allowed === 'yes' ? `a prompt can be sent: ${send.reason}` : `not now: ${send.reason}`,
+  );
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The grid: one row per terminal, in a stable order (by id); a change is highlighted in place
+
 function matchesFilter(v) {
   const host = $('#filter-host').value;
   const tool = $('#filter-tool').value;
@@ -301,22 +366,62 @@ function matchesFilter(v) {
   if (host && v.host?.id !== host) return false;
   if (tool && v.tool !== tool) return false;
   if (!state) return true;
-  if (state === 'attention') return priority(v) <= 4;
+  if (state === 'attention') return needsPerson(v);
   if (state === 'working') return v.turn.phase === 'active';
   return v.readiness.status === state;
 }
 
-function cell(text, cls) {
-  const td = document.createElement('td');
-  td.textContent = text;
-  if (cls) td.className = cls;
-  return td;
+const hrefOf = (id) => `#/t/${encodeURIComponent(id)}`;
+const byId = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+/** For how long a changed row stays highlighted, in ms. */
+const CHANGED_MS = 4000;
+const rows = new Map();
+
+function setCell(td, text, cls) {
+  if (td.textContent !== text) td.textContent = text;
+  if (td.title !== text) td.title = text;
+  const name = cls ?? '';
+  if (td.className !== name) td.className = name;
+}
+
+/** The tool, and its version (left out where the page is narrow). */
+function setTool(td, v) {
+  const text = v.toolVersion ? `${v.tool} ${v.toolVersion}` : v.tool;
+  if (td.title === text) return;
+  td.title = text;
+  const version = document.createElement('span');
+  version.className = 'version';
+  version.textContent = v.toolVersion ? ` ${v.toolVersion}` : '';
+  td.replaceChildren(v.tool, version);
+}
+
+function rowFor(id) {
+  let row = rows.get(id);
+  if (!row) {
+    const tr = document.createElement('tr');
+    tr.dataset.id = id;
+    const first = document.createElement('td');
+    const a = document.createElement('a');
+    a.href = hrefOf(id);
+    a.className = 'row-link';
+    a.textContent = id;
+    first.append(a);
+    tr.append(first);
+    const names = ['target', 'tool', 'readiness', 'phase', 'last', 'for', 'watchdog', 'why'];
+    const cells = {};
+    for (const name of names) {
+      const td = document.createElement('td');
+      cells[name] = td;
+      tr.append(td);
+    }
+    row = { tr, cells, key: null, changedAt: 0 };
+    rows.set(id, row);
+  }
+  return row;
 }
 
 function render() {
-  const list = [...views.values()].sort(
-    (a, b) => priority(a) - priority(b) || a.terminalId.localeCompare(b.terminalId),
-  );
+  const list = [...views.values()].sort((a, b) => byId(a.terminalId, b.terminalId));
   addOptions(
     $('#filter-tool'),
     list.map((v) => v.tool),
@@ -325,37 +430,57 @@ function render() {
   const hosts = list.flatMap((v) => (v.host ? [v.host.id] : []));
   addOptions($('#filter-host'), hosts);
   $('#filter-host-label').hidden = hosts.length === 0;
+  for (const id of rows.keys()) if (!views.has(id)) rows.delete(id);
+  const shown = [];
+  for (const v of list) {
+    const row = rowFor(v.terminalId);
+    const { tr, cells } = row;
+    // What a person watches for: a change of any of these is highlighted for a few seconds.
+    const key = [v.readiness.status, v.turn.phase, v.lastTurn.result, v.lastTurn.turnId].join();
+    if (row.key !== null && row.key !== key) row.changedAt = Date.now();
+    row.key = key;
+    tr.classList.toggle('changed', Date.now() - row.changedAt < CHANGED_MS);
+    tr.classList.toggle('attention', needsPerson(v));
+    tr.classList.toggle('unread', unread(v));
+    const last =
+      v.lastTurn.result === 'none'
+        ? ''
+        : `${v.lastTurn.result} ${v.lastTurn.at ? `${age(now() - v.lastTurn.at)} ago` : ''}`.trim();
+    setCell(cells.target, v.target ?? '', 'col-target');
+    setTool(cells.tool, v);
+    setCell(cells.readiness, v.readiness.status, `state s-${tone(v.readiness.status)}`);
+    setCell(cells.phase, v.turn.phase, `state s-${tone(v.turn.phase)}`);
+    setCell(cells.last, last, `state s-${tone(v.lastTurn.result)}`);
+    setCell(cells.for, howLong(v), 'col-for');
+    setCell(cells.watchdog, watchdogLeft(v), 'col-watchdog');
+    setCell(
+      cells.why,
+      v.operations.sendInput.allowed === 'yes' ? '' : v.operations.sendInput.reason,
+      'why',
+    );
+    if (matchesFilter(v)) shown.push(tr);
+  }
   const body = $('#grid tbody');
-  body.replaceChildren(
-    ...list.filter(matchesFilter).map((v) => {
-      const tr = document.createElement('tr');
-      tr.dataset.id = v.terminalId;
-      if (priority(v) <= 3) tr.classList.add('attention');
-      if (unread(v)) tr.classList.add('unread');
-      const last =
-        v.lastTurn.result === 'none'
-          ? ''
-          : `${v.lastTurn.result} ${v.lastTurn.at ? `${age(now() - v.lastTurn.at)} ago` : ''}`;
-      tr.append(
-        cell(v.terminalId),
-        cell(v.target ?? ''),
-        cell(v.toolVersion ? `${v.tool} ${v.toolVersion}` : v.tool),
-        cell(v.readiness.status, `state state-${v.readiness.status}`),
-        cell(v.turn.phase, `state state-${v.turn.phase}`),
-        cell(last, `state state-${v.lastTurn.result}`),
-        cell(howLong(v)),
-        cell(watchdogLeft(v)),
-        cell(v.operations.sendInput.allowed === 'yes' ? '' : v.operations.sendInput.reason, 'why'),
-      );
-      tr.addEventListener(
-        'click',
-        () => (location.hash = `#/t/${encodeURIComponent(v.terminalId)}`),
-      );
-      return tr;
+  // Rows are moved only when the set or the order differs: never under the pointer otherwise.
+  const current = [...body.children];
+  if (current.length !== shown.length || current.some((tr, i) => tr !== shown[i])) {
+    body.replaceChildren(...shown);
+  }
+  const attention = list.filter(needsPerson);
+  const line = $('#attention');
+  line.hidden = attention.length === 0;
+  line.replaceChildren(
+    `${attention.length} need${attention.length === 1 ? 's' : ''} a person: `,
+    ...attention.flatMap((v, i) => {
+      const a = document.createElement('a');
+      a.href = hrefOf(v.terminalId);
+      a.textContent = `${v.terminalId} (${v.session.status === 'blocked' ? 'session blocked' : v.readiness.status})`;
+      return i === 0 ? [a] : [', ', a];
     }),
   );
   $('#count').textContent = `${list.length} terminal${list.length === 1 ? '' : 's'}`;
   $('#empty').hidden = list.length > 0;
+  renderTimelines();
   renderDetail();
 }
 
@@ -371,7 +496,228 @@ $('#filter-state').addEventListener('change', render);
 setInterval(render, 1000);
 
 // ---------------------------------------------------------------------------------------------
-// One terminal: its charts live, its transitions, its screen, and what can be done
+// The last hour: readiness and turns of each terminal, from the journal
+
+const HOUR_MS = 3_600_000;
+/** Per terminal: its records of the last hour (oldest first) and whether they reach back. */
+const histories = new Map();
+let historiesLoading = false;
+
+async function loadHistory(id) {
+  const since = new Date(Date.now() - HOUR_MS).toISOString();
+  const limit = 2000;
+  const { records } = await request(
+    'GET',
+    `/v1/terminals/${encodeURIComponent(id)}/history?since=${encodeURIComponent(since)}&limit=${limit}`,
+  );
+  // Cut at the limit: what came before the oldest record is not known here.
+  histories.set(id, { records, from: records.length >= limit ? Date.parse(records[0].at) : null });
+}
+
+async function loadHistories() {
+  if (historiesLoading) return;
+  historiesLoading = true;
+  try {
+    for (const id of views.keys()) {
+      try {
+        await loadHistory(id);
+      } catch {
+        /* shown by the connection state */
+      }
+    }
+  } finally {
+    historiesLoading = false;
+  }
+  pendingTimelines = true;
+  render();
+}
+
+function noteRecord(id, r) {
+  const h = histories.get(id);
+  if (!h) return;
+  if (h.records.length > 0 && h.records[h.records.length - 1].seq >= r.seq) return;
+  h.records.push(r);
+  const cut = Date.now() - HOUR_MS;
+  while (h.records.length > 0 && Date.parse(h.records[0].at) < cut - 60_000) h.records.shift();
+}
+
+/** Readiness spans and turns over [start, end] (ms) from a terminal's records and its state. */
+function timelineOf(v, h, start, end) {
+  const spans = [];
+  const turns = [];
+  let state = null;
+  let at = start;
+  let known = h.from ?? start;
+  for (const r of h.records) {
+    const t = Date.parse(r.at);
+    if (r.kind === 'terminal.attached' && !r.readopted) {
+      // Nothing was watched before it was attached.
+      known = Math.max(known, t);
+      state = null;
+      at = t;
+    }
+    if (r.kind === 'state') {
+      for (const tr of r.transitions) {
+        if (tr.machine !== 'readiness') continue;
+        if (state === null) spans.push({ from: Math.max(at, known), to: t, state: tr.from });
+        else spans.push({ from: at, to: t, state });
+        state = tr.to;
+        at = t;
+      }
+    }
+    if (r.kind === 'turn.started' || r.kind === 'turn.reopened') {
+      turns.push({ id: r.turnId, from: t, to: null, outcome: null });
+    }
+    if (r.kind === 'turn.ended') {
+      const turn = turns.findLast((x) => x.id === r.turnId && x.to === null);
+      if (turn) Object.assign(turn, { to: t, outcome: r.outcome });
+      else turns.push({ id: r.turnId, from: known, to: t, outcome: r.outcome });
+    }
+  }
+  // Up to now: the state as it is.
+  spans.push({
+    from: state === null ? Math.max(at, known) : at,
+    to: end,
+    state: v.readiness.status,
+  });
+  if (v.turn.current && !turns.some((x) => x.id === v.turn.current.id && x.to === null)) {
+    turns.push({
+      id: v.turn.current.id,
+      from: v.turn.current.startedAt * 1000,
+      to: null,
+      outcome: null,
+    });
+  }
+  for (const turn of turns) {
+    if (turn.to === null) {
+      const running = v.turn.current?.id === turn.id;
+      turn.to = end;
+      turn.outcome = running ? 'active' : 'unknown';
+    }
+  }
+  return {
+    known,
+    spans: spans.filter((s) => s.to > start && s.to > s.from),
+    turns: turns.filter((x) => x.to > start),
+  };
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+function svgEl(name, attrs, title) {
+  const el = document.createElementNS(SVG, name);
+  for (const [k, val] of Object.entries(attrs)) el.setAttribute(k, String(val));
+  if (title) {
+    const t = document.createElementNS(SVG, 'title');
+    t.textContent = title;
+    el.append(t);
+  }
+  return el;
+}
+
+const clock = (ms) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+
+/** One terminal's hour as an SVG strip: readiness above, turns below, time left to right. */
+function timelineSvg(v, h) {
+  const end = Date.now();
+  const start = end - HOUR_MS;
+  const W = 3600;
+  const x = (t) => ((Math.max(start, Math.min(end, t)) - start) / HOUR_MS) * W;
+  const svg = svgEl('svg', {
+    viewBox: `0 0 ${W} 40`,
+    preserveAspectRatio: 'none',
+    class: 'timeline',
+    role: 'img',
+    'aria-label': `${v.terminalId}: readiness and turns over the last hour`,
+  });
+  const line = timelineOf(v, h, start, end);
+  if (line.known > start) {
+    svg.append(
+      svgEl(
+        'rect',
+        { x: 0, y: 0, width: x(line.known), height: 40, class: 'tl-gap' },
+        `no record before ${clock(line.known)}`,
+      ),
+    );
+  }
+  for (const s of line.spans) {
+    svg.append(
+      svgEl(
+        'rect',
+        {
+          x: x(s.from),
+          y: 2,
+          width: Math.max(2, x(s.to) - x(s.from)),
+          height: 18,
+          class: `tl s-${tone(s.state)}`,
+          'data-state': s.state,
+        },
+        `${s.state} ${clock(s.from)}–${clock(s.to)}`,
+      ),
+    );
+  }
+  for (const turn of line.turns) {
+    svg.append(
+      svgEl(
+        'rect',
+        {
+          x: x(turn.from),
+          y: 24,
+          width: Math.max(4, x(turn.to) - x(turn.from)),
+          height: 14,
+          class: `tl turn s-${tone(turn.outcome)}`,
+          'data-turn': turn.id,
+        },
+        `${turn.id}: ${turn.outcome} ${clock(turn.from)}–${clock(turn.to)}`,
+      ),
+    );
+  }
+  return svg;
+}
+
+function timelineRow(v) {
+  const div = document.createElement('div');
+  div.className = 'timeline-row';
+  div.dataset.id = v.terminalId;
+  const a = document.createElement('a');
+  a.href = hrefOf(v.terminalId);
+  a.textContent = v.terminalId;
+  const h = histories.get(v.terminalId);
+  const axis = document.createElement('div');
+  axis.className = 'axis';
+  const end = Date.now();
+  axis.append(
+    ...[60, 45, 30, 15, 0].map((m) => {
+      const span = document.createElement('span');
+      span.textContent = m === 0 ? 'now' : `${clock(end - m * 60_000)}`;
+      return span;
+    }),
+  );
+  const strip = document.createElement('div');
+  strip.className = 'strip';
+  if (h) strip.append(timelineSvg(v, h), axis);
+  else strip.textContent = 'loading…';
+  div.append(a, strip);
+  return div;
+}
+
+let timelinesDrawn = 0;
+function renderTimelines() {
+  // Redrawn every few seconds (time moves), and at once when records came.
+  if (Date.now() - timelinesDrawn < 5000 && pendingTimelines === false) return;
+  timelinesDrawn = Date.now();
+  pendingTimelines = false;
+  const list = [...views.values()]
+    .filter(matchesFilter)
+    .sort((a, b) => byId(a.terminalId, b.terminalId));
+  if (openId() === null) $('#timelines').replaceChildren(...list.map(timelineRow));
+  else {
+    const v = views.get(openId());
+    $('#detail-timeline').replaceChildren(...(v ? [timelineRow(v)] : []));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// One terminal: its screen, its state in words and why, what can be done; then its charts
 
 function openId() {
   const m = /^#\/t\/(.+)$/.exec(location.hash);
@@ -389,28 +735,50 @@ function currentStates(v) {
   };
 }
 
-async function diagram(name) {
-  if (!diagrams.has(name)) {
-    const res = await fetch(`/diagrams/${name}.svg`);
-    diagrams.set(name, res.ok ? await res.text() : '');
+/** The seed drawing of a chart (`<name>.seed.svg`, where it has extensions) or the whole one. */
+async function diagram(name, withExtensions) {
+  const key = `${name}:${withExtensions}`;
+  if (!diagrams.has(key)) {
+    let text = '';
+    if (!withExtensions) {
+      const seed = await fetch(`/diagrams/${name}.seed.svg`);
+      if (seed.ok) text = await seed.text();
+    }
+    if (!text) {
+      const res = await fetch(`/diagrams/${name}.svg`);
+      text = res.ok ? await res.text() : '';
+    }
+    diagrams.set(key, text);
   }
-  return diagrams.get(name);
+  return diagrams.get(key);
 }
 
+let drawing = null;
 async function drawCharts(v) {
   const box = $('#charts');
-  if (box.dataset.for !== v.terminalId) {
-    box.dataset.for = v.terminalId;
-    box.replaceChildren();
+  const ext = $('#show-ext').checked;
+  const wanted = `${v.terminalId}:${ext}`;
+  if (box.dataset.for !== wanted && drawing !== wanted) {
+    drawing = wanted;
+    const divs = [];
     for (const name of CHARTS) {
       const div = document.createElement('div');
       div.className = 'chart';
       div.dataset.chart = name;
-      div.innerHTML = `<h4>${name}</h4>${await diagram(name)}`;
-      div.title = 'click to enlarge';
-      div.addEventListener('click', () => div.classList.toggle('wide'));
-      box.append(div);
+      div.innerHTML = `<h4>${name}</h4>${await diagram(name, ext)}`;
+      // Drawn at one CSS pixel per point: 12 px labels, whatever the chart's width (it scrolls).
+      const svg = div.querySelector('svg');
+      const vb = svg?.viewBox.baseVal;
+      if (svg && vb && vb.width > 0) {
+        svg.setAttribute('width', `${vb.width}px`);
+        svg.setAttribute('height', `${vb.height}px`);
+      }
+      divs.push(div);
     }
+    if (drawing !== wanted) return;
+    box.replaceChildren(...divs);
+    box.dataset.for = wanted;
+    drawing = null;
   }
   const states = currentStates(v);
   for (const div of box.querySelectorAll('.chart')) {
@@ -421,16 +789,27 @@ async function drawCharts(v) {
     }
   }
 }
+$('#show-ext').addEventListener('change', () => {
+  const v = views.get(openId());
+  if (v) void drawCharts(v);
+});
+
+function cell(text, cls) {
+  const td = document.createElement('td');
+  td.textContent = text;
+  if (cls) td.className = cls;
+  return td;
+}
 
 function addTransitions(records, prepend) {
-  const rows = [];
+  const list = [];
   for (const r of records) {
     const time = new Date(r.at).toLocaleTimeString();
     const evidence = r.evidence
       ? `${r.evidence.rule}${r.evidence.screenHash ? ` #${r.evidence.screenHash.slice(0, 8)}` : ''}`
       : '';
-    const list = r.kind === 'state' ? r.transitions : [];
-    for (const t of list) {
+    const changes = r.kind === 'state' ? r.transitions : [];
+    for (const t of changes) {
       const tr = document.createElement('tr');
       tr.append(
         cell(String(r.seq)),
@@ -441,7 +820,7 @@ function addTransitions(records, prepend) {
         cell(t.rule ?? ''),
         cell(evidence),
       );
-      rows.push(tr);
+      list.push(tr);
     }
     if (r.kind.startsWith('turn.') || r.kind === 'anomaly' || r.kind.startsWith('watchdog.')) {
       const tr = document.createElement('tr');
@@ -455,12 +834,12 @@ function addTransitions(records, prepend) {
         cell(''),
         cell(''),
       );
-      rows.push(tr);
+      list.push(tr);
     }
   }
   const body = $('#transitions tbody');
-  if (prepend) body.prepend(...rows.reverse());
-  else body.replaceChildren(...rows.reverse());
+  if (prepend) body.prepend(...list.reverse());
+  else body.replaceChildren(...list.reverse());
   while (body.rows.length > 80) body.deleteRow(-1);
 }
 
@@ -475,6 +854,19 @@ async function refreshScreen(id) {
   }
 }
 
+function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}
+
+/** A button the gate refuses is disabled, and says why (on it and beside it). */
+function gateButton(button, verdict, label) {
+  const refused = verdict.allowed !== 'yes';
+  button.disabled = refused;
+  button.dataset.allowed = verdict.allowed;
+  button.title = refused ? `${label}: not now: ${verdict.reason}` : verdict.reason;
+  return refused ? `${label}: not now: ${verdict.reason}` : null;
+}
+
 function renderDetail() {
   const id = openId();
   $('#grid-view').hidden = id !== null;
@@ -482,11 +874,27 @@ function renderDetail() {
   if (id === null) return;
   const v = views.get(id);
   if (!v) {
-    $('#detail-title').textContent = `${id} (not attached)`;
+    setText($('#detail-title'), `${id} (not attached)`);
     return;
   }
-  $('#detail-title').textContent =
-    `${v.terminalId} · ${v.target ?? ''} · ${v.tool}${v.toolVersion ? ` ${v.toolVersion}` : ''}`;
+  setText(
+    $('#detail-title'),
+    `${v.terminalId} · ${v.target ?? ''} · ${v.tool}${v.toolVersion ? ` ${v.toolVersion}` : ''}`,
+  );
+  const words = $('#state-words');
+  setText(words, stateInWords(v));
+  words.className = `state-words s-${tone(v.turn.phase === 'active' ? 'active' : v.readiness.status)}`;
+  const why = reasons(v);
+  const list = $('#state-why');
+  if ([...list.children].map((li) => li.textContent).join('\n') !== why.join('\n')) {
+    list.replaceChildren(
+      ...why.map((text) => {
+        const li = document.createElement('li');
+        li.textContent = text;
+        return li;
+      }),
+    );
+  }
   const facts = [
     ['readiness', v.readiness.status],
     ['phase', v.turn.phase],
@@ -499,30 +907,54 @@ function renderDetail() {
     ['session', v.session.status],
     ['for', howLong(v)],
   ];
-  $('#detail-summary').replaceChildren(
-    ...facts.map(([k, val]) => {
-      const span = document.createElement('span');
-      span.innerHTML = `<span class="muted">${k}</span> `;
-      const b = document.createElement('b');
-      b.textContent = val;
-      b.className = `state state-${val}`;
-      span.append(b);
-      return span;
-    }),
-  );
+  const summary = $('#detail-summary');
+  const text = facts.map(([k, val]) => `${k} ${val}`).join(' ');
+  if (summary.dataset.text !== text) {
+    summary.dataset.text = text;
+    summary.replaceChildren(
+      ...facts.map(([k, val]) => {
+        const span = document.createElement('span');
+        span.innerHTML = `<span class="muted">${k}</span> `;
+        const b = document.createElement('b');
+        b.textContent = val;
+        b.className = `state s-${tone(val.split(' ')[0])}`;
+        span.append(b);
+        return span;
+      }),
+    );
+  }
   const send = v.operations.sendInput;
-  $('#send').disabled = send.allowed !== 'yes' && !$('#force').checked;
-  $('#send').dataset.allowed = send.allowed;
-  $('#send-why').textContent =
-    send.allowed === 'yes' ? '' : `Not now: ${send.reason} (${send.allowed}).`;
-  $('#interrupt').disabled = v.operations.interrupt.allowed !== 'yes';
-  $('#resume').disabled = v.operations.resume.allowed !== 'yes';
+  const force = $('#force').checked;
+  gateButton($('#send'), send, 'Send');
+  // `force` overrides a refusal the API lets it override (never a pane that reads no input).
+  if (force && send.allowed !== 'yes' && !send.reason.startsWith('the pane reads no input'))
+    $('#send').disabled = false;
+  setText(
+    $('#send-why'),
+    send.allowed === 'yes' ? '' : `Not now: ${send.reason} (${send.allowed}).`,
+  );
+  const refusals = [
+    gateButton($('#interrupt'), v.operations.interrupt, 'Interrupt'),
+    gateButton($('#resume'), v.operations.resume, 'Resume'),
+    gateButton($('#detach'), v.operations.detach, 'Detach'),
+  ].filter((x) => x !== null);
+  const actionsWhy = $('#actions-why');
+  if ([...actionsWhy.children].map((li) => li.textContent).join('\n') !== refusals.join('\n')) {
+    actionsWhy.replaceChildren(
+      ...refusals.map((r) => {
+        const li = document.createElement('li');
+        li.textContent = r;
+        return li;
+      }),
+    );
+  }
   void drawCharts(v);
 }
 
 async function openTerminal() {
   clearInterval(screenTimer);
   const id = openId();
+  pendingTimelines = true;
   render();
   if (id === null) return;
   const v = views.get(id);
@@ -532,6 +964,9 @@ async function openTerminal() {
   }
   $('#action-result').textContent = '';
   $('#transitions tbody').replaceChildren();
+  $('#screen').textContent = '';
+  void refreshScreen(id);
+  screenTimer = setInterval(() => refreshScreen(id), 2000);
   try {
     const { records } = await request(
       'GET',
@@ -541,8 +976,6 @@ async function openTerminal() {
   } catch {
     /* shown by the connection state */
   }
-  void refreshScreen(id);
-  screenTimer = setInterval(() => refreshScreen(id), 2000);
 }
 
 window.addEventListener('hashchange', () => void openTerminal());

@@ -83,20 +83,28 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('paneward demo', () =>
       );
       // Watch the grid as a person would: every terminal's readiness, sampled for 30 s.
       const seen = new Map<string, Set<string>>();
-      let blockedFirst = false;
+      let blockedMarked = false;
+      let unsorted: string[] | null = null;
       for (let i = 0; i < 150; i++) {
         const rows = await page.$$eval('#grid tbody tr', (trs) =>
           trs.map((tr) => [
             (tr as HTMLElement).dataset.id ?? '',
             tr.querySelector('td:nth-child(4)')?.textContent ?? '',
+            tr.className,
           ]),
         );
+        const ids = rows.map(([id]) => id!);
+        if (ids.join() !== [...ids].sort().join()) unsorted = ids;
         for (const [id, readiness] of rows) {
           if (!seen.has(id!)) seen.set(id!, new Set());
           seen.get(id!)!.add(readiness!);
         }
-        if (!blockedFirst && rows[0]?.[1] === 'blocked') {
-          blockedFirst = true;
+        // A terminal blocked on a prompt keeps its place (rows are by id) and is marked.
+        if (
+          !blockedMarked &&
+          rows.some(([, r, cls]) => r === 'blocked' && cls!.includes('attention'))
+        ) {
+          blockedMarked = true;
           await page.screenshot({ path: join(SHOTS, 'demo-grid.png') });
         }
         await new Promise((r) => setTimeout(r, 200));
@@ -106,7 +114,8 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('paneward demo', () =>
         changing.length,
         JSON.stringify([...seen].map(([k, v]) => [k, [...v]])),
       ).toBeGreaterThanOrEqual(3);
-      expect(blockedFirst).toBe(true);
+      expect(blockedMarked).toBe(true);
+      expect(unsorted).toBeNull();
       // A recording reads no input: a prompt is refused (409, saying why), never credited with
       // the recording's next reply, and the page says so where Send is.
       const api = `${demo.url}v1/terminals/gemini-error-500`;
