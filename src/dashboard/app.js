@@ -453,11 +453,12 @@ function render() {
     setCell(cells.last, last, `state s-${tone(v.lastTurn.result)}`);
     setCell(cells.for, howLong(v), 'col-for');
     setCell(cells.watchdog, watchdogLeft(v), 'col-watchdog');
-    setCell(
-      cells.why,
-      v.operations.sendInput.allowed === 'yes' ? '' : v.operations.sendInput.reason,
-      'why',
-    );
+    const why = v.operations.sendInput.allowed === 'yes' ? '' : v.operations.sendInput.reason;
+    setCell(cells.why, why, 'why');
+    // The link covers the row: its title is what a pointer over the row is told.
+    const link = tr.querySelector('a.row-link');
+    const title = `${v.terminalId}: ${stateInWords(v)}${why ? ` (${why})` : ''}`;
+    if (link.title !== title) link.title = title;
     if (matchesFilter(v)) shown.push(tr);
   }
   const body = $('#grid tbody');
@@ -499,6 +500,8 @@ setInterval(render, 1000);
 // The last hour: readiness and turns of each terminal, from the journal
 
 const HOUR_MS = 3_600_000;
+/** How much of the hour the strips show (a person may zoom in on the latest minutes). */
+let rangeMs = HOUR_MS;
 /** Per terminal: its records of the last hour (oldest first) and whether they reach back. */
 const histories = new Map();
 let historiesLoading = false;
@@ -619,15 +622,15 @@ const clock = (ms) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', min
 /** One terminal's hour as an SVG strip: readiness above, turns below, time left to right. */
 function timelineSvg(v, h) {
   const end = Date.now();
-  const start = end - HOUR_MS;
+  const start = end - rangeMs;
   const W = 3600;
-  const x = (t) => ((Math.max(start, Math.min(end, t)) - start) / HOUR_MS) * W;
+  const x = (t) => ((Math.max(start, Math.min(end, t)) - start) / rangeMs) * W;
   const svg = svgEl('svg', {
     viewBox: `0 0 ${W} 40`,
     preserveAspectRatio: 'none',
     class: 'timeline',
     role: 'img',
-    'aria-label': `${v.terminalId}: readiness and turns over the last hour`,
+    'aria-label': `${v.terminalId}: readiness and turns over the last ${rangeMs / 60_000} min`,
   });
   const line = timelineOf(v, h, start, end);
   if (line.known > start) {
@@ -686,9 +689,11 @@ function timelineRow(v) {
   axis.className = 'axis';
   const end = Date.now();
   axis.append(
-    ...[60, 45, 30, 15, 0].map((m) => {
+    ...[4, 3, 2, 1, 0].map((quarter) => {
       const span = document.createElement('span');
-      span.textContent = m === 0 ? 'now' : `${clock(end - m * 60_000)}`;
+      const ago = (quarter * rangeMs) / 4;
+      span.textContent =
+        quarter === 0 ? 'now' : rangeMs > 900_000 ? clock(end - ago) : `−${ago / 60_000} min`;
       return span;
     }),
   );
@@ -698,6 +703,15 @@ function timelineRow(v) {
   else strip.textContent = 'loading…';
   div.append(a, strip);
   return div;
+}
+
+for (const select of document.querySelectorAll('select.range')) {
+  select.addEventListener('change', () => {
+    rangeMs = Number(select.value) * 60_000;
+    for (const other of document.querySelectorAll('select.range')) other.value = select.value;
+    pendingTimelines = true;
+    render();
+  });
 }
 
 let timelinesDrawn = 0;

@@ -20,8 +20,6 @@ import { startAgentSession, type AgentSession } from '../e2e/harness/session.js'
 import { STAND_IN_AGENT, standInProfile } from '../supervisor/internal/stand-in-profile.js';
 
 const SHOTS = join(import.meta.dirname, '../../reports/screenshots');
-/** With PANEWARD_DOCS_SCREENSHOTS set, the grid and a terminal page are refreshed here too. */
-const DOCS = join(import.meta.dirname, '../../docs');
 const TOKEN = 'dashboard-test-token-0123456789';
 
 async function listen(server: Server, port = 0): Promise<number> {
@@ -282,9 +280,6 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the dashboard in a br
       );
       expect(box.overflow, `${width}: the page scrolls sideways`).toBeLessThanOrEqual(0);
       await page.screenshot({ path: join(SHOTS, `terminal-${width}.png`) });
-      if (width === 1400 && process.env.PANEWARD_DOCS_SCREENSHOTS) {
-        await page.screenshot({ path: join(DOCS, 'dashboard-terminal.png') });
-      }
     }
     await page.setViewportSize({ width: 1400, height: 900 });
   });
@@ -349,6 +344,21 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the dashboard in a br
     expect(await page.$$eval('.timeline-row[data-id="b-busy"] rect.tl-gap', (r) => r.length)).toBe(
       1,
     );
+    // Zoomed in on the last 5 minutes, the same turns are drawn wider.
+    const width = () =>
+      page.$eval('.timeline-row[data-id="b-busy"] rect[data-turn]', (r) =>
+        Number(r.getAttribute('width')),
+      );
+    const before = await width();
+    await page.selectOption('#grid-view select.range', '5');
+    await page.waitForFunction(
+      () =>
+        document.querySelector('.timeline-row[data-id="b-busy"] .axis span')?.textContent ===
+        '−5 min',
+    );
+    expect(await width()).toBeGreaterThan(before * 5);
+    await page.screenshot({ path: join(SHOTS, 'grid-timeline-5min.png'), fullPage: true });
+    await page.selectOption('#grid-view select.range', '60');
   });
 
   it('fits the grid on one line per terminal at 1400 px and cuts no column off at 800 px', async () => {
@@ -407,9 +417,6 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the dashboard in a br
       );
       if (width === 1400) expect(m.columns).toHaveLength(9);
       await page.screenshot({ path: join(SHOTS, `grid-${width}.png`), fullPage: true });
-      if (width === 1400 && process.env.PANEWARD_DOCS_SCREENSHOTS) {
-        await page.screenshot({ path: join(DOCS, 'dashboard-grid.png') });
-      }
     }
     await page.setViewportSize({ width: 1400, height: 900 });
   });

@@ -16,6 +16,8 @@ import { CHROMIUM, launchBrowser } from '../dashboard/internal/browser.js';
 
 const BIN = fileURLToPath(new URL('../../bin/paneward.js', import.meta.url));
 const SHOTS = join(import.meta.dirname, '../../reports/screenshots');
+/** With PANEWARD_DOCS_SCREENSHOTS set, the dashboard's pictures in docs/ are refreshed too. */
+const DOCS = process.env.PANEWARD_DOCS_SCREENSHOTS ? join(import.meta.dirname, '../../docs') : null;
 
 interface RunningDemo {
   child: ChildProcess;
@@ -70,7 +72,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('paneward demo', () =>
 
   it('opens a dashboard with terminals of three CLIs changing state; Ctrl-C leaves nothing behind', async () => {
     const demo = await startDemo([]);
-    const page = await browser.newPage({ viewport: { width: 1400, height: 520 } });
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     try {
       await page.goto(demo.url);
       await page.waitForSelector('#connection[data-state="live"]');
@@ -106,6 +108,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('paneward demo', () =>
         ) {
           blockedMarked = true;
           await page.screenshot({ path: join(SHOTS, 'demo-grid.png') });
+          if (DOCS) await page.screenshot({ path: join(DOCS, 'dashboard-grid.png') });
         }
         await new Promise((r) => setTimeout(r, 200));
       }
@@ -141,6 +144,10 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('paneward demo', () =>
       expect(await page.isDisabled('#send')).toBe(true);
       expect(await page.textContent('#send-why')).toContain('it plays a recording');
       await page.screenshot({ path: join(SHOTS, 'demo-detail.png'), fullPage: true });
+      if (DOCS) {
+        await page.waitForFunction(() => document.querySelector('#screen')?.textContent);
+        await page.screenshot({ path: join(DOCS, 'dashboard-terminal.png') });
+      }
     } finally {
       await page.close();
       expect(await stopDemo(demo)).toBe(0);
