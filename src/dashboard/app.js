@@ -509,12 +509,13 @@ let historiesLoading = false;
 async function loadHistory(id) {
   const since = new Date(Date.now() - HOUR_MS).toISOString();
   const limit = 2000;
-  const { records } = await request(
+  const { records, completeSince } = await request(
     'GET',
     `/v1/terminals/${encodeURIComponent(id)}/history?since=${encodeURIComponent(since)}&limit=${limit}`,
   );
-  // Cut at the limit: what came before the oldest record is not known here.
-  histories.set(id, { records, from: records.length >= limit ? Date.parse(records[0].at) : null });
+  // Before `completeSince` some records may be missing: that time is not drawn as known.
+  const from = Date.parse(completeSince ?? since);
+  histories.set(id, { records, from: from > Date.parse(since) ? from : null });
 }
 
 async function loadHistories() {

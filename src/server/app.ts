@@ -230,24 +230,40 @@ function resumeFrom(c: Context, since: number | undefined): number {
 const SINCE_WINDOW = 10_000;
 
 /**
- * A terminal's records made at or after `since`, oldest first: the ones kept for it, and when
- * those do not reach back that far, the journal's latest records of it before them.
+ * A terminal's records made at or after `since`, oldest first, and the time from which they are
+ * all there: the ones kept for it, and when those do not reach back that far, the journal's
+ * latest records of it before them (else only as far back as those reach).
  */
 async function historySince(
   sup: SupervisorPort,
   id: string,
   since: string,
-): Promise<JournalRecord[]> {
+  limit: number,
+): Promise<{ records: JournalRecord[]; completeSince: string }> {
   const from = Date.parse(since);
   let records = await sup.history(id);
+  let completeSince = since;
   const oldest = records[0];
   if (oldest !== undefined && Date.parse(oldest.at) > from) {
-    const before = await sup.journal.readAfter(Math.max(0, sup.journal.durableSeq - SINCE_WINDOW), {
-      terminalId: id,
+    const window = await sup.journal.readAfter(Math.max(0, sup.journal.durableSeq - SINCE_WINDOW), {
+      limit: SINCE_WINDOW,
     });
-    records = [...before.filter((r) => r.seq < oldest.seq), ...records];
+    const first = window[0];
+    const last = window[window.length - 1];
+    if (first === undefined || last === undefined || last.seq < oldest.seq - 1) {
+      // The window does not join the kept records: only those are sure to be complete.
+      completeSince = oldest.at;
+    } else {
+      records = [...window.filter((r) => r.terminalId === id && r.seq < oldest.seq), ...records];
+      if (Date.parse(first.at) > from) completeSince = first.at;
+    }
   }
-  return records.filter((r) => Date.parse(r.at) >= from);
+  records = records.filter((r) => Date.parse(r.at) >= from);
+  if (records.length > limit) {
+    records = records.slice(-limit);
+    completeSince = records[0]!.at;
+  }
+  return { records, completeSince };
 }
 
 export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {}): HttpApp {
@@ -429,9 +445,8 @@ export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {})
     async (c) => {
       const id = c.req.valid('param').id;
       const { limit, since } = c.req.valid('query');
-      const records =
-        since === undefined ? await sup.history(id, limit) : await historySince(sup, id, since);
-      return c.json({ records: records.slice(-limit) }, 200);
+      if (since !== undefined) return c.json(await historySince(sup, id, since, limit), 200);
+      return c.json({ records: await sup.history(id, limit) }, 200);
     },
   );
 

@@ -143,7 +143,16 @@ export const HistoryQuery = z.strictObject({
   since: z.iso.datetime({ offset: true }).optional(),
 });
 
-export const History = z.object({ records: z.array(JournalRecord) }).openapi('History');
+export const History = z
+  .object({
+    records: z.array(JournalRecord),
+    /**
+     * With `since`: the time from which `records` holds every record of the terminal (`since`
+     * itself, or later when older ones were not within reach or past `limit`).
+     */
+    completeSince: z.iso.datetime({ offset: true }).optional(),
+  })
+  .openapi('History');
 
 export const EventsQuery = z.strictObject({
   /** Start after this record seq (as `Last-Event-ID` does). */

@@ -233,10 +233,12 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the dashboard in a br
     await page.check('#force');
     await page.fill('#prompt', 'second, too soon');
     await page.uncheck('#force');
-    await page.evaluate(
-      () => ((document.querySelector('#send') as HTMLButtonElement).disabled = false),
-    );
-    await page.click('#send');
+    // Past the disabled button at once (the page disables it again at its next render).
+    await page.evaluate(() => {
+      const send = document.querySelector('#send') as HTMLButtonElement;
+      send.disabled = false;
+      send.click();
+    });
     await page.waitForFunction(() =>
       /refused: .*not ready/.test(document.querySelector('#action-result')?.textContent ?? ''),
     );

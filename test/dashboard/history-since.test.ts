@@ -56,11 +56,12 @@ describe('history since a time', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const records = async (query: string) => {
+  const history = async (query: string) => {
     const res = await http.app.request(`/v1/terminals/t1/history${query}`);
     expect(res.status).toBe(200);
-    return ((await res.json()) as { records: JournalRecord[] }).records;
+    return (await res.json()) as { records: JournalRecord[]; completeSince?: string };
   };
+  const records = async (query: string) => (await history(query)).records;
 
   it('reaches back past the records kept in memory, to the time asked for', async () => {
     // Without `since`: only what is kept for the terminal.
@@ -73,9 +74,19 @@ describe('history since a time', () => {
     );
     const seqs = got.map((r) => r.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
-    // The latest `limit` of them.
-    const last = await records(`?since=${since}&limit=3`);
-    expect(last.map((r) => r.seq)).toEqual(seqs.slice(-3));
+    expect((await history(`?since=${since}&limit=2000`)).completeSince).toBe(since);
+    // The latest `limit` of them: complete only from the oldest one given.
+    const last = await history(`?since=${since}&limit=3`);
+    expect(last.records.map((r) => r.seq)).toEqual(seqs.slice(-3));
+    expect(last.completeSince).toBe(last.records[0]!.at);
+  });
+
+  it('says from when its records are complete when the journal does not reach back that far', async () => {
+    const since = new Date(clock - 100 * MIN).toISOString();
+    const got = await history(`?since=${since}&limit=2000`);
+    expect(got.records).toHaveLength(40);
+    // Nothing was recorded before the journal's first record: complete from then, not before.
+    expect(got.completeSince).toBe('2026-11-26T10:00:00.000Z');
   });
 
   it('refuses a time that is not one, naming the field', async () => {
