@@ -129,6 +129,13 @@ function svgEl(name, attrs, title) {
   return el;
 }
 
+/** "−5 min", "−3 min 45 s". */
+function minutesAgo(ms) {
+  const m = Math.floor(ms / 60_000);
+  const sec = Math.round((ms % 60_000) / 1000);
+  return `−${m} min${sec ? ` ${sec} s` : ''}`;
+}
+
 const clock = (ms) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 
 /** One terminal's hour as an SVG strip: readiness above, turns below, time left to right. */
@@ -205,7 +212,7 @@ function timelineRow(v) {
       const span = document.createElement('span');
       const ago = (quarter * rangeMs) / 4;
       span.textContent =
-        quarter === 0 ? 'now' : rangeMs > 900_000 ? clock(end - ago) : `−${ago / 60_000} min`;
+        quarter === 0 ? 'now' : rangeMs > 900_000 ? clock(end - ago) : minutesAgo(ago);
       return span;
     }),
   );
