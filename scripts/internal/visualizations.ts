@@ -82,7 +82,8 @@ function indexPage(
 
 /**
  * Every file of visualizations/ as it should be now: `<id>.mmd`, `<id>.svg` for each machine
- * of the catalog, and `index.md`. Keys are file names in sorted order; output is byte-stable.
+ * of the catalog, `<id>.seed.svg` (its seed transitions only) for each one with extensions, and
+ * `index.md`. Keys are file names in sorted order; output is byte-stable.
  */
 export async function generateVisualizations(): Promise<Map<string, string>> {
   graphviz ??= Graphviz.load();
@@ -94,6 +95,11 @@ export async function generateVisualizations(): Promise<Map<string, string>> {
     const mermaid = toMermaid(diagram);
     files.set(`${id}.mmd`, mermaid);
     files.set(`${id}.svg`, gv.dot(toDot(diagram), 'svg'));
+    // The seed transitions alone, laid out without the extensions: readable at a glance.
+    if (diagram.edges.some((e) => e.extension)) {
+      const seed = { ...diagram, edges: diagram.edges.filter((e) => !e.extension) };
+      files.set(`${id}.seed.svg`, gv.dot(toDot(seed), 'svg'));
+    }
     return { entry, id, mermaid, diagram };
   });
   files.set('index.md', indexPage(rendered));

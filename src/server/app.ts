@@ -14,6 +14,7 @@ import { operationsFor } from '../supervisor/operations.js';
 import { createMetrics, type ServerMetrics } from './metrics.js';
 import { observerView } from './observer.js';
 import type { SupervisorPort } from './port.js';
+import type { JournalRecord } from '../schemas/record.js';
 import {
   Accepted,
   AttachBody,
@@ -225,6 +226,46 @@ function resumeFrom(c: Context, since: number | undefined): number {
  * says which operations are acceptable now, events stream the journal over SSE. It serves
  * anything that satisfies {@link SupervisorPort}: a `Supervisor`, or the fleet view.
  */
+/** How many of the journal's latest records (all terminals) `history?since=` reads at most. */
+const SINCE_WINDOW = 10_000;
+
+/**
+ * A terminal's records made at or after `since`, oldest first, and the time from which they are
+ * all there: the ones kept for it, and when those do not reach back that far, the journal's
+ * latest records of it before them (else only as far back as those reach).
+ */
+async function historySince(
+  sup: SupervisorPort,
+  id: string,
+  since: string,
+  limit: number,
+): Promise<{ records: JournalRecord[]; completeSince: string }> {
+  const from = Date.parse(since);
+  let records = await sup.history(id);
+  let completeSince = since;
+  const oldest = records[0];
+  if (oldest !== undefined && Date.parse(oldest.at) > from) {
+    const window = await sup.journal.readAfter(Math.max(0, sup.journal.durableSeq - SINCE_WINDOW), {
+      limit: SINCE_WINDOW,
+    });
+    const first = window[0];
+    const last = window[window.length - 1];
+    if (first === undefined || last === undefined || last.seq < oldest.seq - 1) {
+      // The window does not join the kept records: only those are sure to be complete.
+      completeSince = oldest.at;
+    } else {
+      records = [...window.filter((r) => r.terminalId === id && r.seq < oldest.seq), ...records];
+      if (Date.parse(first.at) > from) completeSince = first.at;
+    }
+  }
+  records = records.filter((r) => Date.parse(r.at) >= from);
+  if (records.length > limit) {
+    records = records.slice(-limit);
+    completeSince = records[0]!.at;
+  }
+  return { records, completeSince };
+}
+
 export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {}): HttpApp {
   const log = options.logger;
   const metrics = createMetrics(sup);
@@ -401,11 +442,12 @@ export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {})
       request: { params: Params, query: HistoryQuery },
       responses: { 200: json(History, 'records'), ...TERMINAL_ERRORS },
     }),
-    async (c) =>
-      c.json(
-        { records: await sup.history(c.req.valid('param').id, c.req.valid('query').limit) },
-        200,
-      ),
+    async (c) => {
+      const id = c.req.valid('param').id;
+      const { limit, since } = c.req.valid('query');
+      if (since !== undefined) return c.json(await historySince(sup, id, since, limit), 200);
+      return c.json({ records: await sup.history(id, limit) }, 200);
+    },
   );
 
   app.openapi(

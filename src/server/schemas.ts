@@ -139,9 +139,20 @@ export const TurnResponse = z
 
 export const HistoryQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(2000).default(100),
+  /** Only records made at or after this time; reaches back past the terminal's kept records. */
+  since: z.iso.datetime({ offset: true }).optional(),
 });
 
-export const History = z.object({ records: z.array(JournalRecord) }).openapi('History');
+export const History = z
+  .object({
+    records: z.array(JournalRecord),
+    /**
+     * With `since`: the time from which `records` holds every record of the terminal (`since`
+     * itself, or later when older ones were not within reach or past `limit`).
+     */
+    completeSince: z.iso.datetime({ offset: true }).optional(),
+  })
+  .openapi('History');
 
 export const EventsQuery = z.strictObject({
   /** Start after this record seq (as `Last-Event-ID` does). */

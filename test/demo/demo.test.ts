@@ -16,6 +16,8 @@ import { CHROMIUM, launchBrowser } from '../dashboard/internal/browser.js';
 
 const BIN = fileURLToPath(new URL('../../bin/paneward.js', import.meta.url));
 const SHOTS = join(import.meta.dirname, '../../reports/screenshots');
+/** With PANEWARD_DOCS_SCREENSHOTS set, the dashboard's pictures in docs/ are refreshed too. */
+const DOCS = process.env.PANEWARD_DOCS_SCREENSHOTS ? join(import.meta.dirname, '../../docs') : null;
 
 interface RunningDemo {
   child: ChildProcess;
@@ -70,7 +72,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('paneward demo', () =>
 
   it('opens a dashboard with terminals of three CLIs changing state; Ctrl-C leaves nothing behind', async () => {
     const demo = await startDemo([]);
-    const page = await browser.newPage({ viewport: { width: 1400, height: 520 } });
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     try {
       await page.goto(demo.url);
       await page.waitForSelector('#connection[data-state="live"]');
@@ -83,21 +85,30 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('paneward demo', () =>
       );
       // Watch the grid as a person would: every terminal's readiness, sampled for 30 s.
       const seen = new Map<string, Set<string>>();
-      let blockedFirst = false;
+      let blockedMarked = false;
+      let unsorted: string[] | null = null;
       for (let i = 0; i < 150; i++) {
         const rows = await page.$$eval('#grid tbody tr', (trs) =>
           trs.map((tr) => [
             (tr as HTMLElement).dataset.id ?? '',
             tr.querySelector('td:nth-child(4)')?.textContent ?? '',
+            tr.className,
           ]),
         );
+        const ids = rows.map(([id]) => id!);
+        if (ids.join() !== [...ids].sort().join()) unsorted = ids;
         for (const [id, readiness] of rows) {
           if (!seen.has(id!)) seen.set(id!, new Set());
           seen.get(id!)!.add(readiness!);
         }
-        if (!blockedFirst && rows[0]?.[1] === 'blocked') {
-          blockedFirst = true;
+        // A terminal blocked on a prompt keeps its place (rows are by id) and is marked.
+        if (
+          !blockedMarked &&
+          rows.some(([, r, cls]) => r === 'blocked' && cls!.includes('attention'))
+        ) {
+          blockedMarked = true;
           await page.screenshot({ path: join(SHOTS, 'demo-grid.png') });
+          if (DOCS) await page.screenshot({ path: join(DOCS, 'dashboard-grid.png') });
         }
         await new Promise((r) => setTimeout(r, 200));
       }
@@ -106,7 +117,8 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('paneward demo', () =>
         changing.length,
         JSON.stringify([...seen].map(([k, v]) => [k, [...v]])),
       ).toBeGreaterThanOrEqual(3);
-      expect(blockedFirst).toBe(true);
+      expect(blockedMarked).toBe(true);
+      expect(unsorted).toBeNull();
       // A recording reads no input: a prompt is refused (409, saying why), never credited with
       // the recording's next reply, and the page says so where Send is.
       const api = `${demo.url}v1/terminals/gemini-error-500`;
@@ -132,6 +144,10 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('paneward demo', () =>
       expect(await page.isDisabled('#send')).toBe(true);
       expect(await page.textContent('#send-why')).toContain('it plays a recording');
       await page.screenshot({ path: join(SHOTS, 'demo-detail.png'), fullPage: true });
+      if (DOCS) {
+        await page.waitForFunction(() => document.querySelector('#screen')?.textContent);
+        await page.screenshot({ path: join(DOCS, 'dashboard-terminal.png') });
+      }
     } finally {
       await page.close();
       expect(await stopDemo(demo)).toBe(0);

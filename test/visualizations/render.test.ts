@@ -9,11 +9,20 @@ describe('generated diagrams', () => {
     files = await generateVisualizations();
   });
 
-  it('has an .mmd and an .svg per catalogued machine, and index.md', () => {
-    const ids = catalog.map((e) => e.machine.id);
-    expect([...files.keys()].sort()).toEqual(
-      [...ids.flatMap((id) => [`${id}.mmd`, `${id}.svg`]), 'index.md'].sort(),
-    );
+  it('has an .mmd and an .svg per catalogued machine, a .seed.svg where it has extensions, and index.md', () => {
+    const expected = catalog.flatMap((entry) => {
+      const graph = readMachine(entry.machine, entry.inputs);
+      const id = graph.id;
+      const ext = classifyEdges(graph.edges, entry.chart, graph.rules).some((e) => e.extension);
+      return [`${id}.mmd`, `${id}.svg`, ...(ext ? [`${id}.seed.svg`] : [])];
+    });
+    expect([...files.keys()].sort()).toEqual([...expected, 'index.md'].sort());
+    // The seed drawing has none of the dashed extension edges; the whole one has them.
+    for (const [name, svg] of files) {
+      if (!name.endsWith('.seed.svg')) continue;
+      expect(svg).not.toContain('(ext)');
+      expect(files.get(name.replace('.seed.svg', '.svg'))).toContain('(ext)');
+    }
   });
 
   for (const entry of catalog) {
