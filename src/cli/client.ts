@@ -5,10 +5,13 @@ import type { JournalRecord } from '../schemas/record.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import type { Operations } from '../supervisor/operations.js';
 import { briefRecord } from './journal.js';
+import { toolLabel } from './labels.js';
 import { terminalTable } from './table.js';
 import { untilStopSignal } from './signals.js';
 import { DEFAULT_URL } from './defaults.js';
 import { CliExit, EXIT } from './exit.js';
+import { CLIENT_FIELDS, cliMessage } from './messages.js';
+import { ResolveError, resolveTerminal } from './resolve.js';
 
 export { CliExit, EXIT, EXIT_HELP } from './exit.js';
 
@@ -176,7 +179,7 @@ function describeState(v: View): string[] {
   const op = (name: string, o: { allowed: string; reason: string }) =>
     `  ${name}: ${o.allowed} (${o.reason})`;
   return [
-    `${v.terminalId} ${v.target ?? ''} ${v.tool}${v.toolVersion ? ` ${v.toolVersion}` : ''}`,
+    `${v.terminalId} ${v.target ?? ''} ${toolLabel(v.tool)}${v.toolVersion ? ` ${v.toolVersion}` : ''}`,
     `  diagnostics: ${v.diagnostics.availability}  readiness: ${v.readiness.status}  phase: ${v.turn.phase}${v.turn.current ? ` ${v.turn.current.id} (${v.turn.current.source})` : ''}`,
     `  last turn: ${v.lastTurn.result}${v.lastTurn.turnId ? ` ${v.lastTurn.turnId} (${v.lastTurn.source})` : ''}  session: ${v.session.status}`,
     op('send input', v.operations.sendInput),
@@ -203,7 +206,7 @@ async function run(
           error: { code: error.code, message: error.message, details: error.details ?? null },
         }),
       );
-    io.err(`paneward: ${error.message}`);
+    io.err(`paneward: ${cliMessage(error.message, CLIENT_FIELDS)}`);
     code = error.exitCode;
   }
   if (code !== EXIT.ok) throw new CliExit(code);
@@ -274,6 +277,25 @@ async function followEvents(
   }
 }
 
+/** What a terminal argument accepts. */
+const TERMINAL_ARG = 'terminal id, pane id %N, or session:window.pane';
+
+/** The terminal id an argument names: a pane id or a target is looked up in the list. */
+async function terminalIdOf(api: ApiClient, arg: string, argName = '<terminal>'): Promise<string> {
+  try {
+    return await resolveTerminal(api, arg, argName);
+  } catch (error) {
+    if (error instanceof ResolveError) {
+      throw new ClientError(error.exitCode, error.code, error.message);
+    }
+    throw error;
+  }
+}
+
+/** The path of the terminal an argument names. */
+const terminalPath = async (api: ApiClient, arg: string): Promise<string> =>
+  `/v1/terminals/${encodeURIComponent(await terminalIdOf(api, arg))}`;
+
 function common(cmd: Command): Command {
   return cmd
     .option('--url <url>', `server URL (PANEWARD_URL, default ${DEFAULT_URL})`)
@@ -308,10 +330,10 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
     program
       .command('state')
       .description("One terminal's state and what it accepts now.")
-      .argument('<id>'),
+      .argument('<terminal>', TERMINAL_ARG),
   ).action((id: string, o: ClientOptions) =>
     run(io(), o, async (api) => {
-      const v = await api.request<View>('GET', `/v1/terminals/${encodeURIComponent(id)}`);
+      const v = await api.request<View>('GET', await terminalPath(api, id));
       for (const l of o.json ? [JSON.stringify(v)] : describeState(v)) io().out(l);
       return EXIT.ok;
     }),
@@ -344,8 +366,8 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
       .description(
         'Type a prompt into a terminal; with --wait, wait for that turn and exit by its outcome.',
       )
-      .argument('<id>')
-      .argument('<text>')
+      .argument('<terminal>', TERMINAL_ARG)
+      .argument('<text>', 'the prompt')
       .option(
         '--wait',
         'print the turn id at once, wait for the turn to end, print "ID OUTCOME" (exit 0 only for success)',
@@ -359,7 +381,7 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
       o: ClientOptions & { wait?: boolean; timeout: string; force?: boolean },
     ) =>
       run(io(), o, async (api) => {
-        const path = `/v1/terminals/${encodeURIComponent(id)}`;
+        const path = await terminalPath(api, id);
         if (!o.wait) {
           const r = await api.request<{ turnId: string }>('POST', `${path}/input`, {
             text,
@@ -408,12 +430,12 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
     ['resume', 'POST', '/resume', 'Resume a session the watchdog blocked.'],
     ['detach', 'DELETE', '', 'Stop supervising a terminal.'],
   ] as const) {
-    common(program.command(name).description(what).argument('<id>')).action(
+    common(program.command(name).description(what).argument('<terminal>', TERMINAL_ARG)).action(
       (id: string, o: ClientOptions) =>
         run(io(), o, async (api) => {
           await api.request(
             'POST' === method ? 'POST' : 'DELETE',
-            `/v1/terminals/${encodeURIComponent(id)}${suffix}`,
+            `${await terminalPath(api, id)}${suffix}`,
           );
           if (o.json) io().out(JSON.stringify({ ok: true }));
           return EXIT.ok;
@@ -426,7 +448,7 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
       .command('events')
       .description('Follow the record stream of a running server (resumes by id after a cut).')
       .option('--since <seq>', 'start after this record seq')
-      .option('--terminal <id>', 'only this terminal'),
+      .option('--terminal <terminal>', `only this terminal (${TERMINAL_ARG})`),
   ).action((o: ClientOptions & { since?: string; terminal?: string }) =>
     run(io(), o, async (api) => {
       const since = o.since === undefined ? 0 : Number(o.since);
@@ -440,8 +462,10 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
       const stop = new AbortController();
       const signals = untilStopSignal();
       void signals.stopped.then(() => stop.abort());
+      const terminal =
+        o.terminal === undefined ? undefined : await terminalIdOf(api, o.terminal, '--terminal');
       try {
-        await followEvents(api, io(), { ...o, since }, stop.signal);
+        await followEvents(api, io(), { ...o, since, terminal }, stop.signal);
       } finally {
         signals.release();
       }

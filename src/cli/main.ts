@@ -2,7 +2,7 @@ import { Command, CommanderError, Help } from 'commander';
 import { isPanewardError } from '../errors.js';
 import { EXIT_HELP, CliExit } from './exit.js';
 import { packageVersion } from './version.js';
-import { cliMessage } from './messages.js';
+import { cliMessage, fieldNamesOf } from './messages.js';
 
 /** Adds some commands to a program. */
 type Register = (program: Command) => void;
@@ -85,15 +85,15 @@ const MODULES: ReadonlyArray<{
     load: async () => (await import('./client.js')).registerClient,
     commands: [
       ['ls [options]', 'List the terminals of a running server.'],
-      ['state [options] <id>', "One terminal's state and what it accepts now."],
+      ['state [options] <terminal>', "One terminal's state and what it accepts now."],
       ['attach [options] <target>', 'Attach a pane (its tool detected unless --tool).'],
       [
-        'send [options] <id> <text>',
+        'send [options] <terminal> <text>',
         'Type a prompt into a terminal; with --wait, wait for that turn and exit by its outcome.',
       ],
-      ['interrupt [options] <id>', "Send the agent's interrupt keys."],
-      ['resume [options] <id>', 'Resume a session the watchdog blocked.'],
-      ['detach [options] <id>', 'Stop supervising a terminal.'],
+      ['interrupt [options] <terminal>', "Send the agent's interrupt keys."],
+      ['resume [options] <terminal>', 'Resume a session the watchdog blocked.'],
+      ['detach [options] <terminal>', 'Stop supervising a terminal.'],
       [
         'events [options]',
         'Follow the record stream of a running server (resumes by id after a cut).',
@@ -163,8 +163,13 @@ export async function main(argv: string[]): Promise<number> {
   if (!process.stdout.listeners('error').includes(onStdoutError)) {
     process.stdout.on('error', onStdoutError);
   }
+  // The command that ran, to name a field of its input as the option the user typed.
+  let acting: Command | undefined;
   try {
     const program = await programFor(argv);
+    program.hook('preAction', (_program, action) => {
+      acting = action;
+    });
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (err) {
@@ -175,7 +180,8 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     if (isPanewardError(err)) {
-      process.stderr.write(`paneward: ${cliMessage(err.message)}\n`);
+      const names = acting === undefined ? {} : fieldNamesOf(acting);
+      process.stderr.write(`paneward: ${cliMessage(err.message, names)}\n`);
       return err.code.startsWith('invalid_') ? 2 : 1;
     }
     if (err instanceof Error && 'code' in err && (err.code === 'ENOENT' || err.code === 'EISDIR')) {
