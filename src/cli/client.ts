@@ -425,6 +425,41 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
       }),
   );
 
+  common(
+    program
+      .command('screen')
+      .description("The pane's latest screen as paneward captured it.")
+      .argument('<terminal>', TERMINAL_ARG),
+  ).action((id: string, o: ClientOptions) =>
+    run(io(), o, async (api) => {
+      const s = await api.request<{ text: string | null; t: number | null }>(
+        'GET',
+        `${await terminalPath(api, id)}/screen`,
+      );
+      if (o.json) io().out(JSON.stringify(s));
+      else if (s.text === null) io().err('paneward: no screen captured yet');
+      else io().out(s.text);
+      return EXIT.ok;
+    }),
+  );
+
+  common(
+    program
+      .command('history')
+      .description("A terminal's latest records (state changes, turns, anomalies), oldest first.")
+      .argument('<terminal>', TERMINAL_ARG)
+      .option('--limit <n>', 'at most this many records (1 to 2000)', '100'),
+  ).action((id: string, o: ClientOptions & { limit: string }) =>
+    run(io(), o, async (api) => {
+      const { records } = await api.request<{ records: JournalRecord[] }>(
+        'GET',
+        `${await terminalPath(api, id)}/history?limit=${encodeURIComponent(o.limit)}`,
+      );
+      for (const r of records) io().out(o.json ? JSON.stringify(r) : briefRecord(r));
+      return EXIT.ok;
+    }),
+  );
+
   for (const [name, method, suffix, what] of [
     ['interrupt', 'POST', '/interrupt', "Send the agent's interrupt keys."],
     ['resume', 'POST', '/resume', 'Resume a session the watchdog blocked.'],

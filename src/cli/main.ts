@@ -91,6 +91,11 @@ const MODULES: ReadonlyArray<{
         'send [options] <terminal> <text>',
         'Type a prompt into a terminal; with --wait, wait for that turn and exit by its outcome.',
       ],
+      ['screen [options] <terminal>', "The pane's latest screen as paneward captured it."],
+      [
+        'history [options] <terminal>',
+        "A terminal's latest records (state changes, turns, anomalies), oldest first.",
+      ],
       ['interrupt [options] <terminal>', "Send the agent's interrupt keys."],
       ['resume [options] <terminal>', 'Resume a session the watchdog blocked.'],
       ['detach [options] <terminal>', 'Stop supervising a terminal.'],

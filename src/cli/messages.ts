@@ -28,6 +28,7 @@ export const CLIENT_FIELDS: FieldNames = {
   since: '--since',
   terminal: '--terminal',
   url: '--url',
+  limit: '--limit',
 };
 
 /** The options and arguments of one command, by the field names commander hands over. */

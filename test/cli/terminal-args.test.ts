@@ -113,6 +113,26 @@ describe('a pane id or a tmux target wherever a terminal id goes', () => {
     });
   });
 
+  it('screen and history take a pane id too', async () => {
+    const screen = await cli('screen', paneId, '--url', url);
+    expect(screen.code, screen.err).toBe(EXIT.ok);
+    expect(screen.out).toContain('❯');
+    const history = await cli('history', paneId, '--limit', '5', '--url', url, '--json');
+    expect(history.code, history.err).toBe(EXIT.ok);
+    const records = history.out
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { terminalId: string });
+    expect(records.length).toBeGreaterThan(0);
+    expect(records.length).toBeLessThanOrEqual(5);
+    expect(new Set(records.map((r) => r.terminalId))).toEqual(new Set(['a1']));
+    const limit = await cli('history', 'a1', '--limit', '0', '--url', url);
+    expect(limit).toMatchObject({
+      code: EXIT.usage,
+      err: 'paneward: --limit: must be at least 1\n',
+    });
+  });
+
   it('a pane no terminal is attached to: exit 5, the argument named, and how to attach it', async () => {
     const r = await cli('state', '%99999', '--url', url);
     expect(r.code).toBe(EXIT.notFound);
