@@ -3,14 +3,33 @@
 // Prints the median wall time of each command, and the machine it ran on.
 //   node scripts/bench-cli-start.mjs [runs]
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { fileURLToPath, URL } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../bin/paneward.js', import.meta.url));
 const runs = Number(process.argv[2] ?? 15);
-if (!existsSync(fileURLToPath(new URL('../dist/.built', import.meta.url)))) {
-  console.error('no build: run `npm run build` first');
+/** The newest modification time of the TypeScript under `dir` (the rule bin/paneward.js uses). */
+function newestSource(dir) {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) newest = Math.max(newest, newestSource(path));
+    else if (e.name.endsWith('.ts')) newest = Math.max(newest, statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+// Without a current build the bin would run the sources both ways: refuse rather than mislead.
+const root = fileURLToPath(new URL('..', import.meta.url));
+const stamp = join(root, 'dist/.built');
+const current =
+  existsSync(stamp) &&
+  Math.max(newestSource(join(root, 'src')), newestSource(join(root, 'machines'))) <=
+    statSync(stamp).mtimeMs;
+if (!current) {
+  console.error('dist/ is missing or older than the sources: run `npm run build` first');
   process.exit(2);
 }
 
