@@ -95,7 +95,10 @@ export function cliMessage(message: string, names: FieldNames = {}): string {
     const m = FIELD.exec(part);
     if (!m) return part;
     const [, field, sentence] = m as unknown as [string, string, string];
-    return `${nameOf(field, names)}: ${plain(sentence)}`;
+    const name = nameOf(field, names);
+    const said = plain(sentence);
+    // A sentence that already names its option ("--stall-timeout must be ...") is said once.
+    return said.startsWith(`${name} `) ? said : `${name}: ${said}`;
   });
   const said = parts.join('; ');
   return command !== undefined && !WHERE.test(`${command}: `) ? `${command}: ${said}` : said;

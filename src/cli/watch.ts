@@ -284,8 +284,7 @@ export function registerWatch(program: Command): void {
     .option('--duration <seconds>', 'stop after this many seconds')
     .option(
       '--format <format>',
-      'table, brief (one line per change) or json; default: table on a terminal',
-      'auto',
+      'table, brief (one line per change) or json (default: table on a terminal, brief otherwise)',
     )
     .option('--data-dir <dir>', 'keep the journal in this data directory (default: in memory)')
     .option(

@@ -41,6 +41,10 @@ describe('errors in the command line’s terms', () => {
       ],
       [['serve', '--port', '99999'], 'paneward: serve: --port: must be a port number\n'],
       [['ls', '--url', 'nope'], 'paneward: --url: not a URL: nope\n'],
+      [
+        ['serve', '--stall-timeout', 'x'],
+        'paneward: serve: --stall-timeout must be a number of seconds\n',
+      ],
     ];
     for (const [argv, said] of cases) {
       const r = await cli(...argv);
