@@ -22,9 +22,9 @@ export const EXIT = {
 export const EXIT_HELP = `Exit codes of the client commands:
   0  success
   1  the turn ended without success (send --wait)
-  2  usage or invalid input
+  2  usage or invalid input (also: a pane that names several terminals)
   3  not ready (or the action is refused now)
-  4  the server is unreachable: the command did not run
+  4  the server (for watch: the tmux server) is unreachable: the command did not run
   5  no such terminal
   6  unauthorized
   7  send --wait timed out
