@@ -178,13 +178,7 @@ export async function runWatch(
     );
     if (format === 'table' && io.tty) subs.push(drawTable(sup, io.tty));
     else {
-      const printState =
-        format === 'json' ? (s: TerminalState) => io.out(JSON.stringify(s)) : briefPrinter(io.out);
-      // A state with no observation time is the placeholder of a terminal not yet read: it
-      // says nothing about the pane (it printed as a stray "0.000s" line).
-      const print = (s: TerminalState) => {
-        if (s.t > 0) printState(s);
-      };
+      const print = livePrinter(format === 'json' ? 'json' : 'brief', io.out);
       const followed = new Set<string>();
       subs.push(
         sup.terminals$.subscribe((ids) => {
@@ -208,6 +202,23 @@ export async function runWatch(
     for (const s of subs) s.unsubscribe();
     await sup.stop();
   }
+}
+
+/**
+ * What `watch` prints of each state, one line per change. A state with no observation time is
+ * the placeholder a terminal's pipeline starts from before its pane was read (on every start
+ * and restart of its runtime): it says nothing about the pane, and printed as a stray
+ * `0.000s` line among the times of day.
+ */
+export function livePrinter(
+  format: 'json' | 'brief',
+  out: (line: string) => void,
+): (s: TerminalState) => void {
+  const print =
+    format === 'json' ? (s: TerminalState) => out(JSON.stringify(s)) : briefPrinter(out);
+  return (s) => {
+    if (s.t > 0) print(s);
+  };
 }
 
 /** How the socket paneward watches is named to a person. */
