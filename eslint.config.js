@@ -54,7 +54,13 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bin/**/*.js', 'scripts/**/*.js', 'test/**/*.mjs', 'src/demo/*.mjs'],
+    files: [
+      'bin/**/*.js',
+      'scripts/**/*.js',
+      'scripts/**/*.mjs',
+      'test/**/*.mjs',
+      'src/demo/*.mjs',
+    ],
     languageOptions: {
       globals: {
         process: 'readonly',

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../internal/package-root.js';
 
 /** The repository root: agents are installed under `.tmp/agents/<tool>/`. */
-export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+export const REPO_ROOT = packageRoot();
 
 /** Path of an installed CLI's executable (`scripts/install-agent.sh <tool>` puts it there). */
 export const agentBin = (tool: string, bin: string): string =>

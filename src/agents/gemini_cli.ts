@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../internal/package-root.js';
 
-const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+const repoRoot = packageRoot();
 
 /** Facts about Gemini CLI that the end-to-end tests and recordings rely on. */
 export const geminiCliAgent = {

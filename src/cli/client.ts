@@ -5,41 +5,15 @@ import type { JournalRecord } from '../schemas/record.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import type { Operations } from '../supervisor/operations.js';
 import { briefRecord } from './journal.js';
+import { toolLabel } from './labels.js';
 import { terminalTable } from './table.js';
 import { untilStopSignal } from './signals.js';
-import { DEFAULT_URL } from './serve.js';
+import { DEFAULT_URL } from './defaults.js';
+import { CliExit, EXIT } from './exit.js';
+import { CLIENT_FIELDS, cliMessage } from './messages.js';
+import { ResolveError, resolveTerminal } from './resolve.js';
 
-/**
- * Exit codes of the client commands, for scripts: 0 success; 1 the turn ended without success;
- * 2 usage or invalid input; 3 not ready; 4 the server (or, through a fleet server, the pane's
- * host) is unreachable: the command did not run; 5 no such terminal; 6 unauthorized; 7 `send
- * --wait` timed out; 8 the command may have run: the connection was lost after it was sent (or
- * a host did not answer in time), or any other server error.
- */
-export const EXIT = {
-  ok: 0,
-  turnFailed: 1,
-  usage: 2,
-  notReady: 3,
-  unreachable: 4,
-  notFound: 5,
-  unauthorized: 6,
-  timeout: 7,
-  server: 8,
-  mayHaveRun: 8,
-} as const;
-
-/** The exit codes as `--help` lists them. */
-export const EXIT_HELP = `Exit codes of the client commands:
-  0  success
-  1  the turn ended without success (send --wait)
-  2  usage or invalid input
-  3  not ready (or the action is refused now)
-  4  the server is unreachable: the command did not run
-  5  no such terminal
-  6  unauthorized
-  7  send --wait timed out
-  8  the command may have run: the connection was lost after it was sent; or another server error`;
+export { CliExit, EXIT, EXIT_HELP } from './exit.js';
 
 /** Errors of a connection that was never made: the request was not sent. */
 const NOT_SENT = new Set([
@@ -52,13 +26,6 @@ const NOT_SENT = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
   'BAD_PORT',
 ]);
-
-/** A command's outcome for the exit code: thrown, caught by `main`. */
-export class CliExit extends Error {
-  constructor(readonly code: number) {
-    super(`exit ${code}`);
-  }
-}
 
 type View = TerminalState & { operations: Operations };
 
@@ -212,7 +179,7 @@ function describeState(v: View): string[] {
   const op = (name: string, o: { allowed: string; reason: string }) =>
     `  ${name}: ${o.allowed} (${o.reason})`;
   return [
-    `${v.terminalId} ${v.target ?? ''} ${v.tool}${v.toolVersion ? ` ${v.toolVersion}` : ''}`,
+    `${v.terminalId} ${v.target ?? ''} ${toolLabel(v.tool)}${v.toolVersion ? ` ${v.toolVersion}` : ''}`,
     `  diagnostics: ${v.diagnostics.availability}  readiness: ${v.readiness.status}  phase: ${v.turn.phase}${v.turn.current ? ` ${v.turn.current.id} (${v.turn.current.source})` : ''}`,
     `  last turn: ${v.lastTurn.result}${v.lastTurn.turnId ? ` ${v.lastTurn.turnId} (${v.lastTurn.source})` : ''}  session: ${v.session.status}`,
     op('send input', v.operations.sendInput),
@@ -239,7 +206,7 @@ async function run(
           error: { code: error.code, message: error.message, details: error.details ?? null },
         }),
       );
-    io.err(`paneward: ${error.message}`);
+    io.err(`paneward: ${cliMessage(error.message, CLIENT_FIELDS)}`);
     code = error.exitCode;
   }
   if (code !== EXIT.ok) throw new CliExit(code);
@@ -310,6 +277,25 @@ async function followEvents(
   }
 }
 
+/** What a terminal argument accepts. */
+const TERMINAL_ARG = 'terminal id, pane id %N, or session:window.pane';
+
+/** The terminal id an argument names: a pane id or a target is looked up in the list. */
+async function terminalIdOf(api: ApiClient, arg: string, argName = '<terminal>'): Promise<string> {
+  try {
+    return await resolveTerminal(api, arg, argName);
+  } catch (error) {
+    if (error instanceof ResolveError) {
+      throw new ClientError(error.exitCode, error.code, error.message);
+    }
+    throw error;
+  }
+}
+
+/** The path of the terminal an argument names. */
+const terminalPath = async (api: ApiClient, arg: string): Promise<string> =>
+  `/v1/terminals/${encodeURIComponent(await terminalIdOf(api, arg))}`;
+
 function common(cmd: Command): Command {
   return cmd
     .option('--url <url>', `server URL (PANEWARD_URL, default ${DEFAULT_URL})`)
@@ -344,10 +330,10 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
     program
       .command('state')
       .description("One terminal's state and what it accepts now.")
-      .argument('<id>'),
+      .argument('<terminal>', TERMINAL_ARG),
   ).action((id: string, o: ClientOptions) =>
     run(io(), o, async (api) => {
-      const v = await api.request<View>('GET', `/v1/terminals/${encodeURIComponent(id)}`);
+      const v = await api.request<View>('GET', await terminalPath(api, id));
       for (const l of o.json ? [JSON.stringify(v)] : describeState(v)) io().out(l);
       return EXIT.ok;
     }),
@@ -380,8 +366,8 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
       .description(
         'Type a prompt into a terminal; with --wait, wait for that turn and exit by its outcome.',
       )
-      .argument('<id>')
-      .argument('<text>')
+      .argument('<terminal>', TERMINAL_ARG)
+      .argument('<text>', 'the prompt')
       .option(
         '--wait',
         'print the turn id at once, wait for the turn to end, print "ID OUTCOME" (exit 0 only for success)',
@@ -395,7 +381,7 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
       o: ClientOptions & { wait?: boolean; timeout: string; force?: boolean },
     ) =>
       run(io(), o, async (api) => {
-        const path = `/v1/terminals/${encodeURIComponent(id)}`;
+        const path = await terminalPath(api, id);
         if (!o.wait) {
           const r = await api.request<{ turnId: string }>('POST', `${path}/input`, {
             text,
@@ -439,17 +425,52 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
       }),
   );
 
+  common(
+    program
+      .command('screen')
+      .description("The pane's latest screen as paneward captured it.")
+      .argument('<terminal>', TERMINAL_ARG),
+  ).action((id: string, o: ClientOptions) =>
+    run(io(), o, async (api) => {
+      const s = await api.request<{ text: string | null; t: number | null }>(
+        'GET',
+        `${await terminalPath(api, id)}/screen`,
+      );
+      if (o.json) io().out(JSON.stringify(s));
+      else if (s.text === null) io().err('paneward: no screen captured yet');
+      else io().out(s.text);
+      return EXIT.ok;
+    }),
+  );
+
+  common(
+    program
+      .command('history')
+      .description("A terminal's latest records (state changes, turns, anomalies), oldest first.")
+      .argument('<terminal>', TERMINAL_ARG)
+      .option('--limit <n>', 'at most this many records (1 to 2000)', '100'),
+  ).action((id: string, o: ClientOptions & { limit: string }) =>
+    run(io(), o, async (api) => {
+      const { records } = await api.request<{ records: JournalRecord[] }>(
+        'GET',
+        `${await terminalPath(api, id)}/history?limit=${encodeURIComponent(o.limit)}`,
+      );
+      for (const r of records) io().out(o.json ? JSON.stringify(r) : briefRecord(r));
+      return EXIT.ok;
+    }),
+  );
+
   for (const [name, method, suffix, what] of [
     ['interrupt', 'POST', '/interrupt', "Send the agent's interrupt keys."],
     ['resume', 'POST', '/resume', 'Resume a session the watchdog blocked.'],
     ['detach', 'DELETE', '', 'Stop supervising a terminal.'],
   ] as const) {
-    common(program.command(name).description(what).argument('<id>')).action(
+    common(program.command(name).description(what).argument('<terminal>', TERMINAL_ARG)).action(
       (id: string, o: ClientOptions) =>
         run(io(), o, async (api) => {
           await api.request(
             'POST' === method ? 'POST' : 'DELETE',
-            `/v1/terminals/${encodeURIComponent(id)}${suffix}`,
+            `${await terminalPath(api, id)}${suffix}`,
           );
           if (o.json) io().out(JSON.stringify({ ok: true }));
           return EXIT.ok;
@@ -462,7 +483,7 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
       .command('events')
       .description('Follow the record stream of a running server (resumes by id after a cut).')
       .option('--since <seq>', 'start after this record seq')
-      .option('--terminal <id>', 'only this terminal'),
+      .option('--terminal <terminal>', `only this terminal (${TERMINAL_ARG})`),
   ).action((o: ClientOptions & { since?: string; terminal?: string }) =>
     run(io(), o, async (api) => {
       const since = o.since === undefined ? 0 : Number(o.since);
@@ -476,8 +497,10 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
       const stop = new AbortController();
       const signals = untilStopSignal();
       void signals.stopped.then(() => stop.abort());
+      const terminal =
+        o.terminal === undefined ? undefined : await terminalIdOf(api, o.terminal, '--terminal');
       try {
-        await followEvents(api, io(), { ...o, since }, stop.signal);
+        await followEvents(api, io(), { ...o, since, terminal }, stop.signal);
       } finally {
         signals.release();
       }

@@ -1,5 +1,6 @@
 import type { TerminalState } from '../schemas/terminal-state.js';
 import { operationsFor } from '../supervisor/operations.js';
+import { toolLabel } from './labels.js';
 
 /**
  * Observation time as people read it: seconds into a replay, the time of day (UTC) live, where
@@ -25,7 +26,7 @@ function briefBody(s: TerminalState): string {
   const blocked = s.surface.blockedPrompt ? ` blocked=${s.surface.blockedPrompt}` : '';
   const send = operationsFor(s).sendInput;
   const why = send.allowed === 'no' ? ` (${send.reason})` : '';
-  const where = s.target === null ? '' : ` ${s.target} ${s.tool}`;
+  const where = s.target === null ? '' : ` ${s.target} ${toolLabel(s.tool)}`;
   return (
     `${s.terminalId}${where} ` +
     `diag=${s.diagnostics.availability} readiness=${s.readiness.status}${why} ` +

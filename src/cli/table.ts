@@ -1,5 +1,6 @@
 import type { TerminalState } from '../schemas/terminal-state.js';
 import type { Operations } from '../supervisor/operations.js';
+import { toolLabel } from './labels.js';
 
 type View = TerminalState & { operations: Operations };
 
@@ -35,7 +36,7 @@ export function terminalTable(
   const rows = views.map((v) => [
     v.terminalId,
     v.target ?? '-',
-    v.tool,
+    toolLabel(v.tool),
     v.readiness.status,
     v.turn.phase,
     v.lastTurn.result === 'none' ? '-' : `${v.lastTurn.result}@${v.lastTurn.turnId}`,

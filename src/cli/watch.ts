@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { PanewardError } from '../errors.js';
+import { execa } from 'execa';
+import { isPanewardError, PanewardError } from '../errors.js';
+import { CliExit, EXIT } from './exit.js';
 import { BUDGET_TOO_LONG, MAX_BUDGET_SECONDS } from '../internal/bounds.js';
 import { scheduleLong } from '../internal/long-timer.js';
 import { describeZodError } from '../internal/zod-errors.js';
@@ -43,7 +45,9 @@ export const WatchOptions = z
       })
       .optional(),
     /** `table` (a live table, for a terminal), `brief` (one line per change) or `json`. */
-    format: z.enum(['auto', 'table', 'brief', 'json']).default('auto'),
+    format: z
+      .enum(['auto', 'table', 'brief', 'json'], { error: 'must be table, brief or json' })
+      .default('auto'),
     /** Keep the journal here (durable; terminals attached there before are re-adopted). */
     dataDir: z.string().min(1).optional(),
     /** Wall-clock budget per attached session, in seconds: arms the watchdog (it may type Escape). */
@@ -135,6 +139,9 @@ export async function runWatch(
   const format = o.format === 'auto' ? (io.tty ? 'table' : 'brief') : o.format;
   const subs: Subscription[] = [];
   try {
+    // Before anything is attached (after the data directory is known good): with no tmux
+    // server there is nothing to watch, and saying "watching" would wait forever.
+    await requireTmuxServer(o);
     for (const target of o.targets) {
       await sup.attach({ target, ...(o.tool ? { tool: o.tool } : {}) });
     }
@@ -171,8 +178,7 @@ export async function runWatch(
     );
     if (format === 'table' && io.tty) subs.push(drawTable(sup, io.tty));
     else {
-      const print =
-        format === 'json' ? (s: TerminalState) => io.out(JSON.stringify(s)) : briefPrinter(io.out);
+      const print = livePrinter(format === 'json' ? 'json' : 'brief', io.out);
       const followed = new Set<string>();
       subs.push(
         sup.terminals$.subscribe((ids) => {
@@ -196,6 +202,62 @@ export async function runWatch(
     for (const s of subs) s.unsubscribe();
     await sup.stop();
   }
+}
+
+/**
+ * What `watch` prints of each state, one line per change. A state with no observation time is
+ * the placeholder a terminal's pipeline starts from before its pane was read (on every start
+ * and restart of its runtime): it says nothing about the pane, and printed as a stray
+ * `0.000s` line among the times of day.
+ */
+export function livePrinter(
+  format: 'json' | 'brief',
+  out: (line: string) => void,
+): (s: TerminalState) => void {
+  const print =
+    format === 'json' ? (s: TerminalState) => out(JSON.stringify(s)) : briefPrinter(out);
+  return (s) => {
+    if (s.t > 0) print(s);
+  };
+}
+
+/** How the socket paneward watches is named to a person. */
+function socketLabel(o: { socketName?: string; socketPath?: string }): string {
+  if (o.socketPath) return `socket ${o.socketPath} (-S)`;
+  if (o.socketName) return `socket ${o.socketName} (-L ${o.socketName})`;
+  return 'the default socket';
+}
+
+/**
+ * Refuses to watch when no tmux server answers on the socket (`tmux_missing`, said plainly with
+ * the socket and what to do), or tmux is not installed.
+ */
+async function requireTmuxServer(o: { socketName?: string; socketPath?: string }): Promise<void> {
+  const socket = [
+    ...(o.socketPath ? ['-S', o.socketPath] : []),
+    ...(o.socketName && !o.socketPath ? ['-L', o.socketName] : []),
+  ];
+  const r = await execa('tmux', [...socket, 'list-sessions', '-F', '#{session_name}'], {
+    reject: false,
+    timeout: 5000,
+    stdin: 'ignore',
+  });
+  if ((r as { code?: string }).code === 'ENOENT') {
+    throw new PanewardError('tmux_missing', 'tmux is not installed (no tmux on PATH)');
+  }
+  if (r.exitCode === 0) return;
+  const said = `${r.stderr}`.trim();
+  if (/no server running|error connecting to|No such file or directory|no sessions/i.test(said)) {
+    const start = `tmux ${socket.join(' ')}${socket.length ? ' ' : ''}new-session`;
+    throw new PanewardError(
+      'tmux_missing',
+      `no tmux server on ${socketLabel(o)}: start one (${start}), or name the socket the agents run on with -L or -S`,
+    );
+  }
+  throw new PanewardError(
+    'tmux_failed',
+    `tmux cannot list its sessions: ${said || r.shortMessage}`,
+  );
 }
 
 /** The live table: redrawn in place on every change (at most 4 times a second) and every second. */
@@ -233,8 +295,7 @@ export function registerWatch(program: Command): void {
     .option('--duration <seconds>', 'stop after this many seconds')
     .option(
       '--format <format>',
-      'table, brief (one line per change) or json; default: table on a terminal',
-      'auto',
+      'table, brief (one line per change) or json (default: table on a terminal, brief otherwise)',
     )
     .option('--data-dir <dir>', 'keep the journal in this data directory (default: in memory)')
     .option(
@@ -251,6 +312,15 @@ export function registerWatch(program: Command): void {
       'read the screens of an agent CLI newer than the versions paneward was verified against (default: reported unrecognised)',
     )
     .action(async (targets: string[], opts: Record<string, unknown>) => {
-      await runWatch({ ...opts, targets });
+      try {
+        await runWatch({ ...opts, targets });
+      } catch (error) {
+        // No tmux server: nothing could be watched; the exit code of an unreachable server.
+        if (isPanewardError(error) && error.code === 'tmux_missing') {
+          process.stderr.write(`paneward: ${error.message}\n`);
+          throw new CliExit(EXIT.unreachable);
+        }
+        throw error;
+      }
     });
 }

@@ -1,19 +1,20 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import type { Logger } from 'pino';
 import { PanewardError } from '../errors.js';
 import { awaitExit } from '../internal/await-exit.js';
+import { packageFile } from '../internal/package-root.js';
 import { descendantsOf, readProcessTable } from '../observe/process.js';
 import { getProfile } from '../profiles/index.js';
 import { RecordingHeader } from '../schemas/recording.js';
 import { startServe, type RunningServer } from '../cli/serve.js';
 import { installedAgents, startDemoModel } from './live.js';
 
-const RECORDINGS = fileURLToPath(new URL('../../recordings/', import.meta.url));
-const PLAYER = fileURLToPath(new URL('./player.mjs', import.meta.url));
+// From the package's folder, not this module's: the build in dist/ runs the same files.
+const RECORDINGS = packageFile('recordings/');
+const PLAYER = packageFile('src/demo/player.mjs');
 
 /** The panes of the demo: real screens of three CLIs, each telling a different story. */
 export const DEMO_RECORDINGS = [

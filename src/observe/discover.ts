@@ -19,6 +19,9 @@ export interface DiscoveredPane {
   paneId: string;
   /** `session:window.pane` by indexes. */
   target: string;
+  /** The pane's session and window names (a discovered terminal is named after them). */
+  session: string;
+  windowName: string;
   /** The id of the first profile whose process runs under the pane. */
   tool: string;
   /** The pids that matched that profile's process names. */
@@ -29,6 +32,8 @@ export interface DiscoveredPane {
 export interface PaneRow {
   paneId: string;
   target: string;
+  session: string;
+  windowName: string;
   pid: number;
   dead: boolean;
   currentCommand: string;
@@ -41,6 +46,7 @@ const FIELDS = [
   '#{pane_index}',
   '#{pane_pid}',
   '#{pane_dead}',
+  '#{window_name}',
   '#{pane_current_command}',
 ].join('\t');
 
@@ -53,11 +59,13 @@ export async function listPanes(
   const rows: PaneRow[] = [];
   for (const line of stdout.split('\n')) {
     if (line === '') continue;
-    const [paneId, session, window, pane, pid, dead, ...command] = line.split('\t');
+    const [paneId, session, window, pane, pid, dead, windowName, ...command] = line.split('\t');
     if (!paneId?.startsWith('%') || pid === undefined) continue;
     rows.push({
       paneId,
       target: `${session}:${window}.${pane}`,
+      session: session ?? '',
+      windowName: windowName ?? '',
       pid: Number(pid),
       dead: dead === '1',
       currentCommand: command.join('\t'),
@@ -90,7 +98,10 @@ export async function discoverPanes(
     if (pane.dead) continue;
     // Each pane's tree (and every argv in it) is read once, whatever the number of profiles.
     const match = firstMatch(await treeFromTable(table, pane.pid), profiles);
-    if (match) found.push({ paneId: pane.paneId, target: pane.target, ...match });
+    if (match) {
+      const { paneId, target, session, windowName } = pane;
+      found.push({ paneId, target, session, windowName, ...match });
+    }
   }
   return found;
 }

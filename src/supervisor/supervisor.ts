@@ -34,6 +34,7 @@ import { defaultDataDir } from '../journal/data-dir.js';
 import { Journal } from '../journal/journal.js';
 import { InspectionHub } from '../kernel/chart-runner.js';
 import { detectPaneTool, discoverPanes } from '../observe/discover.js';
+import { terminalNameFor, uniqueName } from '../internal/terminal-name.js';
 import { createExecaTransport } from '../observe/execa-transport.js';
 import { createFrameSource, type FrameSource, type SourceHealth } from '../observe/frame-source.js';
 import type { TmuxTransport } from '../observe/transport.js';
@@ -454,7 +455,9 @@ export class Supervisor {
     for (const pane of panes) {
       if (attached.has(pane.paneId) || attached.has(pane.target)) continue;
       this.assertRunning();
-      const request = this.checkAttach({ target: pane.paneId, tool: pane.tool });
+      // Named after its session and window (`work-claude`), not a number nobody can place.
+      const id = uniqueName(terminalNameFor(pane.session, pane.windowName), this.takenIds());
+      const request = this.checkAttach({ target: pane.paneId, tool: pane.tool, id });
       ids.push(this.attachResolved(request, pane.paneId));
     }
     return ids;
@@ -790,8 +793,13 @@ export class Supervisor {
     return this.journal.append(draft).catch(() => null);
   }
 
+  /** Ids in use, or kept by the journal for a terminal it will re-attach. */
+  private takenIds(): Set<string> {
+    return new Set([...this.ids(), ...this.journal.index.attached().map(([id]) => id)]);
+  }
+
   private nextId(): string {
-    const used = new Set([...this.ids(), ...this.journal.index.attached().map(([id]) => id)]);
+    const used = this.takenIds();
     let n = 1;
     while (used.has(`t${n}`)) n += 1;
     return `t${n}`;

@@ -102,6 +102,8 @@ describe('paneward watch', () => {
       '-d',
       '-t',
       'pw',
+      '-n',
+      'claude',
       join(bin, 'claude'),
     ]);
     const deadline = Date.now() + 15_000;
@@ -110,7 +112,8 @@ describe('paneward watch', () => {
     stop.abort();
     await watching;
     expect(err).toEqual(['paneward: watching for panes that run a known agent CLI']);
-    expect(out.find((l) => / claude_code /.test(l))).toMatch(/ t1 %\d+ claude_code /);
+    // Named after its session (`pw`) and window (`claude`), not `t1`: a name people can place.
+    expect(out.find((l) => / claude_code /.test(l))).toMatch(/ pw-claude %\d+ claude_code /);
   });
 
   it('draws a live table in place on a terminal', async () => {
