@@ -54,7 +54,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['bin/**/*.js', 'scripts/**/*.js', 'test/**/*.mjs', 'src/demo/*.mjs'],
+    files: ['bin/**/*.js', 'scripts/**/*.js', 'test/**/*.mjs', 'src/tooling/demo/*.mjs'],
     languageOptions: {
       globals: {
         process: 'readonly',

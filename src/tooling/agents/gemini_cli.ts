@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 
 /** Facts about Gemini CLI that the end-to-end tests and recordings rely on. */
 export const geminiCliAgent = {

@@ -4,15 +4,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import type { Logger } from 'pino';
-import { PanewardError } from '../errors.js';
-import { awaitExit } from '../internal/await-exit.js';
-import { descendantsOf, readProcessTable } from '../observe/process.js';
-import { getProfile } from '../profiles/index.js';
-import { RecordingHeader } from '../schemas/recording.js';
-import { startServe, type RunningServer } from '../cli/serve.js';
+import { PanewardError } from '../../errors.js';
+import { awaitExit } from '../../internal/await-exit.js';
+import { descendantsOf, readProcessTable } from '../../observe/process.js';
+import { getProfile } from '../../profiles/index.js';
+import { RecordingHeader } from '../../schemas/recording.js';
+import { startServe, type RunningServer } from '../../cli/serve.js';
 import { installedAgents, startDemoModel } from './live.js';
 
-const RECORDINGS = fileURLToPath(new URL('../../recordings/', import.meta.url));
+const RECORDINGS = fileURLToPath(new URL('../../../recordings/', import.meta.url));
 const PLAYER = fileURLToPath(new URL('./player.mjs', import.meta.url));
 
 /** The panes of the demo: real screens of three CLIs, each telling a different story. */

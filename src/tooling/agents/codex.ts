@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { awaitExit } from '../internal/await-exit.js';
+import { awaitExit } from '../../internal/await-exit.js';
 
-const repoRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+const repoRoot = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 
 /** Facts about Codex CLI the end-to-end tests and recordings need. */
 export const codexAgent = {

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root: agents are installed under `.tmp/agents/<tool>/`. */
-export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+export const REPO_ROOT = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 
 /** Path of an installed CLI's executable (`scripts/install-agent.sh <tool>` puts it there). */
 export const agentBin = (tool: string, bin: string): string =>
