@@ -16,7 +16,9 @@ import { isPanewardError, PanewardError } from '../errors.js';
 import { describeZodError } from '../internal/zod-errors.js';
 import type { JournalRecord } from '../schemas/record.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
-import { observerView } from '../server/observer.js';
+import type { CommandHandlers } from '../schemas/operations/index.js';
+import { portCommands, runCommand } from '../service/commands.js';
+import { observerView } from '../service/observer.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import {
   DEFAULT_LIMITS,
@@ -79,6 +81,7 @@ const REMEMBER_ANSWERS = 1_000;
 export class FleetEdge {
   readonly hostId: string;
   private readonly sup: Supervisor;
+  private readonly handlers: CommandHandlers;
   private readonly conn: FleetConnection;
   private readonly limits: FleetLimits;
   private readonly log: Logger | undefined;
@@ -125,6 +128,7 @@ export class FleetEdge {
     }
     this.hostId = host.data;
     this.sup = options.supervisor;
+    this.handlers = portCommands(this.sup);
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.log = options.logger?.child({ host: this.hostId });
     this.window = Math.max(1, options.publishWindow ?? 512);
@@ -502,51 +506,10 @@ export class FleetEdge {
     }
   }
 
-  private async run(req: CommandRequest): Promise<unknown> {
-    const sup = this.sup;
-    switch (req.op) {
-      case 'attach': {
-        const terminalId = await sup.attach(req.body);
-        return { terminalId, state: sup.get(terminalId) };
-      }
-      case 'input':
-        return {
-          turnId: await sup.submit(req.id, req.body.text, { force: req.body.force ?? false }),
-        };
-      case 'wait':
-        return sup.waitForTurn(req.id, req.turnId, { timeoutMs: req.timeoutMs });
-      case 'turns': {
-        const turnId = await sup.submit(req.id, req.body.prompt, {
-          force: req.body.force ?? false,
-        });
-        try {
-          return await sup.waitForTurn(req.id, turnId, {
-            timeoutMs: Math.round(req.body.timeoutSeconds * 1000),
-          });
-        } catch (error) {
-          if (!isPanewardError(error) || error.code !== 'timeout') throw error;
-          const s = sup.get(req.id);
-          return {
-            turnId,
-            result: 'timeout',
-            completion: s.completion?.turnId === turnId ? s.completion : null,
-            lastTurn: s.lastTurn,
-          };
-        }
-      }
-      case 'interrupt':
-        await sup.interrupt(req.id);
-        return { ok: true };
-      case 'resume':
-        await sup.resume(req.id);
-        return { ok: true };
-      case 'detach':
-        sup.detach(req.id);
-        return { ok: true };
-      case 'screen':
-        // Asked for, answered, never stored: screens stay out of the stream and the buckets.
-        return sup.screen(req.id);
-    }
+  /** Runs a command as the HTTP API would: the same handlers, built from the same contracts. */
+  private run(req: CommandRequest): Promise<unknown> {
+    const { requestId: _id, expiresAt: _at, ...call } = req;
+    return runCommand(this.handlers, call);
   }
 
   // ---- plumbing ----------------------------------------------------------------------------
