@@ -9,7 +9,7 @@ import { awaitExit } from '../../internal/await-exit.js';
 import { descendantsOf, readProcessTable } from '../../observe/process.js';
 import { getProfile } from '../../profiles/index.js';
 import { RecordingHeader } from '../../schemas/recording.js';
-import { startServe, type RunningServer } from '../../cli/serve.js';
+import { createLogger, serve as startService, type RunningServer } from '../../serve.js';
 import { installedAgents, startDemoModel } from './live.js';
 
 const RECORDINGS = fileURLToPath(new URL('../../../recordings/', import.meta.url));
@@ -97,17 +97,16 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
       : await startRecordedPanes(socketName, bin, options.pauseSeconds ?? 6, () => {
           tmuxStarted = true;
         });
-    const serve = await startServe(
-      {
-        socketName,
-        dataDir: join(scratch, 'data'),
-        port: options.port ?? 0,
-        host: options.host ?? '127.0.0.1',
-        discover: false,
-        logLevel: options.logLevel ?? 'warn',
+    const serve = await startService({
+      host: options.host ?? '127.0.0.1',
+      port: options.port ?? 0,
+      token: null,
+      logger: options.logger ?? createLogger(options.logLevel ?? 'warn'),
+      supervisor: {
+        options: { socketName, dataDir: join(scratch, 'data'), source: 'control' },
+        discoverSeconds: null,
       },
-      options.logger,
-    );
+    });
     // A server with panes (not a fleet server) always has its supervisor.
     const sup = serve.supervisor!;
     for (const p of panes) {
