@@ -13,9 +13,7 @@ import {
   type SupervisorOptionsInput,
 } from './supervisor/supervisor.js';
 
-/** Where `paneward serve` listens by default, and what the client commands talk to. */
-export const DEFAULT_PORT = 7420;
-export const DEFAULT_URL = `http://127.0.0.1:${DEFAULT_PORT}`;
+export { DEFAULT_PORT, DEFAULT_URL } from './service/address.js';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 const WILDCARD = new Set(['0.0.0.0', '::', '[::]']);
