@@ -58,6 +58,13 @@ const NOT_SENT = new Set([
   'BAD_PORT',
 ]);
 
+/** A command's outcome for the exit code: thrown, caught by `main`. */
+export class CliExit extends Error {
+  constructor(readonly code: number) {
+    super(`exit ${code}`);
+  }
+}
+
 export interface ClientOptions {
   url?: string;
   tokenFile?: string;

@@ -6,6 +6,7 @@ import { DEFAULT_URL } from '../service/address.js';
 import {
   ApiClient,
   causeOf,
+  CliExit,
   ClientError,
   EXIT,
   exitFor,
@@ -17,19 +18,13 @@ import { untilStopSignal } from './signals.js';
 
 export {
   ApiClient,
+  CliExit,
   ClientError,
   EXIT,
   EXIT_HELP,
   exitFor,
   type ClientOptions,
 } from './client-api.js';
-
-/** A command's outcome for the exit code: thrown, caught by `main`. */
-export class CliExit extends Error {
-  constructor(readonly code: number) {
-    super(`exit ${code}`);
-  }
-}
 
 export interface ClientIo {
   out(line: string): void;
