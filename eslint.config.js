@@ -59,7 +59,7 @@ export default tseslint.config(
       'scripts/**/*.js',
       'scripts/**/*.mjs',
       'test/**/*.mjs',
-      'src/demo/*.mjs',
+      'src/tooling/demo/*.mjs',
     ],
     languageOptions: {
       globals: {

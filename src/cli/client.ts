@@ -1,39 +1,33 @@
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { PanewardError, type PanewardErrorCode } from '../errors.js';
+import type { TerminalView, TurnResponse } from '../schemas/operations/index.js';
 import type { JournalRecord } from '../schemas/record.js';
-import type { TerminalState } from '../schemas/terminal-state.js';
-import type { Operations } from '../supervisor/operations.js';
+import { DEFAULT_URL } from '../service/address.js';
+import {
+  ApiClient,
+  causeOf,
+  CliExit,
+  ClientError,
+  EXIT,
+  exitFor,
+  type ClientOptions,
+} from './client-api.js';
 import { briefRecord } from './journal.js';
 import { toolLabel } from './labels.js';
 import { terminalTable } from './table.js';
 import { untilStopSignal } from './signals.js';
-import { DEFAULT_URL } from './defaults.js';
-import { CliExit, EXIT } from './exit.js';
 import { CLIENT_FIELDS, cliMessage } from './messages.js';
 import { ResolveError, resolveTerminal } from './resolve.js';
 
-export { CliExit, EXIT, EXIT_HELP } from './exit.js';
-
-/** Errors of a connection that was never made: the request was not sent. */
-const NOT_SENT = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'BAD_PORT',
-]);
-
-type View = TerminalState & { operations: Operations };
-
-export interface ClientOptions {
-  url?: string;
-  tokenFile?: string;
-  json?: boolean;
-}
+export {
+  ApiClient,
+  CliExit,
+  ClientError,
+  EXIT,
+  EXIT_HELP,
+  exitFor,
+  type ClientOptions,
+} from './client-api.js';
 
 export interface ClientIo {
   out(line: string): void;
@@ -50,132 +44,7 @@ const defaultIo = (): ClientIo => ({
   color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
 });
 
-/**
- * The server's error codes → exit codes. A fleet server that cannot deliver a command because
- * the pane's host is unreachable answers like a server that cannot be reached: the command did
- * not run (a host that timed out may have run it, so that one stays a server error).
- */
-export function exitFor(status: number, code: string): number {
-  if (status === 400 || code === 'invalid_input') return EXIT.usage;
-  if (code === 'host_unreachable') return EXIT.unreachable;
-  if (status === 401) return EXIT.unauthorized;
-  if (status === 404) return EXIT.notFound;
-  if (status === 409) return EXIT.notReady;
-  return EXIT.server;
-}
-
-/** A thin client of `paneward serve`: JSON in and out, errors become exit codes. */
-export class ApiClient {
-  readonly url: string;
-  private readonly token: string | null;
-
-  constructor(o: ClientOptions, env: NodeJS.ProcessEnv) {
-    this.url = (o.url ?? env.PANEWARD_URL ?? DEFAULT_URL).replace(/\/+$/, '');
-    try {
-      new URL(this.url);
-    } catch {
-      throw new PanewardError('invalid_input', `field \`url\`: not a URL: ${this.url}`);
-    }
-    this.token = o.tokenFile
-      ? readFileSync(o.tokenFile, 'utf8').trim()
-      : env.PANEWARD_TOKEN?.trim() || null;
-  }
-
-  headers(extra: Record<string, string> = {}): Record<string, string> {
-    // The service refuses an action that carries neither a JSON body nor this header.
-    return {
-      'x-paneward': '1',
-      ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
-      ...extra,
-    };
-  }
-
-  /**
-   * One request. A connection that could not be made is `unreachable` (exit 4: nothing ran); one
-   * lost after a request that acts was sent is `connection_lost` (exit 8: it may have run, so a
-   * script must look before it retries). A read that was lost is as unreachable as before.
-   */
-  async request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
-    const acts = method !== 'GET' && method !== 'HEAD';
-    const lost = (error: unknown, sent: boolean) => {
-      // Unknown failures count as sent: a script told "may have run" looks before it retries.
-      if (!acts || (!sent && NOT_SENT.has(codeOf(error)))) {
-        return new ClientError(
-          EXIT.unreachable,
-          'unreachable',
-          `cannot reach paneward at ${this.url}: ${causeOf(error)}`,
-        );
-      }
-      return new ClientError(
-        EXIT.mayHaveRun,
-        'connection_lost',
-        `lost the connection to paneward at ${this.url} after sending ${method} ${path} (${causeOf(error)}): it may have run; look before retrying`,
-      );
-    };
-    let res: Response;
-    try {
-      res = await fetch(`${this.url}${path}`, {
-        method,
-        headers: this.headers(body === undefined ? {} : { 'content-type': 'application/json' }),
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal,
-      });
-    } catch (error) {
-      throw lost(error, false);
-    }
-    let text: string;
-    try {
-      text = await res.text();
-    } catch (error) {
-      throw lost(error, true);
-    }
-    let data: unknown = null;
-    try {
-      data = text ? JSON.parse(text) : null;
-    } catch {
-      data = null;
-    }
-    if (!res.ok) {
-      const e = (data as { error?: { code?: string; message?: string; details?: unknown } } | null)
-        ?.error;
-      throw new ClientError(
-        exitFor(res.status, e?.code ?? ''),
-        e?.code ?? `http_${res.status}`,
-        e?.message ?? `HTTP ${res.status}`,
-        e?.details,
-      );
-    }
-    return data as T;
-  }
-}
-
-/** An error answer, with the exit code it means. */
-export class ClientError extends Error {
-  constructor(
-    readonly exitCode: number,
-    readonly code: string,
-    message: string,
-    readonly details?: unknown,
-  ) {
-    super(message);
-  }
-}
-
-/** The system error code of a failed fetch (the first of several addresses tried). */
-function codeOf(error: unknown): string {
-  const c = (error as { cause?: { code?: string; errors?: Array<{ code?: string }> } }).cause;
-  const message = (c as { message?: string } | undefined)?.message;
-  // fetch refuses some ports (9, 25, …) before it connects.
-  if (message === 'bad port') return 'BAD_PORT';
-  return c?.code ?? c?.errors?.[0]?.code ?? '';
-}
-
-function causeOf(error: unknown): string {
-  const c = (error as { cause?: { code?: string; message?: string } }).cause;
-  return c?.code ?? c?.message ?? (error instanceof Error ? error.message : String(error));
-}
-
-function describeState(v: View): string[] {
+function describeState(v: TerminalView): string[] {
   const op = (name: string, o: { allowed: string; reason: string }) =>
     `  ${name}: ${o.allowed} (${o.reason})`;
   return [
@@ -292,10 +161,6 @@ async function terminalIdOf(api: ApiClient, arg: string, argName = '<terminal>')
   }
 }
 
-/** The path of the terminal an argument names. */
-const terminalPath = async (api: ApiClient, arg: string): Promise<string> =>
-  `/v1/terminals/${encodeURIComponent(await terminalIdOf(api, arg))}`;
-
 function common(cmd: Command): Command {
   return cmd
     .option('--url <url>', `server URL (PANEWARD_URL, default ${DEFAULT_URL})`)
@@ -319,7 +184,7 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
   common(program.command('ls').description('List the terminals of a running server.')).action(
     (o: ClientOptions) =>
       run(io(), o, async (api) => {
-        const { terminals } = await api.request<{ terminals: View[] }>('GET', '/v1/terminals');
+        const terminals = await api.list();
         if (o.json) io().out(JSON.stringify(terminals));
         else for (const l of terminalTable(terminals, Date.now() / 1000, io().color)) io().out(l);
         return EXIT.ok;
@@ -333,7 +198,7 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
       .argument('<terminal>', TERMINAL_ARG),
   ).action((id: string, o: ClientOptions) =>
     run(io(), o, async (api) => {
-      const v = await api.request<View>('GET', await terminalPath(api, id));
+      const v = await api.get(await terminalIdOf(api, id));
       for (const l of o.json ? [JSON.stringify(v)] : describeState(v)) io().out(l);
       return EXIT.ok;
     }),
@@ -349,7 +214,7 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
       .option('--host <name>', 'on a fleet server: the host whose pane it is'),
   ).action((target: string, o: ClientOptions & { tool?: string; id?: string; host?: string }) =>
     run(io(), o, async (api) => {
-      const v = await api.request<View>('POST', '/v1/terminals', {
+      const v = await api.attach({
         target,
         ...(o.tool ? { tool: o.tool } : {}),
         ...(o.id ? { id: o.id } : {}),
@@ -381,29 +246,20 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
       o: ClientOptions & { wait?: boolean; timeout: string; force?: boolean },
     ) =>
       run(io(), o, async (api) => {
-        const path = await terminalPath(api, id);
+        id = await terminalIdOf(api, id);
         if (!o.wait) {
-          const r = await api.request<{ turnId: string }>('POST', `${path}/input`, {
-            text,
-            force: o.force ?? false,
-          });
+          const r = await api.input(id, { text, force: o.force ?? false });
           io().out(o.json ? JSON.stringify(r) : r.turnId);
           return EXIT.ok;
         }
         const timeoutSeconds = wholeSeconds(o.timeout, 'timeout');
         // The turn id first, as soon as it is known: a script that loses the rest still knows
         // which turn it started, and does not type the prompt twice.
-        const { turnId } = await api.request<{ turnId: string }>('POST', `${path}/input`, {
-          text,
-          force: o.force ?? false,
-        });
+        const { turnId } = await api.input(id, { text, force: o.force ?? false });
         io().out(o.json ? JSON.stringify({ turnId }) : turnId);
-        let r: { turnId: string; result: string; lastTurn: TerminalState['lastTurn'] };
+        let r: TurnResponse;
         try {
-          r = await api.request(
-            'GET',
-            `${path}/turns/${encodeURIComponent(turnId)}?timeoutSeconds=${timeoutSeconds}`,
-          );
+          r = await api.waitTurn(id, turnId, timeoutSeconds);
         } catch (error) {
           if (error instanceof ClientError && error.exitCode === EXIT.unreachable) {
             throw new ClientError(
@@ -432,10 +288,7 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
       .argument('<terminal>', TERMINAL_ARG),
   ).action((id: string, o: ClientOptions) =>
     run(io(), o, async (api) => {
-      const s = await api.request<{ text: string | null; t: number | null }>(
-        'GET',
-        `${await terminalPath(api, id)}/screen`,
-      );
+      const s = await api.screen(await terminalIdOf(api, id));
       if (o.json) io().out(JSON.stringify(s));
       else if (s.text === null) io().err('paneward: no screen captured yet');
       else io().out(s.text);
@@ -451,27 +304,21 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
       .option('--limit <n>', 'at most this many records (1 to 2000)', '100'),
   ).action((id: string, o: ClientOptions & { limit: string }) =>
     run(io(), o, async (api) => {
-      const { records } = await api.request<{ records: JournalRecord[] }>(
-        'GET',
-        `${await terminalPath(api, id)}/history?limit=${encodeURIComponent(o.limit)}`,
-      );
+      const { records } = await api.history(await terminalIdOf(api, id), o.limit);
       for (const r of records) io().out(o.json ? JSON.stringify(r) : briefRecord(r));
       return EXIT.ok;
     }),
   );
 
-  for (const [name, method, suffix, what] of [
-    ['interrupt', 'POST', '/interrupt', "Send the agent's interrupt keys."],
-    ['resume', 'POST', '/resume', 'Resume a session the watchdog blocked.'],
-    ['detach', 'DELETE', '', 'Stop supervising a terminal.'],
+  for (const [name, what] of [
+    ['interrupt', "Send the agent's interrupt keys."],
+    ['resume', 'Resume a session the watchdog blocked.'],
+    ['detach', 'Stop supervising a terminal.'],
   ] as const) {
     common(program.command(name).description(what).argument('<terminal>', TERMINAL_ARG)).action(
       (id: string, o: ClientOptions) =>
         run(io(), o, async (api) => {
-          await api.request(
-            'POST' === method ? 'POST' : 'DELETE',
-            `${await terminalPath(api, id)}${suffix}`,
-          );
+          await api.act(name, await terminalIdOf(api, id));
           if (o.json) io().out(JSON.stringify({ ok: true }));
           return EXIT.ok;
         }),

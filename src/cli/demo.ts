@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { startDemo } from '../demo/demo.js';
+import { startDemo } from '../tooling/demo/demo.js';
 import { PanewardError } from '../errors.js';
 import { describeZodError } from '../internal/zod-errors.js';
 import { untilStopSignal } from './signals.js';

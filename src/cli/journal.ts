@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { PanewardError } from '../errors.js';
-import { CliExit } from './client.js';
+import { CliExit } from './client-api.js';
 import { describeZodError } from '../internal/zod-errors.js';
 import { journalDir, readSegments } from '../journal/segments.js';
 import type { JournalRecord } from '../schemas/record.js';

@@ -1,21 +1,22 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
-import pino, { type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import type { Logger } from 'pino';
 import { z } from 'zod';
 import { PanewardError } from '../errors.js';
 import { BUDGET_TOO_LONG, MAX_BUDGET_SECONDS } from '../internal/bounds.js';
 import { describeZodError } from '../internal/zod-errors.js';
-import { FleetEdge } from '../fleet/edge.js';
-import { HostId } from '../fleet/schemas.js';
-import { FleetView } from '../fleet/view.js';
-import { startStatelyInspection } from '../inspect/stately.js';
 import type { ProfileFactory } from '../profiles/types.js';
-import { createHttpApp } from '../server/app.js';
-import type { SupervisorPort } from '../server/port.js';
+import { HostId } from '../schemas/operations/index.js';
+import {
+  createLogger,
+  DEFAULT_PORT,
+  DEFAULT_URL,
+  refuseOpenBind,
+  serve,
+  type RunningServer,
+} from '../serve.js';
 import {
   addChartOptions,
   chartFlagsGiven,
@@ -24,13 +25,8 @@ import {
   checkChartOptions,
 } from './chart-options.js';
 import { untilStopSignal } from './signals.js';
-import { createSupervisor, type Supervisor } from '../supervisor/supervisor.js';
 
-import { DEFAULT_PORT } from './defaults.js';
-export { DEFAULT_PORT, DEFAULT_URL } from './defaults.js';
-
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
-const WILDCARD = new Set(['0.0.0.0', '::', '[::]']);
+export { DEFAULT_PORT, DEFAULT_URL, createLogger, type RunningServer };
 
 /** Options of `paneward serve`, as commander hands them over. */
 export const ServeOptions = z
@@ -188,26 +184,10 @@ export function readToken(tokenFile: string | undefined, env = process.env): str
   return null;
 }
 
-/** Structured logs: JSON lines, or readable ones on a terminal (colours unless NO_COLOR). */
-export function createLogger(level: ServeOptions['logLevel']): Logger {
-  if (process.stdout.isTTY) {
-    return pino({ level }, pretty({ colorize: !process.env.NO_COLOR, sync: true }));
-  }
-  return pino({ level });
-}
-
-export interface RunningServer {
-  url: string;
-  server: Server;
-  /** The supervisor of a server with panes; null for a fleet server. */
-  supervisor: Supervisor | null;
-  stop(): Promise<void>;
-}
-
 /**
- * Starts `paneward serve`: a supervisor (re-adopting what its data directory had attached,
- * discovering agent panes unless told not to) behind the HTTP API. Binding anything but
- * loopback refuses to start without a bearer token.
+ * `paneward serve` with options as commander hands them over: checked, then served by the
+ * composition root (`src/serve.ts`). Binding anything but loopback refuses to start without a
+ * bearer token.
  */
 export async function startServe(
   raw: Record<string, unknown>,
@@ -221,34 +201,21 @@ export async function startServe(
   }
   const o = parsed.data;
   const token = readToken(o.tokenFile);
-  if (!LOOPBACK.has(o.host) && token === null) {
-    throw new PanewardError(
-      'invalid_input',
-      `serve: field \`host\`: binding ${o.host} (not loopback) needs a bearer token: --token-file FILE or PANEWARD_TOKEN`,
-    );
-  }
-  const log = logger ?? createLogger(o.logLevel);
-  let sup: Supervisor | null = null;
-  let edge: FleetEdge | null = null;
-  let fleet: FleetView | null = null;
-  let inspection: Awaited<ReturnType<typeof startStatelyInspection>> | null = null;
-  let served: SupervisorPort;
-  if (o.fleet) {
-    fleet = new FleetView({ nats: o.nats!, logger: log });
-    await fleet.ready(5_000);
-    served = fleet;
-  } else {
-    const profiles = o.profileModule ? await loadProfiles(o.profileModule) : undefined;
-    inspection =
-      o.inspect === false
-        ? null
-        : await startStatelyInspection({
-            ...(o.inspect === true ? {} : { port: o.inspect }),
-            paneText: o.inspectPaneText,
-          });
-    try {
-      sup = createSupervisor({
-        ...(inspection ? { inspect: inspection.inspect } : {}),
+  refuseOpenBind(o.host, token);
+  const common = {
+    host: o.host,
+    port: o.port,
+    token,
+    ...(o.cors ? { corsOrigins: o.cors } : {}),
+    allowedHosts: o.allowedHost,
+    logger: logger ?? createLogger(o.logLevel),
+  };
+  if (o.fleet) return serve({ ...common, fleet: { nats: o.nats! } });
+  const profiles = o.profileModule ? await loadProfiles(o.profileModule) : undefined;
+  return serve({
+    ...common,
+    supervisor: {
+      options: {
         socketName: o.socketName,
         socketPath: o.socketPath,
         ...(o.dataDir ? { dataDir: o.dataDir } : {}),
@@ -260,93 +227,19 @@ export async function startServe(
         },
         readUnverifiedVersions: o.readUnverified,
         source: o.source ?? 'control',
-      });
-    } catch (error) {
-      inspection?.stop();
-      throw error;
-    }
-    if (o.discover) sup.discoverContinuously(o.discoverInterval);
-    if (o.nats !== undefined) {
-      try {
-        edge = new FleetEdge({ supervisor: sup, nats: o.nats, hostId: o.hostId!, logger: log });
-      } catch (error) {
-        await sup.stop();
-        inspection?.stop();
-        throw error;
-      }
-    }
-    served = sup;
-  }
-  // What was started, stopped again: the edge publishes what its journal holds first.
-  const stopParts = async () => {
-    if (edge) await edge.stop({ before: () => sup!.stop(), drainMs: 5000 });
-    await sup?.stop();
-    await fleet?.stop();
-    inspection?.stop();
-  };
-  const http = createHttpApp(served, {
-    ...(token ? { token } : {}),
-    ...(o.cors ? { corsOrigins: o.cors } : {}),
-    // A server bound to an address of its own answers to that address too.
-    allowedHosts: [...o.allowedHost, ...(WILDCARD.has(o.host) ? [] : [o.host])],
-    logger: log,
-  });
-  const server = createServer(http.listener);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(o.port, o.host, () => resolve());
-    });
-  } catch (error) {
-    // Nothing half-started is left: the supervisor (and its journal's lock) stops again.
-    http.close();
-    await stopParts();
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-      throw new PanewardError(
-        'invalid_input',
-        `serve: field \`port\`: cannot listen on ${o.host}:${o.port} (${code === 'EADDRINUSE' ? 'in use' : code}); choose another with --port`,
-        { cause: error },
-      );
-    }
-    throw error;
-  }
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : o.port;
-  const host = o.host.includes(':') ? `[${o.host}]` : o.host;
-  const url = `http://${host}:${port}`;
-  log.info(
-    {
-      url,
-      ...(sup ? { dataDir: sup.journal.directory } : {}),
-      ...(o.nats ? { nats: o.nats } : {}),
-      ...(o.hostId ? { hostId: o.hostId } : {}),
-      ...(o.fleet ? { fleet: true } : {}),
-      terminals: served.ids().length,
-      token: token !== null,
+      },
+      discoverSeconds: o.discover ? o.discoverInterval : null,
+      ...(o.inspect === false
+        ? {}
+        : {
+            inspect: {
+              ...(o.inspect === true ? {} : { port: o.inspect }),
+              paneText: o.inspectPaneText,
+            },
+          }),
+      ...(o.nats !== undefined ? { edge: { nats: o.nats, hostId: o.hostId! } } : {}),
     },
-    'paneward serve listening',
-  );
-  if (inspection) {
-    log.info(
-      { inspector: inspection.pageUrl, socket: inspection.socketUrl, paneText: o.inspectPaneText },
-      `live actors: open ${inspection.pageUrl} (it embeds https://stately.ai/inspect)`,
-    );
-  }
-  let stopping: Promise<void> | null = null;
-  return {
-    url,
-    server,
-    supervisor: sup,
-    stop: () =>
-      (stopping ??= (async () => {
-        server.close();
-        server.closeAllConnections();
-        http.close();
-        await stopParts();
-        log.info('paneward serve stopped');
-      })()),
-  };
+  });
 }
 
 /** The `profiles` export (or default export) of a module: tool id → profile factory. */

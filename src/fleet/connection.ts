@@ -1,3 +1,4 @@
+import { PanewardError } from '../errors.js';
 import {
   jetstream,
   jetstreamManager,
@@ -176,4 +177,19 @@ export class FleetConnection {
       if (!this.connected$.closed) this.connected$.next(false);
     });
   }
+}
+
+/** Bounds a NATS call that has no timeout of its own. */
+export function withTimeout<T>(p: Promise<T>, ms = NATS_TIMEOUT_MS): Promise<T> {
+  let t: NodeJS.Timeout;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      t = setTimeout(
+        () => reject(new PanewardError('timeout', `NATS did not answer in ${ms} ms`)),
+        ms,
+      );
+      t.unref();
+    }),
+  ]).finally(() => clearTimeout(t));
 }

@@ -1,7 +1,5 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { headers as natsHeaders, type Msg, type Subscription } from '@nats-io/transport-node';
+import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import {
   filter,
@@ -16,7 +14,8 @@ import { isPanewardError, PanewardError } from '../errors.js';
 import { describeZodError } from '../internal/zod-errors.js';
 import type { JournalRecord } from '../schemas/record.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
-import { observerView } from '../server/observer.js';
+import { portCommands } from '../service/commands.js';
+import { observerView } from '../service/observer.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import {
   DEFAULT_LIMITS,
@@ -25,17 +24,13 @@ import {
   NATS_TIMEOUT_MS,
   type FleetHandles,
   type FleetLimits,
+  withTimeout,
 } from './connection.js';
-import {
-  commandSubject,
-  messageId,
-  recordFilter,
-  recordSubject,
-  SEQ_HEADER,
-  STREAM,
-  stateKey,
-} from './names.js';
-import { CommandRequest, HostId, type CommandReply, type Heartbeat } from './schemas.js';
+import { messageId, recordSubject, SEQ_HEADER } from './names.js';
+import { lastPublishedSeq, PublishCursor } from './cursor.js';
+import { CommandResponder } from './responder.js';
+import { dropDetached, writeStates } from './state-bucket.js';
+import { HostId, type Heartbeat } from './schemas.js';
 
 export interface EdgeOptions {
   /** The supervisor whose journal and terminals this host shares; it needs a data directory. */
@@ -63,11 +58,6 @@ export interface EdgeStatus {
   commands: number;
 }
 
-/** A host's clock may run ahead of the sender's by this much before a command counts as late. */
-const CLOCK_SKEW_MS = 2_000;
-/** Answers remembered by request id (a repeated command gets the first answer). */
-const REMEMBER_ANSWERS = 1_000;
-
 /**
  * The edge of a fleet: publishes every acknowledged journal record to the JetStream stream
  * (message id `<host>:<seq>`, so a republish is dropped), keeps each terminal's latest public
@@ -79,32 +69,26 @@ const REMEMBER_ANSWERS = 1_000;
 export class FleetEdge {
   readonly hostId: string;
   private readonly sup: Supervisor;
+  private readonly responder: CommandResponder;
   private readonly conn: FleetConnection;
   private readonly limits: FleetLimits;
   private readonly log: Logger | undefined;
   private readonly window: number;
   private readonly heartbeatMs: number;
-  private readonly cursorFile: string;
   private readonly startedAt = Date.now();
   private readonly stop$ = new Subject<void>();
   private readonly wake$ = new Subject<void>();
   private handles: Promise<Omit<FleetHandles, 'nc'> | null> | null = null;
-  private cursor: number;
+  private readonly cursor: PublishCursor;
   private synced = false;
   /** The stream agreed this journal is this host's: only then does it write state, beat, answer. */
   private verified = false;
   private duplicates = 0;
-  private commands = 0;
   private stopped = false;
   private readonly dirty = new Map<string, TerminalState | null>();
   private readonly watched = new Map<string, RxSubscription>();
   private readonly subs: RxSubscription[] = [];
-  private responder: Subscription | null = null;
-  private readonly answers = new Map<string, Promise<CommandReply>>();
-  private readonly inFlight = new Set<Promise<unknown>>();
   private readonly loops: Promise<void>[];
-  private cursorWrite: Promise<void> = Promise.resolve();
-  private cursorSaved = 0;
   /** The state bucket is checked against the attached terminals on each (re)connection. */
   private reconcile = true;
 
@@ -127,14 +111,14 @@ export class FleetEdge {
     this.sup = options.supervisor;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.log = options.logger?.child({ host: this.hostId });
+    this.responder = new CommandResponder(this.hostId, portCommands(this.sup), this.log);
     this.window = Math.max(1, options.publishWindow ?? 512);
     this.heartbeatMs = Math.max(
       200,
       (options.heartbeatSeconds ?? this.limits.heartbeatTtlSeconds / 4) * 1000,
     );
-    this.cursorFile = join(dirname(dir), 'fleet', `${this.hostId}.cursor.json`);
-    this.cursor = this.readCursor();
-    this.cursorSaved = this.cursor;
+    const cursorFile = join(dirname(dir), 'fleet', `${this.hostId}.cursor.json`);
+    this.cursor = new PublishCursor(cursorFile, this.hostId, this.log);
     const servers = Array.isArray(options.nats) ? options.nats.join(',') : options.nats;
     this.conn = new FleetConnection(servers, `paneward-edge-${this.hostId}`, this.log);
     this.subs.push(
@@ -151,10 +135,10 @@ export class FleetEdge {
   status(): EdgeStatus {
     return {
       connected: this.conn.connected,
-      publishedSeq: this.cursor,
+      publishedSeq: this.cursor.seq,
       durableSeq: this.sup.journal.durableSeq,
       duplicates: this.duplicates,
-      commands: this.commands,
+      commands: this.responder.commands,
     };
   }
 
@@ -174,23 +158,23 @@ export class FleetEdge {
     while (
       this.conn.connected &&
       this.verified &&
-      this.cursor < this.sup.journal.durableSeq &&
+      this.cursor.seq < this.sup.journal.durableSeq &&
       Date.now() < until
     ) {
       await new Promise((r) => setTimeout(r, 50));
     }
     this.log?.info(
-      { publishedSeq: this.cursor, durableSeq: this.sup.journal.durableSeq },
+      { publishedSeq: this.cursor.seq, durableSeq: this.sup.journal.durableSeq },
       'edge stopping',
     );
     this.stopped = true;
     this.stop$.next();
     await Promise.allSettled(this.loops);
-    await Promise.allSettled([...this.inFlight]);
+    await this.responder.drain();
     const h = this.conn.connected && this.verified ? await this.handles?.catch(() => null) : null;
     if (h) await withTimeout(h.hosts.delete(this.hostId)).catch(() => {});
-    this.responder?.unsubscribe();
-    await this.cursorWrite;
+    this.responder.close();
+    await this.cursor.flushed();
     await this.conn.close();
   }
 
@@ -205,13 +189,13 @@ export class FleetEdge {
       }
       try {
         if (!this.synced) await this.sync(h);
-        const batch = this.sup.journal.readAfter(this.cursor, { limit: this.window });
+        const batch = this.sup.journal.readAfter(this.cursor.seq, { limit: this.window });
         if (batch.length === 0) {
           await this.idle();
           continue;
         }
         const acks = await Promise.allSettled(batch.map((r) => this.publish(h, r)));
-        let advanced = this.cursor;
+        let advanced = this.cursor.seq;
         let failure: unknown = null;
         for (const [i, ack] of acks.entries()) {
           if (ack.status === 'rejected') {
@@ -221,11 +205,11 @@ export class FleetEdge {
           if (ack.value.duplicate) this.duplicates += 1;
           advanced = batch[i]!.seq;
         }
-        this.advance(advanced);
+        this.cursor.advance(advanced);
         if (failure !== null) {
           // Whatever follows is published again from here; JetStream drops what it already has.
           this.synced = false;
-          this.log?.warn({ err: String(failure), at: this.cursor }, 'publishing paused');
+          this.log?.warn({ err: String(failure), at: this.cursor.seq }, 'publishing paused');
           await this.pause(1000);
         }
       } catch (error) {
@@ -256,62 +240,28 @@ export class FleetEdge {
    * as this host: nothing is published then.
    */
   private async sync(h: Omit<FleetHandles, 'nc'>): Promise<void> {
-    let last = 0;
-    try {
-      const m = await withTimeout(
-        h.jsm.streams.getMessage(STREAM, { last_by_subj: recordFilter(this.hostId) }),
-      );
-      if (m) last = Number(m.header?.get(SEQ_HEADER) || (m.json() as { seq: number }).seq);
-    } catch (error) {
-      if (!/no message found/i.test(String(error))) throw error;
-    }
+    const last = await lastPublishedSeq(h.jsm, this.hostId);
     if (last > this.sup.journal.lastSeq) {
       throw new PanewardError(
         'invalid_input',
         `the stream holds seq ${last} for host ${this.hostId} but this journal ends at ${this.sup.journal.lastSeq}: another data directory published as this host`,
       );
     }
-    if (last > this.cursor) {
-      this.log?.info({ from: this.cursor, to: last }, 'the stream had records beyond the cursor');
-      this.advance(last);
+    if (last > this.cursor.seq) {
+      this.log?.info(
+        { from: this.cursor.seq, to: last },
+        'the stream had records beyond the cursor',
+      );
+      this.cursor.advance(last);
     }
     this.synced = true;
     if (!this.verified) {
       this.verified = true;
       const nc = await this.conn.connection();
-      if (nc && !this.responder && !this.stopped) this.listen(nc);
+      if (nc && !this.responder.listening && !this.stopped) {
+        this.responder.listen(nc, () => this.stopped);
+      }
       this.wake$.next();
-    }
-  }
-
-  private advance(seq: number): void {
-    if (seq <= this.cursor) return;
-    this.cursor = seq;
-    // One write at a time; the latest value wins.
-    this.cursorWrite = this.cursorWrite
-      .then(async () => {
-        if (this.cursorSaved >= this.cursor) return;
-        const value = this.cursor;
-        const tmp = `${this.cursorFile}.tmp`;
-        await writeFile(tmp, JSON.stringify({ host: this.hostId, seq: value }) + '\n');
-        await rename(tmp, this.cursorFile);
-        this.cursorSaved = value;
-      })
-      .catch((error: unknown) => {
-        this.log?.warn({ err: String(error) }, 'cannot save the publish cursor');
-      });
-  }
-
-  private readCursor(): number {
-    mkdirSync(dirname(this.cursorFile), { recursive: true });
-    try {
-      const v = JSON.parse(readFileSync(this.cursorFile, 'utf8')) as {
-        host?: unknown;
-        seq?: unknown;
-      };
-      return v.host === this.hostId && Number.isInteger(v.seq) ? (v.seq as number) : 0;
-    } catch {
-      return 0;
     }
   }
 
@@ -370,16 +320,7 @@ export class FleetEdge {
       try {
         if (this.reconcile) {
           // Terminals detached while NATS was away, or before a crash, leave the bucket.
-          await withTimeout(
-            (async () => {
-              const keys = await h.state.keys(`${this.hostId}.>`);
-              const attached = new Set(this.sup.ids().map((id) => stateKey(this.hostId, id)));
-              const gone: string[] = [];
-              for await (const key of keys) if (!attached.has(key)) gone.push(key);
-              await Promise.all(gone.map((key) => h.state.delete(key)));
-            })(),
-            4 * NATS_TIMEOUT_MS,
-          );
+          await dropDetached(h.state, this.hostId, this.sup.ids());
           this.reconcile = false;
         }
         if (this.dirty.size === 0) {
@@ -388,26 +329,9 @@ export class FleetEdge {
         }
         const entries = [...this.dirty];
         this.dirty.clear();
-        const done = await Promise.allSettled(
-          entries.map(([id, s]) =>
-            withTimeout<unknown>(
-              s === null
-                ? h.state.delete(stateKey(this.hostId, id))
-                : h.state.put(
-                    stateKey(this.hostId, id),
-                    JSON.stringify({ host: this.hostId, terminalId: id, at: Date.now(), state: s }),
-                  ),
-            ),
-          ),
-        );
-        let failed = false;
-        done.forEach((d, i) => {
-          if (d.status === 'fulfilled') return;
-          failed = true;
-          const [id, s] = entries[i]!;
-          if (!this.dirty.has(id)) this.dirty.set(id, s);
-        });
-        if (failed) await this.pause(1000);
+        const failed = await writeStates(h.state, this.hostId, entries);
+        for (const [id, s] of failed) if (!this.dirty.has(id)) this.dirty.set(id, s);
+        if (failed.length > 0) await this.pause(1000);
       } catch (error) {
         this.log?.warn({ err: String(error) }, 'state bucket not written');
         await this.pause(1000);
@@ -428,7 +352,7 @@ export class FleetEdge {
           at: Date.now(),
           terminals: this.sup.ids().length,
           durableSeq: this.sup.journal.durableSeq,
-          publishedSeq: this.cursor,
+          publishedSeq: this.cursor.seq,
           observer: observerView(this.sup.observer()),
         };
         await withTimeout(h.hosts.put(this.hostId, JSON.stringify(beat))).catch((error: unknown) =>
@@ -436,116 +360,6 @@ export class FleetEdge {
         );
       }
       await this.pause(this.heartbeatMs);
-    }
-  }
-
-  // ---- commands ----------------------------------------------------------------------------
-
-  private listen(nc: NonNullable<Awaited<ReturnType<FleetConnection['connection']>>>): void {
-    this.responder = nc.subscribe(commandSubject(this.hostId), {
-      callback: (err, msg) => {
-        if (err || this.stopped) return;
-        const p = this.answer(msg);
-        this.inFlight.add(p);
-        void p.finally(() => this.inFlight.delete(p));
-      },
-    });
-  }
-
-  private async answer(msg: Msg): Promise<void> {
-    let reply: CommandReply;
-    let raw: unknown;
-    try {
-      raw = msg.json();
-    } catch {
-      raw = undefined;
-    }
-    const parsed = CommandRequest.safeParse(raw);
-    this.log?.debug({ command: raw }, 'command received');
-    if (!parsed.success) {
-      reply = fail(
-        new PanewardError('invalid_input', `command: ${describeZodError(parsed.error)}`, {
-          details: parsed.error.issues,
-        }),
-      );
-    } else if (Date.now() > parsed.data.expiresAt + CLOCK_SKEW_MS) {
-      // Delivered late (it sat in a buffer through an outage): its sender gave up; not run.
-      this.log?.warn(
-        { op: parsed.data.op, requestId: parsed.data.requestId },
-        'late command dropped',
-      );
-      return;
-    } else {
-      const req = parsed.data;
-      let answer = this.answers.get(req.requestId);
-      if (!answer) {
-        this.commands += 1;
-        answer = this.run(req).then(
-          (value) => ({ ok: true as const, value }),
-          (error: unknown) => fail(error),
-        );
-        this.answers.set(req.requestId, answer);
-        if (this.answers.size > REMEMBER_ANSWERS) {
-          this.answers.delete(this.answers.keys().next().value!);
-        }
-      }
-      reply = await answer;
-    }
-    this.log?.debug(
-      { ok: reply.ok, ...(reply.ok ? {} : { error: reply.error }) },
-      'command answered',
-    );
-    try {
-      msg.respond(JSON.stringify(reply));
-    } catch (error) {
-      this.log?.warn({ err: String(error) }, 'command answered into a closed connection');
-    }
-  }
-
-  private async run(req: CommandRequest): Promise<unknown> {
-    const sup = this.sup;
-    switch (req.op) {
-      case 'attach': {
-        const terminalId = await sup.attach(req.body);
-        return { terminalId, state: sup.get(terminalId) };
-      }
-      case 'input':
-        return {
-          turnId: await sup.submit(req.id, req.body.text, { force: req.body.force ?? false }),
-        };
-      case 'wait':
-        return sup.waitForTurn(req.id, req.turnId, { timeoutMs: req.timeoutMs });
-      case 'turns': {
-        const turnId = await sup.submit(req.id, req.body.prompt, {
-          force: req.body.force ?? false,
-        });
-        try {
-          return await sup.waitForTurn(req.id, turnId, {
-            timeoutMs: Math.round(req.body.timeoutSeconds * 1000),
-          });
-        } catch (error) {
-          if (!isPanewardError(error) || error.code !== 'timeout') throw error;
-          const s = sup.get(req.id);
-          return {
-            turnId,
-            result: 'timeout',
-            completion: s.completion?.turnId === turnId ? s.completion : null,
-            lastTurn: s.lastTurn,
-          };
-        }
-      }
-      case 'interrupt':
-        await sup.interrupt(req.id);
-        return { ok: true };
-      case 'resume':
-        await sup.resume(req.id);
-        return { ok: true };
-      case 'detach':
-        sup.detach(req.id);
-        return { ok: true };
-      case 'screen':
-        // Asked for, answered, never stored: screens stay out of the stream and the buckets.
-        return sup.screen(req.id);
     }
   }
 
@@ -582,26 +396,4 @@ export class FleetEdge {
       defaultValue: null,
     });
   }
-}
-
-function fail(error: unknown): CommandReply {
-  const e = isPanewardError(error)
-    ? error
-    : new PanewardError('internal', error instanceof Error ? error.message : String(error));
-  return { ok: false, error: e.toJSON() };
-}
-
-/** Bounds a NATS call that has no timeout of its own. */
-export function withTimeout<T>(p: Promise<T>, ms = NATS_TIMEOUT_MS): Promise<T> {
-  let t: NodeJS.Timeout;
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) => {
-      t = setTimeout(
-        () => reject(new PanewardError('timeout', `NATS did not answer in ${ms} ms`)),
-        ms,
-      );
-      t.unref();
-    }),
-  ]).finally(() => clearTimeout(t));
 }

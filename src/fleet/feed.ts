@@ -2,9 +2,9 @@ import { DeliverPolicy, type JetStreamClient, type JsMsg } from '@nats-io/jetstr
 import type { Logger } from 'pino';
 import { Subject, type Observable } from 'rxjs';
 import { JournalRecord } from '../schemas/record.js';
-import type { RecordFeed } from '../server/port.js';
-import { withTimeout } from './edge.js';
+import type { RecordFeed } from '../service/port.js';
 import { parseRecordSubject, qualify, recordFilter, STREAM, unqualify } from './names.js';
+import { withTimeout } from './connection.js';
 
 /**
  * A record as the fleet view serves it: `seq` is the stream sequence (the SSE event id, so

@@ -1,7 +1,7 @@
 /**
  * paneward's fleet: an edge that publishes a supervisor's records, state and liveness to NATS
  * JetStream and answers its commands, and a view that serves every host through the same HTTP
- * app (`createHttpApp(new FleetView({ nats }))`).
+ * app (`createHttpApp(new FleetView({ nats }))`, from `paneward/server`).
  */
 export { FleetEdge, type EdgeOptions, type EdgeStatus } from './edge.js';
 export { FleetView, type FleetViewOptions, type HostView } from './view.js';
@@ -21,5 +21,4 @@ export {
   unqualify,
 } from './names.js';
 export { StateEntry, Heartbeat, CommandRequest, CommandReply } from './schemas.js';
-export { createHttpApp, type HttpApp, type HttpAppOptions } from '../server/app.js';
-export type { SupervisorPort, RecordFeed, AttachCommand } from '../server/port.js';
+export type { SupervisorPort, RecordFeed, AttachCommand } from '../service/port.js';

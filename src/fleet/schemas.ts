@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { AttachRequest } from '../supervisor/supervisor.js';
 import { TerminalState } from '../schemas/terminal-state.js';
-import { HostId, InputBody, ObserverView, TerminalId, TurnBody } from '../server/schemas.js';
+import { COMMANDS, HostId, ObserverView, type CommandName } from '../schemas/operations/index.js';
 
 export { HostId };
 
@@ -37,28 +36,22 @@ const Base = {
   /** Epoch ms (the sender's clock) after which the sender no longer waits: the edge drops it. */
   expiresAt: z.number(),
 };
-const Id = { id: TerminalId };
+const call = <N extends CommandName, S extends z.ZodRawShape>(op: N, input: z.ZodObject<S>) =>
+  z.strictObject({ ...Base, op: z.literal(op), ...input.shape });
 
-/** A command to an edge, over request/reply; validated by the edge as its HTTP API does. */
+/**
+ * A command to an edge, over request/reply: the operation's name and its contract's input
+ * (`src/schemas/operations/`), validated by the edge as the HTTP API validates it.
+ */
 export const CommandRequest = z.discriminatedUnion('op', [
-  z.strictObject({ ...Base, op: z.literal('attach'), body: AttachRequest }),
-  z.strictObject({ ...Base, ...Id, op: z.literal('input'), body: InputBody }),
-  z.strictObject({ ...Base, ...Id, op: z.literal('turns'), body: TurnBody }),
-  z.strictObject({
-    ...Base,
-    ...Id,
-    op: z.literal('wait'),
-    turnId: z.string().min(1),
-    timeoutMs: z
-      .number()
-      .int()
-      .positive()
-      .max(2 ** 31 - 1),
-  }),
-  z.strictObject({ ...Base, ...Id, op: z.literal('interrupt') }),
-  z.strictObject({ ...Base, ...Id, op: z.literal('resume') }),
-  z.strictObject({ ...Base, ...Id, op: z.literal('detach') }),
-  z.strictObject({ ...Base, ...Id, op: z.literal('screen') }),
+  call('attach', COMMANDS.attach.input),
+  call('input', COMMANDS.input.input),
+  call('turns', COMMANDS.turns.input),
+  call('wait', COMMANDS.wait.input),
+  call('interrupt', COMMANDS.interrupt.input),
+  call('resume', COMMANDS.resume.input),
+  call('detach', COMMANDS.detach.input),
+  call('screen', COMMANDS.screen.input),
 ]);
 export type CommandRequest = z.infer<typeof CommandRequest>;
 export type CommandOp = CommandRequest['op'];

@@ -1,34 +1,31 @@
-import { randomUUID } from 'node:crypto';
-import { DeliverPolicy, type ConsumerMessages, type JetStreamClient } from '@nats-io/jetstream';
-import type { KV } from '@nats-io/kv';
-import { RequestError, TimeoutError } from '@nats-io/transport-node';
+import type { JetStreamClient } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import { NEVER, Subject, type Observable, type Subscription } from 'rxjs';
-import { PanewardError, type PanewardErrorCode } from '../errors.js';
+import { PanewardError } from '../errors.js';
 import { MAX_TIMER_DELAY_MS } from '../internal/long-timer.js';
 import type { JournalRecord } from '../schemas/record.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
-import type { AttachCommand, SupervisorPort } from '../server/port.js';
-import type { FleetHost } from '../server/schemas.js';
+import type {
+  CommandInput,
+  CommandName,
+  CommandOutput,
+  FleetHost,
+} from '../schemas/operations/index.js';
+import type { AttachCommand, SupervisorPort } from '../service/port.js';
 import type { Telemetry, TurnResult } from '../supervisor/supervisor.js';
 import {
   DEFAULT_LIMITS,
   ensureFleet,
   FleetConnection,
-  NATS_TIMEOUT_MS,
   type FleetHandles,
   type FleetLimits,
+  withTimeout,
 } from './connection.js';
-import { withTimeout } from './edge.js';
 import { FleetFeed } from './feed.js';
-import { commandSubject, parseStateKey, qualify, stateKey, STREAM } from './names.js';
-import {
-  CommandReply,
-  Heartbeat,
-  StateEntry,
-  type CommandOp,
-  type CommandRequest,
-} from './schemas.js';
+import { sendCommand } from './commands.js';
+import { consumeStream, safeJson, watchBucket } from './follow.js';
+import { parseStateKey, qualify, stateKey } from './names.js';
+import { Heartbeat, StateEntry } from './schemas.js';
 
 export interface FleetViewOptions {
   /** NATS server URL(s). */
@@ -152,16 +149,7 @@ export class FleetView implements SupervisorPort {
   }
 
   healthDetails(): Record<string, unknown> {
-    const names = new Set([
-      ...this.hosts.keys(),
-      ...[...this.terminals.values()].map((t) => t.host),
-    ]);
-    return {
-      fleet: {
-        nats: { connected: this.conn.connected },
-        hosts: [...names].sort().map((h) => this.hostView(h)),
-      },
-    };
+    return { fleet: { nats: { connected: this.conn.connected }, hosts: this.hostViews() } };
   }
 
   history(id: string, limit?: number): JournalRecord[] {
@@ -171,7 +159,11 @@ export class FleetView implements SupervisorPort {
 
   /** Every host the view knows of, and whether it is reachable now. */
   hostViews(): HostView[] {
-    return (this.healthDetails().fleet as { hosts: HostView[] }).hosts;
+    const names = new Set([
+      ...this.hosts.keys(),
+      ...[...this.terminals.values()].map((t) => t.host),
+    ]);
+    return [...names].sort().map((h) => this.hostView(h));
   }
 
   // ---- commands ------------------------------------------------------------------------------
@@ -191,10 +183,7 @@ export class FleetView implements SupervisorPort {
         `attach: field \`host\`: no host ${host} in the fleet (known: ${known.join(', ') || 'none'})`,
       );
     }
-    const value = (await this.command(host, 'attach', { body }, this.commandMs * 2)) as {
-      terminalId: string;
-      state: TerminalState;
-    };
+    const value = await this.command(host, 'attach', { body }, this.commandMs * 2);
     const id = qualify(host, value.terminalId);
     // The state bucket will say the same shortly; the answer is not made to wait for it.
     if (!this.terminals.has(id)) {
@@ -205,10 +194,10 @@ export class FleetView implements SupervisorPort {
 
   async submit(id: string, text: string, opts: { force?: boolean } = {}): Promise<string> {
     const t = this.terminal(id);
-    const value = (await this.command(t.host, 'input', {
+    const value = await this.command(t.host, 'input', {
       id: t.terminalId,
       body: { text, force: opts.force ?? false },
-    })) as { turnId: string };
+    });
     return value.turnId;
   }
 
@@ -225,7 +214,7 @@ export class FleetView implements SupervisorPort {
       'wait',
       { id: t.terminalId, turnId, timeoutMs },
       timeoutMs + this.commandMs,
-    ) as Promise<TurnResult>;
+    );
     if (!opts.signal) return wait;
     const signal = opts.signal;
     return new Promise<TurnResult>((resolve, reject) => {
@@ -249,10 +238,7 @@ export class FleetView implements SupervisorPort {
   /** The pane's latest capture, asked of its host (screens are never stored in NATS). */
   async screen(id: string): Promise<{ text: string; t: number } | null> {
     const t = this.terminal(id);
-    return (await this.command(t.host, 'screen', { id: t.terminalId })) as {
-      text: string;
-      t: number;
-    } | null;
+    return this.command(t.host, 'screen', { id: t.terminalId });
   }
 
   async detach(id: string): Promise<void> {
@@ -273,16 +259,15 @@ export class FleetView implements SupervisorPort {
   }
 
   /**
-   * Sends one command to the host that owns the terminal and returns its answer. Never sent
-   * twice: a command that cannot be delivered fails at once (`host_unreachable`, 503); one that
-   * gets no answer in time fails with `host_timeout` (504), saying it may have run.
+   * Sends one command to the host that owns the terminal and returns its answer, checked
+   * against the command's contract. Never sent twice: see {@link sendCommand}.
    */
-  private async command(
+  private async command<K extends CommandName>(
     host: string,
-    op: CommandOp,
-    payload: Record<string, unknown>,
+    op: K,
+    input: CommandInput<K>,
     timeoutMs = this.commandMs,
-  ): Promise<unknown> {
+  ): Promise<CommandOutput<K>> {
     if (!this.conn.connected) {
       throw new PanewardError(
         'host_unreachable',
@@ -297,48 +282,7 @@ export class FleetView implements SupervisorPort {
     }
     const nc = await this.conn.connection();
     if (!nc) throw new PanewardError('stopped', 'the fleet view has been stopped');
-    const request = {
-      ...payload,
-      op,
-      requestId: randomUUID(),
-      expiresAt: Date.now() + timeoutMs,
-    } as CommandRequest;
-    let raw: unknown;
-    try {
-      const msg = await nc.request(commandSubject(host), JSON.stringify(request), {
-        timeout: timeoutMs,
-      });
-      raw = msg.json();
-    } catch (error) {
-      if (error instanceof RequestError && error.isNoResponders()) {
-        throw new PanewardError(
-          'host_unreachable',
-          `no edge answers for host ${host}: the ${op} command was not delivered`,
-          { cause: error },
-        );
-      }
-      if (error instanceof TimeoutError || (error as Error).name === 'TimeoutError') {
-        throw new PanewardError(
-          'host_timeout',
-          `host ${host} did not answer the ${op} command within ${Math.round(timeoutMs / 1000)} s: it may have reached the host; the terminal's state and events show whether it ran (it is never sent twice)`,
-          { cause: error },
-        );
-      }
-      throw new PanewardError(
-        'host_unreachable',
-        `the ${op} command for host ${host} could not be sent: ${String(error)}`,
-        { cause: error },
-      );
-    }
-    const reply = CommandReply.safeParse(raw);
-    if (!reply.success) {
-      throw new PanewardError('internal', `host ${host} answered the ${op} command with no reply`);
-    }
-    if (!reply.data.ok) {
-      const e = reply.data.error;
-      throw new PanewardError(e.code as PanewardErrorCode, e.message, { details: e.details });
-    }
-    return reply.data.value;
+    return sendCommand(nc, host, op, input, timeoutMs);
   }
 
   // ---- following NATS ------------------------------------------------------------------------
@@ -402,19 +346,17 @@ export class FleetView implements SupervisorPort {
     this.js = h.js;
     let live = true;
     this.running.push({ stop: () => (live = false) });
-    await Promise.all([
-      this.watchBucket(
-        h.hosts,
-        () => live,
-        (key, entry) => this.onHeartbeat(key, entry),
-      ),
-      this.watchBucket(
-        h.state,
-        () => live,
-        (key, entry) => this.onState(key, entry),
-      ),
+    const follower = { live: () => live, running: this.running, log: this.log };
+    const [, present] = await Promise.all([
+      watchBucket(h.hosts, follower, (key, entry) => this.onHeartbeat(key, entry)),
+      watchBucket(h.state, follower, (key, entry) => this.onState(key, entry)),
     ]);
-    void this.consume(h.js, () => live);
+    // Entries gone while the view was away are dropped (the watch brings only those that exist).
+    for (const [id, t] of this.terminals) {
+      if (present && !present.has(stateKey(t.host, t.terminalId))) this.terminals.delete(id);
+    }
+    const stillLive = () => live && !this.stopped;
+    void consumeStream(h.js, this.journal, this.tailSize, { ...follower, live: stillLive });
   }
 
   private onHeartbeat(key: string, entry: { value: string | null; created: Date } | null): void {
@@ -450,84 +392,5 @@ export class FleetView implements SupervisorPort {
       terminalId: where.terminalId,
       state: parsed.data.state,
     });
-  }
-
-  /**
-   * Follows a bucket: its current values, then each change. Keys that are gone are dropped
-   * (the watch brings the values that exist; a listing of the keys says which do not).
-   */
-  private async watchBucket(
-    kv: KV,
-    live: () => boolean,
-    apply: (key: string, entry: { value: string | null; created: Date } | null) => void,
-  ): Promise<void> {
-    try {
-      const watch = await withTimeout(kv.watch({ key: '>' }));
-      this.running.push({ stop: () => watch.stop() });
-      void (async () => {
-        for await (const e of watch) {
-          if (!live()) break;
-          apply(e.key, e.operation === 'PUT' ? { value: e.string(), created: e.created } : null);
-        }
-      })().catch((error: unknown) => this.log?.warn({ err: String(error) }, 'watch ended'));
-      const present = new Set<string>();
-      await withTimeout(
-        (async () => {
-          for await (const k of await kv.keys('>')) present.add(k);
-        })(),
-        4 * NATS_TIMEOUT_MS,
-      );
-      if (kv === this.handles?.state) {
-        for (const [id, t] of this.terminals) {
-          if (!present.has(stateKey(t.host, t.terminalId))) this.terminals.delete(id);
-        }
-      }
-    } catch (error) {
-      this.log?.warn(
-        { err: String(error) },
-        'cannot read a bucket; retrying on the next connection',
-      );
-    }
-  }
-
-  /** Follows the record stream from where the view is (the last `tailSize` records at first). */
-  private async consume(js: JetStreamClient, live: () => boolean): Promise<void> {
-    while (live() && !this.stopped) {
-      let messages: ConsumerMessages | null = null;
-      try {
-        let start = this.journal.nextSeq;
-        if (start === 1) {
-          const info = await withTimeout(
-            (await withTimeout(js.jetstreamManager())).streams.info(STREAM),
-          );
-          start = Math.max(info.state.first_seq, info.state.last_seq - this.tailSize + 1, 1);
-        }
-        const consumer = await withTimeout(
-          js.consumers.get(STREAM, {
-            deliver_policy: DeliverPolicy.StartSequence,
-            opt_start_seq: start,
-          }),
-        );
-        messages = await consumer.consume({ max_messages: 1000 });
-        this.running.push({ stop: () => void messages?.close().catch(() => {}) });
-        for await (const m of messages) {
-          if (!live()) break;
-          this.journal.push(m);
-        }
-      } catch (error) {
-        if (live()) this.log?.warn({ err: String(error) }, 'stream reading interrupted; resuming');
-      } finally {
-        await messages?.close().catch(() => {});
-      }
-      if (live()) await new Promise((r) => setTimeout(r, 1000));
-    }
-  }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }

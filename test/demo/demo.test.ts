@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAUDE_CODE_BIN } from '../../src/agents/claude_code.js';
+import { CLAUDE_CODE_BIN } from '../../src/tooling/agents/claude_code.js';
 import { CHROMIUM, launchBrowser } from '../dashboard/internal/browser.js';
 
 const BIN = fileURLToPath(new URL('../../bin/paneward.js', import.meta.url));
@@ -154,7 +154,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('paneward demo', () =>
     }
     const left = await execa('tmux', ['-L', demo.socket, 'ls'], { reject: false });
     expect(left.exitCode).not.toBe(0);
-    const players = await execa('pgrep', ['-f', 'src/demo/player.mjs'], { reject: false });
+    const players = await execa('pgrep', ['-f', 'src/tooling/demo/player.mjs'], { reject: false });
     expect(players.stdout.trim()).toBe('');
   }, 120_000);
 

@@ -1,6 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { chatCompletionsProtocol, SIDE_REPLY } from '../../src/model-server/chat-completions.js';
-import { startFakeModelServer, type FakeModelServer } from '../../src/model-server/server.js';
+import {
+  chatCompletionsProtocol,
+  SIDE_REPLY,
+} from '../../src/tooling/model-server/chat-completions.js';
+import {
+  startFakeModelServer,
+  type FakeModelServer,
+} from '../../src/tooling/model-server/server.js';
 
 interface Chunk {
   object: string;

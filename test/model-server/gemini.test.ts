@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFakeModelServer, type FakeModelServer } from '../../src/model-server/server.js';
-import { geminiProtocol, sampleForSchema } from '../../src/model-server/gemini.js';
+import {
+  startFakeModelServer,
+  type FakeModelServer,
+} from '../../src/tooling/model-server/server.js';
+import { geminiProtocol, sampleForSchema } from '../../src/tooling/model-server/gemini.js';
 
 let server: FakeModelServer | undefined;
 afterEach(async () => {

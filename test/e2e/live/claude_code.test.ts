@@ -17,10 +17,13 @@ import {
   CLAUDE_CODE_BIN,
   claudeCodeFacts,
   prepareClaudeCode,
-} from '../../../src/agents/claude_code.js';
-import { anthropicProtocol } from '../../../src/model-server/anthropic.js';
-import type { RequestLogEntry } from '../../../src/model-server/server.js';
-import { startFakeModelServer, type FakeModelServer } from '../../../src/model-server/server.js';
+} from '../../../src/tooling/agents/claude_code.js';
+import { anthropicProtocol } from '../../../src/tooling/model-server/anthropic.js';
+import type { RequestLogEntry } from '../../../src/tooling/model-server/server.js';
+import {
+  startFakeModelServer,
+  type FakeModelServer,
+} from '../../../src/tooling/model-server/server.js';
 import { startAgentSession, uniqueSocketName, type AgentSession } from '../harness/session.js';
 import { Timeline } from '../harness/timeline.js';
 

@@ -1,6 +1,6 @@
-import { clineAgent } from '../../../src/agents/cline.js';
-import type { ChatLaunchOptions } from '../../../src/agents/chat-agent.js';
-import { chatCompletionsProtocol } from '../../../src/model-server/chat-completions.js';
+import { clineAgent } from '../../../src/tooling/agents/cline.js';
+import type { ChatLaunchOptions } from '../../../src/tooling/agents/chat-agent.js';
+import { chatCompletionsProtocol } from '../../../src/tooling/model-server/chat-completions.js';
 import { describeLiveAgent } from './live-suite.js';
 
 const options = (scratch: string, workDir = '', serverUrl = ''): ChatLaunchOptions => ({

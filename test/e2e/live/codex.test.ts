@@ -1,5 +1,5 @@
-import { codexAgent, prepareCodex, stopCodexDaemons } from '../../../src/agents/codex.js';
-import { openaiProtocol } from '../../../src/model-server/openai.js';
+import { codexAgent, prepareCodex, stopCodexDaemons } from '../../../src/tooling/agents/codex.js';
+import { openaiProtocol } from '../../../src/tooling/model-server/openai.js';
 import { describeLiveAgent } from './live-suite.js';
 
 describeLiveAgent({

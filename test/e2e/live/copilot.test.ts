@@ -1,5 +1,5 @@
-import { copilotAgent } from '../../../src/agents/copilot.js';
-import { chatCompletionsProtocol } from '../../../src/model-server/chat-completions.js';
+import { copilotAgent } from '../../../src/tooling/agents/copilot.js';
+import { chatCompletionsProtocol } from '../../../src/tooling/model-server/chat-completions.js';
 import { describeLiveAgent } from './live-suite.js';
 
 describeLiveAgent({

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { geminiCliAgent, prepareGeminiCli } from '../../../src/agents/gemini_cli.js';
-import { geminiProtocol } from '../../../src/model-server/gemini.js';
+import { geminiCliAgent, prepareGeminiCli } from '../../../src/tooling/agents/gemini_cli.js';
+import { geminiProtocol } from '../../../src/tooling/model-server/gemini.js';
 import { describeLiveAgent } from './live-suite.js';
 
 describeLiveAgent({

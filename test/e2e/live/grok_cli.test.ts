@@ -1,5 +1,5 @@
-import { grokCliAgent } from '../../../src/agents/grok_cli.js';
-import { chatCompletionsProtocol } from '../../../src/model-server/chat-completions.js';
+import { grokCliAgent } from '../../../src/tooling/agents/grok_cli.js';
+import { chatCompletionsProtocol } from '../../../src/tooling/model-server/chat-completions.js';
 import { describeLiveAgent } from './live-suite.js';
 
 describeLiveAgent({

@@ -1,5 +1,5 @@
-import { kiloAgent } from '../../../src/agents/kilo.js';
-import { chatCompletionsProtocol } from '../../../src/model-server/chat-completions.js';
+import { kiloAgent } from '../../../src/tooling/agents/kilo.js';
+import { chatCompletionsProtocol } from '../../../src/tooling/model-server/chat-completions.js';
 import { describeLiveAgent } from './live-suite.js';
 
 describeLiveAgent({

@@ -13,10 +13,13 @@ import {
   type Supervisor,
   type TerminalState,
 } from '../../../src/index.js';
-import type { AgentLaunch, KeyStep } from '../../../src/agents/chat-agent.js';
-import type { TurnPlanInput } from '../../../src/model-server/plan.js';
-import type { Protocol, RequestLogEntry } from '../../../src/model-server/server.js';
-import { startFakeModelServer, type FakeModelServer } from '../../../src/model-server/server.js';
+import type { AgentLaunch, KeyStep } from '../../../src/tooling/agents/chat-agent.js';
+import type { TurnPlanInput } from '../../../src/tooling/model-server/plan.js';
+import type { Protocol, RequestLogEntry } from '../../../src/tooling/model-server/server.js';
+import {
+  startFakeModelServer,
+  type FakeModelServer,
+} from '../../../src/tooling/model-server/server.js';
 import { startAgentSession, uniqueSocketName, type AgentSession } from '../harness/session.js';
 import { Timeline } from '../harness/timeline.js';
 

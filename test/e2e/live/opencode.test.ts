@@ -1,5 +1,5 @@
-import { opencodeAgent } from '../../../src/agents/opencode.js';
-import { chatCompletionsProtocol } from '../../../src/model-server/chat-completions.js';
+import { opencodeAgent } from '../../../src/tooling/agents/opencode.js';
+import { chatCompletionsProtocol } from '../../../src/tooling/model-server/chat-completions.js';
 import { describeLiveAgent } from './live-suite.js';
 
 describeLiveAgent({

@@ -1,5 +1,5 @@
-import { piAgent } from '../../../src/agents/pi.js';
-import { chatCompletionsProtocol } from '../../../src/model-server/chat-completions.js';
+import { piAgent } from '../../../src/tooling/agents/pi.js';
+import { chatCompletionsProtocol } from '../../../src/tooling/model-server/chat-completions.js';
 import { describeLiveAgent } from './live-suite.js';
 
 describeLiveAgent({

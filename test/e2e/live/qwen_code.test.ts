@@ -1,5 +1,5 @@
-import { qwenCodeAgent } from '../../../src/agents/qwen_code.js';
-import { chatCompletionsProtocol } from '../../../src/model-server/chat-completions.js';
+import { qwenCodeAgent } from '../../../src/tooling/agents/qwen_code.js';
+import { chatCompletionsProtocol } from '../../../src/tooling/model-server/chat-completions.js';
 import { describeLiveAgent } from './live-suite.js';
 
 describeLiveAgent({

@@ -11,9 +11,12 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JournalRecord } from '../../../src/schemas/record.js';
-import { CLAUDE_CODE_BIN, prepareClaudeCode } from '../../../src/agents/claude_code.js';
-import { anthropicProtocol } from '../../../src/model-server/anthropic.js';
-import { startFakeModelServer, type FakeModelServer } from '../../../src/model-server/server.js';
+import { CLAUDE_CODE_BIN, prepareClaudeCode } from '../../../src/tooling/agents/claude_code.js';
+import { anthropicProtocol } from '../../../src/tooling/model-server/anthropic.js';
+import {
+  startFakeModelServer,
+  type FakeModelServer,
+} from '../../../src/tooling/model-server/server.js';
 import { startAgentSession, uniqueSocketName, type AgentSession } from '../harness/session.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/paneward.js', import.meta.url));

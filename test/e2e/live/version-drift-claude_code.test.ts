@@ -13,9 +13,12 @@ import { filter, firstValueFrom, timeout } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSupervisor, type Supervisor } from '../../../src/index.js';
 import type { TerminalState } from '../../../src/schemas/terminal-state.js';
-import { CLAUDE_CODE_BIN, prepareClaudeCode } from '../../../src/agents/claude_code.js';
-import { anthropicProtocol } from '../../../src/model-server/anthropic.js';
-import { startFakeModelServer, type FakeModelServer } from '../../../src/model-server/server.js';
+import { CLAUDE_CODE_BIN, prepareClaudeCode } from '../../../src/tooling/agents/claude_code.js';
+import { anthropicProtocol } from '../../../src/tooling/model-server/anthropic.js';
+import {
+  startFakeModelServer,
+  type FakeModelServer,
+} from '../../../src/tooling/model-server/server.js';
 import { startAgentSession, uniqueSocketName, type AgentSession } from '../harness/session.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/paneward.js', import.meta.url));

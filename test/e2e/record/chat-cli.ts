@@ -6,23 +6,23 @@
  *   npx tsx test/e2e/record/chat-cli.ts <tool> [scenario ...]
  *
  * The tool's facts (how to configure, start, interrupt, approve and quit it) are in
- * `src/agents/<tool>.ts`; the scenarios are the same for every CLI, each skipped where the
+ * `src/tooling/agents/<tool>.ts`; the scenarios are the same for every CLI, each skipped where the
  * CLI cannot show it (no permission prompts, say).
  */
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startRecorder, type Recorder } from '../../../src/observe/recorder.js';
-import { CHAT_AGENTS } from '../../../src/agents/index.js';
-import type { ChatAgent, KeyStep } from '../../../src/agents/chat-agent.js';
-import { chatCompletionsProtocol } from '../../../src/model-server/chat-completions.js';
-import type { TurnPlanInput } from '../../../src/model-server/plan.js';
-import type { Protocol } from '../../../src/model-server/server.js';
+import { CHAT_AGENTS } from '../../../src/tooling/agents/index.js';
+import type { ChatAgent, KeyStep } from '../../../src/tooling/agents/chat-agent.js';
+import { chatCompletionsProtocol } from '../../../src/tooling/model-server/chat-completions.js';
+import type { TurnPlanInput } from '../../../src/tooling/model-server/plan.js';
+import type { Protocol } from '../../../src/tooling/model-server/server.js';
 import {
   startFakeModelServer,
   type FakeModelServer,
   type RequestLogEntry,
-} from '../../../src/model-server/server.js';
+} from '../../../src/tooling/model-server/server.js';
 import { startAgentSession, uniqueSocketName, type AgentSession } from '../harness/session.js';
 
 const COLS = 160;

@@ -9,10 +9,13 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startRecorder, type Recorder } from '../../../src/observe/recorder.js';
-import { claudeCodeFacts, prepareClaudeCode } from '../../../src/agents/claude_code.js';
-import { anthropicProtocol } from '../../../src/model-server/anthropic.js';
-import type { TurnPlanInput } from '../../../src/model-server/plan.js';
-import { startFakeModelServer, type FakeModelServer } from '../../../src/model-server/server.js';
+import { claudeCodeFacts, prepareClaudeCode } from '../../../src/tooling/agents/claude_code.js';
+import { anthropicProtocol } from '../../../src/tooling/model-server/anthropic.js';
+import type { TurnPlanInput } from '../../../src/tooling/model-server/plan.js';
+import {
+  startFakeModelServer,
+  type FakeModelServer,
+} from '../../../src/tooling/model-server/server.js';
 import { startAgentSession, uniqueSocketName, type AgentSession } from '../harness/session.js';
 
 const FIXTURES = resolve('test/fixtures/claude_code');

@@ -8,14 +8,14 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startRecorder, type Recorder } from '../../../src/observe/recorder.js';
-import { codexAgent, prepareCodex, stopCodexDaemons } from '../../../src/agents/codex.js';
-import { openaiProtocol } from '../../../src/model-server/openai.js';
-import type { TurnPlanInput } from '../../../src/model-server/plan.js';
+import { codexAgent, prepareCodex, stopCodexDaemons } from '../../../src/tooling/agents/codex.js';
+import { openaiProtocol } from '../../../src/tooling/model-server/openai.js';
+import type { TurnPlanInput } from '../../../src/tooling/model-server/plan.js';
 import {
   startFakeModelServer,
   type FakeModelServer,
   type RequestLogEntry,
-} from '../../../src/model-server/server.js';
+} from '../../../src/tooling/model-server/server.js';
 import { startAgentSession, uniqueSocketName, type AgentSession } from '../harness/session.js';
 
 const FIXTURES = resolve('test/fixtures/codex');

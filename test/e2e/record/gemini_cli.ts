@@ -8,10 +8,13 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startFakeModelServer, type FakeModelServer } from '../../../src/model-server/server.js';
-import type { TurnPlanInput } from '../../../src/model-server/plan.js';
-import { geminiProtocol } from '../../../src/model-server/gemini.js';
-import { geminiCliAgent, prepareGeminiCli } from '../../../src/agents/gemini_cli.js';
+import {
+  startFakeModelServer,
+  type FakeModelServer,
+} from '../../../src/tooling/model-server/server.js';
+import type { TurnPlanInput } from '../../../src/tooling/model-server/plan.js';
+import { geminiProtocol } from '../../../src/tooling/model-server/gemini.js';
+import { geminiCliAgent, prepareGeminiCli } from '../../../src/tooling/agents/gemini_cli.js';
 import { startAgentSession, uniqueSocketName, type AgentSession } from '../harness/session.js';
 import { startRecorder, type Recorder } from '../../../src/observe/recorder.js';
 

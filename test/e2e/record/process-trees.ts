@@ -8,16 +8,16 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readProcessTree } from '../../../src/observe/process.js';
-import { CHAT_AGENTS } from '../../../src/agents/index.js';
-import { REPO_ROOT, type AgentLaunch } from '../../../src/agents/chat-agent.js';
-import { prepareClaudeCode } from '../../../src/agents/claude_code.js';
-import { prepareCodex, stopCodexDaemons } from '../../../src/agents/codex.js';
-import { prepareGeminiCli } from '../../../src/agents/gemini_cli.js';
-import { anthropicProtocol } from '../../../src/model-server/anthropic.js';
-import { chatCompletionsProtocol } from '../../../src/model-server/chat-completions.js';
-import { geminiProtocol } from '../../../src/model-server/gemini.js';
-import { openaiProtocol } from '../../../src/model-server/openai.js';
-import { startFakeModelServer, type Protocol } from '../../../src/model-server/server.js';
+import { CHAT_AGENTS } from '../../../src/tooling/agents/index.js';
+import { REPO_ROOT, type AgentLaunch } from '../../../src/tooling/agents/chat-agent.js';
+import { prepareClaudeCode } from '../../../src/tooling/agents/claude_code.js';
+import { prepareCodex, stopCodexDaemons } from '../../../src/tooling/agents/codex.js';
+import { prepareGeminiCli } from '../../../src/tooling/agents/gemini_cli.js';
+import { anthropicProtocol } from '../../../src/tooling/model-server/anthropic.js';
+import { chatCompletionsProtocol } from '../../../src/tooling/model-server/chat-completions.js';
+import { geminiProtocol } from '../../../src/tooling/model-server/gemini.js';
+import { openaiProtocol } from '../../../src/tooling/model-server/openai.js';
+import { startFakeModelServer, type Protocol } from '../../../src/tooling/model-server/server.js';
 import { startAgentSession, uniqueSocketName } from '../harness/session.js';
 
 interface TreeSource {

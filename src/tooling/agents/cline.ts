@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { awaitExit } from '../internal/await-exit.js';
+import { awaitExit } from '../../internal/await-exit.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import {
   agentBin,

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { packageRoot } from '../internal/package-root.js';
+import { packageRoot } from '../../internal/package-root.js';
 
 /** The repository root: agents are installed under `.tmp/agents/<tool>/`. */
 export const REPO_ROOT = packageRoot();

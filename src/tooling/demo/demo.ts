@@ -3,18 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import type { Logger } from 'pino';
-import { PanewardError } from '../errors.js';
-import { awaitExit } from '../internal/await-exit.js';
-import { packageFile } from '../internal/package-root.js';
-import { descendantsOf, readProcessTable } from '../observe/process.js';
-import { getProfile } from '../profiles/index.js';
-import { RecordingHeader } from '../schemas/recording.js';
-import { startServe, type RunningServer } from '../cli/serve.js';
+import { PanewardError } from '../../errors.js';
+import { awaitExit } from '../../internal/await-exit.js';
+import { packageFile } from '../../internal/package-root.js';
+import { descendantsOf, readProcessTable } from '../../observe/process.js';
+import { getProfile } from '../../profiles/index.js';
+import { RecordingHeader } from '../../schemas/recording.js';
+import { createLogger, serve as startService, type RunningServer } from '../../serve.js';
 import { installedAgents, startDemoModel } from './live.js';
 
 // From the package's folder, not this module's: the build in dist/ runs the same files.
 const RECORDINGS = packageFile('recordings/');
-const PLAYER = packageFile('src/demo/player.mjs');
+const PLAYER = packageFile('src/tooling/demo/player.mjs');
 
 /** The panes of the demo: real screens of three CLIs, each telling a different story. */
 export const DEMO_RECORDINGS = [
@@ -98,17 +98,16 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
       : await startRecordedPanes(socketName, bin, options.pauseSeconds ?? 6, () => {
           tmuxStarted = true;
         });
-    const serve = await startServe(
-      {
-        socketName,
-        dataDir: join(scratch, 'data'),
-        port: options.port ?? 0,
-        host: options.host ?? '127.0.0.1',
-        discover: false,
-        logLevel: options.logLevel ?? 'warn',
+    const serve = await startService({
+      host: options.host ?? '127.0.0.1',
+      port: options.port ?? 0,
+      token: null,
+      logger: options.logger ?? createLogger(options.logLevel ?? 'warn'),
+      supervisor: {
+        options: { socketName, dataDir: join(scratch, 'data'), source: 'control' },
+        discoverSeconds: null,
       },
-      options.logger,
-    );
+    });
     // A server with panes (not a fleet server) always has its supervisor.
     const sup = serve.supervisor!;
     for (const p of panes) {

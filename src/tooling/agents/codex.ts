@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../internal/package-root.js';
-import { awaitExit } from '../internal/await-exit.js';
+import { packageRoot } from '../../internal/package-root.js';
+import { awaitExit } from '../../internal/await-exit.js';
 
 const repoRoot = packageRoot();
 

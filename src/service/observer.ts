@@ -1,5 +1,5 @@
 import type { SourceHealth } from '../observe/frame-source.js';
-import type { ObserverView } from './schemas.js';
+import type { ObserverView } from '../schemas/operations/index.js';
 
 /** What `/healthz` (and a fleet edge's heartbeat) says of the observer's own health. */
 export function observerView(h: SourceHealth | null): ObserverView | null {

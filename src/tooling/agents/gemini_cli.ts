@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { packageRoot } from '../internal/package-root.js';
+import { packageRoot } from '../../internal/package-root.js';
 
 const repoRoot = packageRoot();
 

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { RequestError, TimeoutError, type NatsConnection } from '@nats-io/transport-node';
+import { PanewardError, type PanewardErrorCode } from '../errors.js';
+import { describeZodError } from '../internal/zod-errors.js';
+import {
+  COMMANDS,
+  type CommandInput,
+  type CommandName,
+  type CommandOutput,
+} from '../schemas/operations/index.js';
+import { commandSubject } from './names.js';
+import { CommandReply } from './schemas.js';
+
+/**
+ * Sends one command to a host's edge over request/reply and returns its answer, checked against
+ * the command's contract. Never sent twice: a command that cannot be delivered fails at once
+ * (`host_unreachable`, 503); one that gets no answer in time fails with `host_timeout` (504),
+ * saying it may have run. An error the edge answers is thrown as the same `PanewardError`.
+ */
+export async function sendCommand<K extends CommandName>(
+  nc: NatsConnection,
+  host: string,
+  op: K,
+  input: CommandInput<K>,
+  timeoutMs: number,
+): Promise<CommandOutput<K>> {
+  // The envelope of `CommandRequest`: the contract's input beside its name.
+  const request = { ...input, op, requestId: randomUUID(), expiresAt: Date.now() + timeoutMs };
+  let raw: unknown;
+  try {
+    const msg = await nc.request(commandSubject(host), JSON.stringify(request), {
+      timeout: timeoutMs,
+    });
+    raw = msg.json();
+  } catch (error) {
+    if (error instanceof RequestError && error.isNoResponders()) {
+      throw new PanewardError(
+        'host_unreachable',
+        `no edge answers for host ${host}: the ${op} command was not delivered`,
+        { cause: error },
+      );
+    }
+    if (error instanceof TimeoutError || (error as Error).name === 'TimeoutError') {
+      throw new PanewardError(
+        'host_timeout',
+        `host ${host} did not answer the ${op} command within ${Math.round(timeoutMs / 1000)} s: it may have reached the host; the terminal's state and events show whether it ran (it is never sent twice)`,
+        { cause: error },
+      );
+    }
+    throw new PanewardError(
+      'host_unreachable',
+      `the ${op} command for host ${host} could not be sent: ${String(error)}`,
+      { cause: error },
+    );
+  }
+  const reply = CommandReply.safeParse(raw);
+  if (!reply.success) {
+    throw new PanewardError('internal', `host ${host} answered the ${op} command with no reply`);
+  }
+  if (!reply.data.ok) {
+    const e = reply.data.error;
+    throw new PanewardError(e.code as PanewardErrorCode, e.message, { details: e.details });
+  }
+  const value = COMMANDS[op].output.safeParse(reply.data.value);
+  if (!value.success) {
+    throw new PanewardError(
+      'internal',
+      `host ${host} answered the ${op} command with something else: ${describeZodError(value.error)}`,
+    );
+  }
+  // `COMMANDS[op]` for a generic `op` is the union of every contract: its output is op's own.
+  return value.data as CommandOutput<K>;
+}

@@ -1,0 +1,113 @@
+import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
+import { isPanewardError, PanewardError } from '../errors.js';
+import { describeZodError } from '../internal/zod-errors.js';
+import type { CommandHandlers } from '../schemas/operations/index.js';
+import { runCommand } from '../service/commands.js';
+import { commandSubject } from './names.js';
+import { CommandRequest, type CommandReply } from './schemas.js';
+
+/** A host's clock may run ahead of the sender's by this much before a command counts as late. */
+const CLOCK_SKEW_MS = 2_000;
+/** Answers remembered by request id (a repeated command gets the first answer). */
+const REMEMBER_ANSWERS = 1_000;
+
+/**
+ * An edge's answers to commands over request/reply: each request is validated against its
+ * operation's contract and run by the same handlers the HTTP API runs. A repeated request id
+ * gets the first answer (never run twice); a request past its sender's deadline is dropped.
+ */
+export class CommandResponder {
+  /** Commands run (repeats not counted). */
+  commands = 0;
+  private sub: Subscription | null = null;
+  private readonly answers = new Map<string, Promise<CommandReply>>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly hostId: string,
+    private readonly handlers: CommandHandlers,
+    private readonly log: Logger | undefined,
+  ) {}
+
+  get listening(): boolean {
+    return this.sub !== null;
+  }
+
+  listen(nc: NatsConnection, stopped: () => boolean): void {
+    this.sub = nc.subscribe(commandSubject(this.hostId), {
+      callback: (err, msg) => {
+        if (err || stopped()) return;
+        const p = this.answer(msg);
+        this.inFlight.add(p);
+        void p.finally(() => this.inFlight.delete(p));
+      },
+    });
+  }
+
+  /** Lets the answers under way finish. */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  close(): void {
+    this.sub?.unsubscribe();
+  }
+
+  private async answer(msg: Msg): Promise<void> {
+    let reply: CommandReply;
+    let raw: unknown;
+    try {
+      raw = msg.json();
+    } catch {
+      raw = undefined;
+    }
+    const parsed = CommandRequest.safeParse(raw);
+    this.log?.debug({ command: raw }, 'command received');
+    if (!parsed.success) {
+      reply = fail(
+        new PanewardError('invalid_input', `command: ${describeZodError(parsed.error)}`, {
+          details: parsed.error.issues,
+        }),
+      );
+    } else if (Date.now() > parsed.data.expiresAt + CLOCK_SKEW_MS) {
+      // Delivered late (it sat in a buffer through an outage): its sender gave up; not run.
+      this.log?.warn(
+        { op: parsed.data.op, requestId: parsed.data.requestId },
+        'late command dropped',
+      );
+      return;
+    } else {
+      const { requestId, expiresAt: _expiresAt, ...call } = parsed.data;
+      let answer = this.answers.get(requestId);
+      if (!answer) {
+        this.commands += 1;
+        answer = runCommand(this.handlers, call).then(
+          (value) => ({ ok: true as const, value }),
+          (error: unknown) => fail(error),
+        );
+        this.answers.set(requestId, answer);
+        if (this.answers.size > REMEMBER_ANSWERS) {
+          this.answers.delete(this.answers.keys().next().value!);
+        }
+      }
+      reply = await answer;
+    }
+    this.log?.debug(
+      { ok: reply.ok, ...(reply.ok ? {} : { error: reply.error }) },
+      'command answered',
+    );
+    try {
+      msg.respond(JSON.stringify(reply));
+    } catch (error) {
+      this.log?.warn({ err: String(error) }, 'command answered into a closed connection');
+    }
+  }
+}
+
+function fail(error: unknown): CommandReply {
+  const e = isPanewardError(error)
+    ? error
+    : new PanewardError('internal', error instanceof Error ? error.message : String(error));
+  return { ok: false, error: e.toJSON() };
+}

@@ -1,0 +1,104 @@
+import { z } from '@hono/zod-openapi';
+import { Operations } from '../../supervisor/operations.js';
+import { JournalRecord } from '../record.js';
+import { TerminalState } from '../terminal-state.js';
+import { HostId } from './contract.js';
+
+/**
+ * The observer's own health (`observer_lagging`): whether paneward falls behind sampling its
+ * panes. A lag here is paneward's, never an agent's state.
+ */
+export const ObserverView = z.object({
+  source: z.enum(['control', 'polling']),
+  connection: z.string(),
+  lagging: z.boolean(),
+  lagMs: z.number(),
+  backlog: z.number().int(),
+  degraded: z.boolean(),
+  pausedPanes: z.number().int(),
+});
+export type ObserverView = z.infer<typeof ObserverView>;
+
+/** Where a host of a fleet stands, as the fleet server sees it. */
+export const FleetHost = z
+  .object({
+    id: HostId,
+    reachable: z.boolean(),
+    reason: z.enum(['host_unreachable']).nullable(),
+    /** Epoch ms its latest heartbeat arrived; null when none was seen. */
+    lastHeartbeatAt: z.number().nullable(),
+    /** From its latest heartbeat: its journal's last seq, the last one JetStream acknowledged. */
+    durableSeq: z.number().int().nullable(),
+    publishedSeq: z.number().int().nullable(),
+    /** Its supervisor's observer as of its latest heartbeat; null while it is unreachable. */
+    observer: ObserverView.nullable(),
+  })
+  .openapi('FleetHost');
+export type FleetHost = z.infer<typeof FleetHost>;
+
+/** A terminal's public state and which operations it accepts now (every state read). */
+// Schemas built before this module extended zod have no `.openapi()`: their shapes are reused.
+export const TerminalView = z
+  .object({
+    ...TerminalState.shape,
+    /** On a fleet server: the host whose pane it is. */
+    host: FleetHost.optional(),
+    operations: Operations,
+  })
+  .openapi('Terminal');
+export type TerminalView = z.infer<typeof TerminalView>;
+
+export const TerminalList = z.object({ terminals: z.array(TerminalView) }).openapi('TerminalList');
+
+export const HistoryQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(2000).default(100),
+  /** Only records made at or after this time; reaches back past the terminal's kept records. */
+  since: z.iso.datetime({ offset: true }).optional(),
+});
+
+export const History = z
+  .object({
+    records: z.array(JournalRecord),
+    /**
+     * With `since`: the time from which `records` holds every record of the terminal (`since`
+     * itself, or later when older ones were not within reach or past `limit`).
+     */
+    completeSince: z.iso.datetime({ offset: true }).optional(),
+  })
+  .openapi('History');
+
+export const EventsQuery = z.strictObject({
+  /** Start after this record seq (as `Last-Event-ID` does). */
+  since: z.coerce.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
+});
+
+export const Health = z
+  .object({
+    /** `unavailable` (503) while the journal cannot write: nothing new is recorded. */
+    status: z.enum(['ok', 'unavailable']),
+    terminals: z.number().int(),
+    journal: z.object({
+      lastSeq: z.number().int(),
+      durableSeq: z.number().int(),
+      /** Why the journal cannot write (a full disk, an I/O error), since when; null while it can. */
+      failure: z
+        .object({ code: z.string(), message: z.string(), since: z.number() })
+        .nullable()
+        .optional(),
+    }),
+    /**
+     * The observer's own health: null before its first report, and on a fleet server, which
+     * observes no pane (each host's is under `fleet.hosts`).
+     */
+    observer: ObserverView.nullable(),
+    /** On a fleet server: its NATS connection and every host it knows. */
+    fleet: z
+      .object({ nats: z.object({ connected: z.boolean() }), hosts: z.array(FleetHost) })
+      .optional(),
+  })
+  .openapi('Health');
+
+/** A screen as the HTTP API answers it: `text: null` before the first capture. */
+export const Screen = z
+  .object({ text: z.string().nullable(), t: z.number().nullable() })
+  .openapi('Screen');

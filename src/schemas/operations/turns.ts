@@ -1,0 +1,72 @@
+import { z } from '@hono/zod-openapi';
+import { PromptText } from '../prompt.js';
+import { TerminalState } from '../terminal-state.js';
+import { defineOperation, TERMINAL_ERRORS, TerminalId, TMUX_ERRORS } from './contract.js';
+
+/** The longest a turn is waited for, in seconds (a day); the default is 600. */
+const TimeoutSeconds = z.number().positive().max(86_400).default(600);
+
+export const TurnBody = z
+  .strictObject({
+    prompt: PromptText,
+    /** How long to wait for the turn to end (default 600, at most a day). */
+    timeoutSeconds: TimeoutSeconds,
+    force: z.boolean().optional(),
+  })
+  .openapi('TurnRequest');
+
+export const TurnResponse = z
+  .object({
+    turnId: z.string(),
+    /** How the turn's completion ended, or `timeout` when it had not ended in time. */
+    result: z.enum(['completed', 'failed', 'timeout']),
+    completion: TerminalState.shape.completion,
+    lastTurn: TerminalState.shape.lastTurn,
+  })
+  .openapi('TurnResult');
+export type TurnResponse = z.infer<typeof TurnResponse>;
+
+export const TurnWaitQuery = z.strictObject({
+  /** How long to wait for the turn to end (default 600, at most a day). */
+  timeoutSeconds: z.coerce.number().positive().max(86_400).default(600),
+});
+
+/**
+ * Submit a prompt and wait for that turn to end (`POST /v1/terminals/{id}/turns`): a wait that
+ * runs out answers `timeout` with what is known, never an error.
+ */
+export const turns = defineOperation({
+  name: 'turns',
+  summary: 'Submit a prompt and wait for that turn to end',
+  input: z.strictObject({ id: TerminalId, body: TurnBody }),
+  output: TurnResponse,
+  errors: [...TERMINAL_ERRORS, ...TMUX_ERRORS, 'not_ready', 'refused'],
+});
+
+/** What a supervisor's own wait resolves with: the turn's completion ended. */
+export const TurnEnded = z.object({
+  turnId: z.string(),
+  result: z.enum(['completed', 'failed']),
+  completion: TerminalState.shape.completion.unwrap(),
+  lastTurn: TerminalState.shape.lastTurn,
+});
+
+/**
+ * Wait for a turn to end, as a supervisor does (`waitForTurn`): a wait that runs out is the
+ * error `timeout`. The HTTP route over it answers `timeout` as a result instead (see `turns`).
+ */
+export const wait = defineOperation({
+  name: 'wait',
+  summary: 'Wait for a turn `input` started to end',
+  input: z.strictObject({
+    id: TerminalId,
+    turnId: z.string().min(1),
+    timeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .max(2 ** 31 - 1),
+  }),
+  output: TurnEnded,
+  errors: [...TERMINAL_ERRORS, 'timeout'],
+});

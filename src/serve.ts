@@ -1,0 +1,188 @@
+import { createServer, type Server } from 'node:http';
+import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
+import { PanewardError } from './errors.js';
+import { FleetEdge } from './fleet/edge.js';
+import { FleetView } from './fleet/view.js';
+import { startStatelyInspection, type StatelyInspectionOptions } from './inspect/stately.js';
+import { createHttpApp } from './server/app.js';
+import type { SupervisorPort } from './service/port.js';
+import {
+  createSupervisor,
+  type Supervisor,
+  type SupervisorOptionsInput,
+} from './supervisor/supervisor.js';
+
+export { DEFAULT_PORT, DEFAULT_URL } from './service/address.js';
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+const WILDCARD = new Set(['0.0.0.0', '::', '[::]']);
+
+/** What to serve, decided (the CLI's `serve` parses its options into this). */
+export interface ServeConfig {
+  host: string;
+  port: number;
+  /** The bearer token every request must carry; null: none (loopback only). */
+  token: string | null;
+  corsOrigins?: string[];
+  /** Names besides loopback the service answers to in `Host` (the bound address is added). */
+  allowedHosts?: string[];
+  logger: Logger;
+  /** A fleet server: every host on this NATS, no panes of its own. */
+  fleet?: { nats: string };
+  /** A server with panes (ignored with `fleet`). */
+  supervisor?: {
+    options: SupervisorOptionsInput;
+    /** Attach agent panes by themselves every so many seconds; null: never. */
+    discoverSeconds: number | null;
+    /** Relay the actor system to Stately's inspector. */
+    inspect?: StatelyInspectionOptions;
+    /** Publish to a fleet as this host. */
+    edge?: { nats: string; hostId: string };
+  };
+}
+
+export interface RunningServer {
+  url: string;
+  server: Server;
+  /** The supervisor of a server with panes; null for a fleet server. */
+  supervisor: Supervisor | null;
+  stop(): Promise<void>;
+}
+
+/** Binding anything but loopback needs a bearer token: refused before anything starts. */
+export function refuseOpenBind(host: string, token: string | null): void {
+  if (!LOOPBACK.has(host) && token === null) {
+    throw new PanewardError(
+      'invalid_input',
+      `serve: field \`host\`: binding ${host} (not loopback) needs a bearer token: --token-file FILE or PANEWARD_TOKEN`,
+    );
+  }
+}
+
+/** Structured logs: JSON lines, or readable ones on a terminal (colours unless NO_COLOR). */
+export function createLogger(level: string): Logger {
+  if (process.stdout.isTTY) {
+    return pino({ level }, pretty({ colorize: !process.env.NO_COLOR, sync: true }));
+  }
+  return pino({ level });
+}
+
+/**
+ * The composition root: a supervisor (or a fleet view), the edge that publishes it to a fleet,
+ * the inspector, all behind the HTTP API on one `node:http` server. What was started is stopped
+ * again on failure, and by `stop()` in the right order (the edge publishes what its journal
+ * holds first). Binding anything but loopback refuses to start without a bearer token.
+ */
+export async function serve(config: ServeConfig): Promise<RunningServer> {
+  refuseOpenBind(config.host, config.token);
+  const log = config.logger;
+  let sup: Supervisor | null = null;
+  let edge: FleetEdge | null = null;
+  let fleet: FleetView | null = null;
+  let inspection: Awaited<ReturnType<typeof startStatelyInspection>> | null = null;
+  let served: SupervisorPort;
+  if (config.fleet) {
+    fleet = new FleetView({ nats: config.fleet.nats, logger: log });
+    await fleet.ready(5_000);
+    served = fleet;
+  } else {
+    const s = config.supervisor ?? { options: {}, discoverSeconds: null };
+    inspection = s.inspect ? await startStatelyInspection(s.inspect) : null;
+    try {
+      sup = createSupervisor({
+        ...s.options,
+        ...(inspection ? { inspect: inspection.inspect } : {}),
+      });
+    } catch (error) {
+      inspection?.stop();
+      throw error;
+    }
+    if (s.discoverSeconds !== null) sup.discoverContinuously(s.discoverSeconds);
+    if (s.edge) {
+      try {
+        edge = new FleetEdge({ supervisor: sup, ...s.edge, logger: log });
+      } catch (error) {
+        await sup.stop();
+        inspection?.stop();
+        throw error;
+      }
+    }
+    served = sup;
+  }
+  const stopParts = async () => {
+    if (edge) await edge.stop({ before: () => sup!.stop(), drainMs: 5000 });
+    await sup?.stop();
+    await fleet?.stop();
+    inspection?.stop();
+  };
+  const http = createHttpApp(served, {
+    ...(config.token ? { token: config.token } : {}),
+    ...(config.corsOrigins ? { corsOrigins: config.corsOrigins } : {}),
+    // A server bound to an address of its own answers to that address too.
+    allowedHosts: [
+      ...(config.allowedHosts ?? []),
+      ...(WILDCARD.has(config.host) ? [] : [config.host]),
+    ],
+    logger: log,
+  });
+  const server = createServer(http.listener);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+  } catch (error) {
+    // Nothing half-started is left: the supervisor (and its journal's lock) stops again.
+    http.close();
+    await stopParts();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      throw new PanewardError(
+        'invalid_input',
+        `serve: field \`port\`: cannot listen on ${config.host}:${config.port} (${code === 'EADDRINUSE' ? 'in use' : code}); choose another with --port`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${port}`;
+  log.info(
+    {
+      url,
+      ...(sup ? { dataDir: sup.journal.directory } : {}),
+      ...(config.fleet ? { nats: config.fleet.nats, fleet: true } : {}),
+      ...(config.supervisor?.edge ?? {}),
+      terminals: served.ids().length,
+      token: config.token !== null,
+    },
+    'paneward serve listening',
+  );
+  if (inspection) {
+    log.info(
+      {
+        inspector: inspection.pageUrl,
+        socket: inspection.socketUrl,
+        paneText: config.supervisor?.inspect?.paneText ?? false,
+      },
+      `live actors: open ${inspection.pageUrl} (it embeds https://stately.ai/inspect)`,
+    );
+  }
+  let stopping: Promise<void> | null = null;
+  return {
+    url,
+    server,
+    supervisor: sup,
+    stop: () =>
+      (stopping ??= (async () => {
+        server.close();
+        server.closeAllConnections();
+        http.close();
+        await stopParts();
+        log.info('paneward serve stopped');
+      })()),
+  };
+}

@@ -1,0 +1,289 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { PanewardError } from '../errors.js';
+import {
+  AttachBody,
+  COMMANDS,
+  ErrorBody,
+  EventsQuery,
+  History,
+  HistoryQuery,
+  InputAccepted,
+  InputBody,
+  Screen,
+  TerminalId,
+  TerminalList,
+  TerminalView,
+  TurnBody,
+  TurnId,
+  TurnResponse,
+  TurnWaitQuery,
+  type CommandHandlers,
+} from '../schemas/operations/index.js';
+import { endedEarlier, waitOutcome } from '../service/commands.js';
+import { historySince } from '../service/history.js';
+import type { SupervisorPort } from '../service/port.js';
+import { operationsFor } from '../supervisor/operations.js';
+import { errorJson } from './guards.js';
+import { streamRecords, type SseOptions } from './sse.js';
+
+export const json = (schema: z.ZodType, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+const body = <T extends z.ZodType>(schema: T) => ({
+  content: { 'application/json': { schema } },
+  required: true,
+});
+export const ERRORS = {
+  400: json(ErrorBody, 'invalid input: the message names the field'),
+  401: json(ErrorBody, 'a bearer token is required'),
+  403: json(
+    ErrorBody,
+    '`Host` is not a name of this service, or an action came from a foreign `Origin` or with neither a JSON body nor `X-Paneward`',
+  ),
+};
+const TERMINAL_ERRORS = { ...ERRORS, 404: json(ErrorBody, 'no terminal with that id') };
+const Params = z.object({ id: TerminalId });
+const sseResponse = {
+  200: {
+    description:
+      'Server-Sent Events: one event per record, `id` = its seq, `event` = its kind, `data` = the record (JSON); `heartbeat` events while idle; a final `overflow` event names where to resume when the client falls behind.',
+    content: { 'text/event-stream': { schema: z.string() } },
+  },
+};
+const TURN_RESULT = "the turn's result (`timeout` when it had not ended in time)";
+
+/** Aborted when the client goes away: a wait for a turn stops with it. */
+function clientGone(c: Context): AbortSignal {
+  const abort = new AbortController();
+  c.req.raw.signal.addEventListener('abort', () => abort.abort(), { once: true });
+  return abort.signal;
+}
+
+/**
+ * The terminal routes, each the HTTP face of one operation's contract
+ * (`src/schemas/operations/`): the path, query and body map onto the contract's input, the
+ * handler is the same one a fleet edge runs.
+ */
+export function terminalRoutes(
+  app: OpenAPIHono,
+  sup: SupervisorPort,
+  cmd: CommandHandlers,
+  options: { screens?: boolean },
+): void {
+  const view = (id: string): TerminalView => {
+    const state = sup.get(id);
+    return {
+      ...state,
+      ...sup.viewDetails?.(id),
+      operations: sup.operations?.(id) ?? operationsFor(state),
+    };
+  };
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/terminals',
+      summary: 'Every attached terminal',
+      responses: { 200: json(TerminalList, 'the terminals'), ...ERRORS },
+    }),
+    (c) => c.json({ terminals: sup.ids().map(view) }, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/terminals',
+      summary: COMMANDS.attach.summary,
+      request: { body: body(AttachBody) },
+      responses: { 201: json(TerminalView, 'attached'), ...ERRORS },
+    }),
+    async (c) => {
+      const { terminalId } = await cmd.attach({ body: c.req.valid('json') });
+      return c.json(view(terminalId), 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/terminals/{id}',
+      summary: "A terminal's public state and the operations it accepts now",
+      request: { params: Params },
+      responses: { 200: json(TerminalView, 'the terminal'), ...TERMINAL_ERRORS },
+    }),
+    (c) => c.json(view(c.req.valid('param').id), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/terminals/{id}/history',
+      summary: "A terminal's latest records, oldest first",
+      request: { params: Params, query: HistoryQuery },
+      responses: { 200: json(History, 'records'), ...TERMINAL_ERRORS },
+    }),
+    async (c) => {
+      const id = c.req.valid('param').id;
+      const { limit, since } = c.req.valid('query');
+      if (since !== undefined) return c.json(await historySince(sup, id, since, limit), 200);
+      return c.json({ records: await sup.history(id, limit) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/terminals/{id}/screen',
+      summary: COMMANDS.screen.summary,
+      request: { params: Params },
+      responses: {
+        200: json(Screen, 'the screen, or `text: null` before the first capture'),
+        ...TERMINAL_ERRORS,
+        403: json(ErrorBody, 'this server does not serve screens (or the request is forbidden)'),
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      if (options.screens === false) {
+        sup.get(id);
+        return c.json(errorJson('screens_disabled', 'this server does not serve screens'), 403);
+      }
+      const screen = await cmd.screen({ id });
+      return c.json(screen ?? { text: null, t: null }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/terminals/{id}/input',
+      summary: COMMANDS.input.summary,
+      request: { params: Params, body: body(InputBody) },
+      responses: {
+        202: json(InputAccepted, 'submitted: the turn it started'),
+        409: json(ErrorBody, 'not ready: details give the readiness and why'),
+        ...TERMINAL_ERRORS,
+      },
+    }),
+    async (c) => {
+      const input = { id: c.req.valid('param').id, body: c.req.valid('json') };
+      return c.json(await cmd.input(input), 202);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/terminals/{id}/turns',
+      summary: COMMANDS.turns.summary,
+      request: { params: Params, body: body(TurnBody) },
+      responses: {
+        200: json(TurnResponse, TURN_RESULT),
+        409: json(ErrorBody, 'not ready, or the terminal went away before the turn ended'),
+        ...TERMINAL_ERRORS,
+      },
+    }),
+    async (c) => {
+      const input = { id: c.req.valid('param').id, body: c.req.valid('json') };
+      return c.json(await cmd.turns(input, clientGone(c)), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/terminals/{id}/turns/{turnId}',
+      summary:
+        'Wait for a turn `input` started to end (a client that has printed the turn id waits here)',
+      request: { params: z.object({ id: TerminalId, turnId: TurnId }), query: TurnWaitQuery },
+      responses: {
+        200: json(TurnResponse, TURN_RESULT),
+        409: json(ErrorBody, 'the terminal went away before the turn ended'),
+        ...TERMINAL_ERRORS,
+      },
+    }),
+    async (c) => {
+      const { id, turnId } = c.req.valid('param');
+      const ms = Math.round(c.req.valid('query').timeoutSeconds * 1000);
+      const over = endedEarlier(sup, id, turnId);
+      return c.json(over ?? (await waitOutcome(sup, id, turnId, ms, clientGone(c))), 200);
+    },
+  );
+
+  for (const name of ['interrupt', 'resume'] as const) {
+    app.openapi(
+      createRoute({
+        method: 'post',
+        path: `/v1/terminals/{id}/${name}`,
+        summary: COMMANDS[name].summary,
+        request: { params: Params },
+        responses: { 200: json(COMMANDS[name].output, 'done'), ...TERMINAL_ERRORS },
+      }),
+      async (c) => c.json(await cmd[name]({ id: c.req.valid('param').id }), 200),
+    );
+  }
+
+  app.openapi(
+    createRoute({
+      method: 'delete',
+      path: '/v1/terminals/{id}',
+      summary: COMMANDS.detach.summary,
+      request: { params: Params },
+      responses: { 200: json(COMMANDS.detach.output, 'detached'), ...TERMINAL_ERRORS },
+    }),
+    async (c) => c.json(await cmd.detach({ id: c.req.valid('param').id }), 200),
+  );
+}
+
+/** `Last-Event-ID` or `?since=`, whichever says more. */
+function resumeFrom(c: Context, since: number | undefined): number {
+  const header = c.req.header('last-event-id');
+  if (header === undefined || header === '') return since ?? 0;
+  if (!/^\d{1,15}$/.test(header)) {
+    throw new PanewardError(
+      'invalid_input',
+      'header `Last-Event-ID`: must be the seq of a record (a whole number)',
+    );
+  }
+  return Math.max(Number(header), since ?? 0);
+}
+
+/** The record stream over SSE: every terminal's, or one's. */
+export function eventRoutes(
+  app: OpenAPIHono,
+  sup: SupervisorPort,
+  sse: SseOptions,
+  onOpen: () => () => void,
+): void {
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/events',
+      summary: 'The record stream, from `Last-Event-ID` or `since`, then live',
+      request: { query: EventsQuery },
+      responses: { ...sseResponse, ...ERRORS },
+    }),
+    (c) => {
+      const since = resumeFrom(c, c.req.valid('query').since);
+      return streamRecords(c, sup.journal, { since, sse, onOpen });
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/terminals/{id}/events',
+      summary: "One terminal's records, from `Last-Event-ID` or `since`, then live",
+      request: { params: Params, query: EventsQuery },
+      responses: { ...sseResponse, ...TERMINAL_ERRORS },
+    }),
+    (c) => {
+      const { id } = c.req.valid('param');
+      sup.get(id);
+      const since = resumeFrom(c, c.req.valid('query').since);
+      return streamRecords(c, sup.journal, { since, terminalId: id, sse, onOpen });
+    },
+  );
+}

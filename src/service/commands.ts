@@ -1,0 +1,118 @@
+import { isPanewardError } from '../errors.js';
+import type {
+  CommandHandlers,
+  CommandInput,
+  CommandName,
+  TurnResponse,
+} from '../schemas/operations/index.js';
+import type { SupervisorPort } from './port.js';
+
+/**
+ * Waits for a turn to end. A wait that runs out answers `timeout` with what is known then (the
+ * completion, if it is this turn's, and the last turn), never an error: the one place this is
+ * decided, for the HTTP routes and a fleet edge alike.
+ */
+export async function waitOutcome(
+  port: SupervisorPort,
+  id: string,
+  turnId: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<TurnResponse> {
+  try {
+    return await port.waitForTurn(id, turnId, { timeoutMs, ...(signal ? { signal } : {}) });
+  } catch (error) {
+    if (!isPanewardError(error) || error.code !== 'timeout') throw error;
+    const s = port.get(id);
+    return {
+      turnId,
+      result: 'timeout',
+      completion: s.completion?.turnId === turnId ? s.completion : null,
+      lastTurn: s.lastTurn,
+    };
+  }
+}
+
+/**
+ * A turn that is over already and whose completion has since cleared: its own outcome is the
+ * answer (a client that printed the turn id asks after it ended). Null while it may still end.
+ */
+export function endedEarlier(
+  port: SupervisorPort,
+  id: string,
+  turnId: string,
+): TurnResponse | null {
+  const now = port.get(id);
+  if (
+    now.lastTurn.turnId === turnId &&
+    now.turn.current?.id !== turnId &&
+    now.completion?.turnId !== turnId
+  ) {
+    return { turnId, result: 'completed', completion: null, lastTurn: now.lastTurn };
+  }
+  return null;
+}
+
+/**
+ * Every command, run on what the service serves (a local supervisor, or a fleet view that
+ * forwards each call to the host that owns the terminal).
+ */
+export function portCommands(port: SupervisorPort): CommandHandlers {
+  return {
+    attach: async ({ body }) => {
+      const terminalId = await port.attach(body);
+      return { terminalId, state: port.get(terminalId) };
+    },
+    input: async ({ id, body }) => ({
+      turnId: await port.submit(id, body.text, { force: body.force ?? false }),
+    }),
+    turns: async ({ id, body }, signal) => {
+      const turnId = await port.submit(id, body.prompt, { force: body.force ?? false });
+      return waitOutcome(port, id, turnId, Math.round(body.timeoutSeconds * 1000), signal);
+    },
+    wait: ({ id, turnId, timeoutMs }, signal) =>
+      port.waitForTurn(id, turnId, { timeoutMs, ...(signal ? { signal } : {}) }),
+    interrupt: async ({ id }) => {
+      await port.interrupt(id);
+      return { ok: true };
+    },
+    resume: async ({ id }) => {
+      await port.resume(id);
+      return { ok: true };
+    },
+    detach: async ({ id }) => {
+      await port.detach(id);
+      return { ok: true };
+    },
+    screen: ({ id }) => port.screen(id),
+  };
+}
+
+/** A command as it travels: its name beside its input. */
+export type CommandCall = { [K in CommandName]: { op: K } & CommandInput<K> }[CommandName];
+
+/** Runs one command by name (the fleet edge's dispatcher). */
+export function runCommand(
+  handlers: CommandHandlers,
+  call: CommandCall,
+  signal?: AbortSignal,
+): Promise<unknown> {
+  switch (call.op) {
+    case 'attach':
+      return handlers.attach(call, signal);
+    case 'input':
+      return handlers.input(call, signal);
+    case 'turns':
+      return handlers.turns(call, signal);
+    case 'wait':
+      return handlers.wait(call, signal);
+    case 'interrupt':
+      return handlers.interrupt(call, signal);
+    case 'resume':
+      return handlers.resume(call, signal);
+    case 'detach':
+      return handlers.detach(call, signal);
+    case 'screen':
+      return handlers.screen(call, signal);
+  }
+}

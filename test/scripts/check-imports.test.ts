@@ -1,0 +1,46 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkImports } from '../../scripts/check-imports.js';
+
+const SRC = join(dirname(fileURLToPath(import.meta.url)), '../../src');
+
+describe('the import graph of src/', () => {
+  it('has no arrow up the layers and no cycle', () => {
+    const r = checkImports(SRC);
+    expect(r.files).toBeGreaterThan(100);
+    expect(r.upward).toEqual([]);
+    expect(r.cycles).toEqual([]);
+  });
+
+  describe('the checker', () => {
+    const root = mkdtempSync(join(tmpdir(), 'paneward-imports-'));
+    afterAll(() => rmSync(root, { recursive: true, force: true }));
+    const write = (path: string, text: string) => {
+      mkdirSync(dirname(join(root, path)), { recursive: true });
+      writeFileSync(join(root, path), text);
+    };
+
+    it('finds a cycle, an arrow up, and the fleet reaching into the server', () => {
+      write('fleet/view.ts', "import { app } from '../server/app.js';\nexport const view = 1;\n");
+      write(
+        'server/app.ts',
+        "import type { view } from '../fleet/view.js';\nexport const app = 2;\n",
+      );
+      write('schemas/record.ts', "export { run } from '../cli/main.js';\n");
+      write('cli/main.ts', "export const run = () => import('../tooling/demo.js');\n");
+      write('tooling/demo.ts', "import { x } from 'zod';\nexport const demo = 3;\n");
+      const r = checkImports(root);
+      expect(r.cycles).toEqual([['fleet/view.ts', 'server/app.ts']]);
+      expect(r.upward).toEqual(
+        expect.arrayContaining([
+          { from: 'fleet/view.ts', to: 'server/app.ts', why: 'fleet/ → server/' },
+          { from: 'schemas/record.ts', to: 'cli/main.ts', why: 'schemas → cli' },
+        ]),
+      );
+      expect(r.upward).toHaveLength(2);
+    });
+  });
+});
