@@ -5,9 +5,9 @@ import { describeZodError } from '../internal/zod-errors.js';
 import type {
   Accepted,
   AttachBody,
-  History,
+  History as HistoryContract,
   InputBody,
-  Screen,
+  Screen as ScreenContract,
   TerminalView,
   TurnResponse,
 } from '../schemas/operations/index.js';
@@ -183,12 +183,12 @@ export class ApiClient {
     return this.call(TurnResponse, 'GET', `${path}?timeoutSeconds=${timeoutSeconds}`);
   }
 
-  async screen(id: string): Promise<z.output<typeof Screen>> {
+  async screen(id: string): Promise<z.output<typeof ScreenContract>> {
     const { Screen } = await contracts();
     return this.call(Screen, 'GET', `${terminalPath(id)}/screen`);
   }
 
-  async history(id: string, limit: string): Promise<z.output<typeof History>> {
+  async history(id: string, limit: string): Promise<z.output<typeof HistoryContract>> {
     const { History } = await contracts();
     const query = `?limit=${encodeURIComponent(limit)}`;
     return this.call(History, 'GET', `${terminalPath(id)}/history${query}`);
