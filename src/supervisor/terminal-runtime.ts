@@ -240,6 +240,7 @@ function childSite(terminal: AnyActorRef, hub: InspectionHub): ChartSite {
   return {
     hub,
     charts,
+    readiness: () => charts.readiness,
     completion: (turnId, input) => {
       terminal.send({ type: 'evt_turn_armed', turnId, baseline: input.baseline ?? '' });
       return child<ActorRefFrom<typeof completionMachine>>(`completion:${turnId}`);
