@@ -43,9 +43,11 @@ import type { JournalRecord } from '../schemas/record.js';
 import { PromptText } from '../schemas/prompt.js';
 import { Target } from '../schemas/target.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
-import { initialState, sameState } from '../tracker/pipeline.js';
+import { initialState, sameState } from '../terminal/state.js';
 import { gate, operationsFor, type Operations, type TerminalFacts } from './operations.js';
-import { commandError, provideTerminal, type CommandName } from './terminal-runtime.js';
+import type { TerminalCommands } from '../terminal/commands.js';
+import { provideTerminal, RunningTerminals } from '../terminal/runtime.js';
+import { commandError } from '../terminal/typing.js';
 import { z } from 'zod';
 
 export const SupervisorOptions = z.strictObject({
@@ -194,6 +196,8 @@ export class Supervisor {
   readonly observer$: Observable<SourceHealth>;
   private readonly observerSub: Subscription;
   private observerHealth: SourceHealth | null = null;
+  /** The commands of each terminal whose runtime runs now. */
+  private readonly running = new RunningTerminals();
 
   constructor(input: SupervisorOptionsInput = {}) {
     const { transport, scheduler, profiles, inspect, ...rest } = input;
@@ -247,6 +251,7 @@ export class Supervisor {
       profileFor: (tool, version) => this.profileFor(tool, version),
       detectTool: (target) => this.detectTool(target),
       onSample: (terminalId, ms) => this.telemetry.next({ kind: 'sample', terminalId, ms }),
+      running: this.running,
     });
     const journal = this.journal;
     this.actor = createActor(
@@ -546,11 +551,8 @@ export class Supervisor {
     if (!o.success) throw invalid('submit', o.error);
     this.terminal(id);
     if (o.data.signal?.aborted) throw new PanewardError('aborted', 'aborted');
-    return (await this.command(id, 'submit', {
-      text,
-      force: o.data.force ?? false,
-      ...this.factsOf(id),
-    })) as string;
+    const commands = this.commandsOf(id);
+    return answered(commands.submit({ text, force: o.data.force ?? false, ...this.factsOf(id) }));
   }
 
   /** Waits for that turn's completion actor to end, then for the turn's own outcome. */
@@ -646,7 +648,8 @@ export class Supervisor {
    * `interrupt` verdict), or `force: true`.
    */
   async interrupt(id: string, opts: { force?: boolean } = {}): Promise<void> {
-    await this.command(id, 'interrupt', { force: opts.force === true });
+    const commands = this.commandsOf(id);
+    await answered(commands.interrupt({ force: opts.force === true }));
   }
 
   /**
@@ -676,7 +679,7 @@ export class Supervisor {
    * time; null before the first. Screens can hold secrets: they are never journaled.
    */
   async screen(id: string): Promise<{ text: string; t: number } | null> {
-    return (await this.command(id, 'screen', {})) as { text: string; t: number } | null;
+    return this.commandsOf(id).screen();
   }
 
   /**
@@ -684,7 +687,8 @@ export class Supervisor {
    * when the session is not blocked.
    */
   async resume(id: string): Promise<void> {
-    await this.command(id, 'resume', {});
+    const commands = this.commandsOf(id);
+    await answered(commands.resume());
   }
 
   /** Stops every terminal and the supervisor; everything recorded is durable when it resolves. */
@@ -773,17 +777,14 @@ export class Supervisor {
     });
   }
 
-  private async command(id: string, name: CommandName, args: unknown): Promise<unknown> {
-    const ref = this.terminal(id);
-    return new Promise((resolve, reject) => {
-      ref.send({
-        type: 'cmd',
-        name,
-        args,
-        reply: (error: unknown, value?: unknown) =>
-          error ? reject(commandError(error)) : resolve(value),
-      });
-    });
+  /** The commands of a terminal whose runtime runs; refused (`not_ready`) while it is attaching or restarting. */
+  private commandsOf(id: string): TerminalCommands {
+    this.terminal(id);
+    const commands = this.running.get(id);
+    if (!commands) {
+      throw new PanewardError('not_ready', `terminal ${id} is not running (restarting)`);
+    }
+    return commands;
   }
 
   private record(draft: Parameters<Journal['append']>[0]): Promise<JournalRecord | null> {
@@ -881,6 +882,15 @@ async function stoppedIfEmpty<T>(p: Promise<T>, terminalId: string, turnId: stri
       );
     }
     throw err;
+  }
+}
+
+/** A command's outcome, its failure always a PanewardError. */
+async function answered<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (error) {
+    throw commandError(error);
   }
 }
 
