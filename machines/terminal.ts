@@ -53,7 +53,10 @@ export interface TerminalInput {
   state?: unknown;
 }
 
-/** A command for the running terminal (typing, keys, resume); answered through `reply`. */
+/**
+ * @deprecated Commands no longer travel through the terminal actor: the runtime answers them
+ * as typed calls (`TerminalCommands` in src/terminal/commands.ts). Kept for its name.
+ */
 export interface TerminalCommand {
   type: 'cmd';
   name: string;
@@ -61,8 +64,16 @@ export interface TerminalCommand {
   reply: (error: unknown, value?: unknown) => void;
 }
 
+/** A turn's completion actor, as the terminal spawned it. */
+export type CompletionRef = ActorRefFrom<typeof completionMachine>;
+
+/**
+ * What the terminal tells its runtime: the completion actor it spawned for the turn the
+ * runtime armed (handed over, so nobody looks for it among the terminal's children).
+ */
+export type TerminalRuntimeEvent = { type: 'turn.completion'; turnId: string; ref: CompletionRef };
+
 export type TerminalEvent =
-  | TerminalCommand
   | { type: 'evt_runtime_failed'; error: string }
   | { type: 'evt_state'; state: unknown }
   | { type: 'evt_turn_armed'; turnId: string; baseline: string }
@@ -84,6 +95,17 @@ export interface TerminalContext extends TerminalInput {
   state: unknown;
   /** Child id of the running turn's completion actor. */
   completionId: string | null;
+  /** The running turn's completion actor. */
+  completion: CompletionRef | null;
+}
+
+/** The terminal's long-lived chart actors (a turn's completion actor is handed over apart). */
+export interface TerminalChartRefs {
+  diagnostics: ActorRefFrom<typeof diagnosticsMachine>;
+  readiness: ActorRefFrom<typeof readinessMachine>;
+  turnPhase: ActorRefFrom<typeof turnPhaseMachine>;
+  lastTurn: ActorRefFrom<typeof lastTurnMachine>;
+  watchdog: ActorRefFrom<typeof watchdogMachine>;
 }
 
 /** What the runtime must provide: how a pane is prepared, and the per-pane runtime itself. */
@@ -125,7 +147,7 @@ export const terminalMachine = setup({
       openTurn: null,
     })),
     /** Provided by the runtime: samples the pane and drives the charts; reports failure. */
-    runtime: fromCallback<TerminalCommand, TerminalRuntimeInput>(() => () => {}),
+    runtime: fromCallback<TerminalRuntimeEvent, TerminalRuntimeInput>(() => () => {}),
   },
   actions: {
     /** On `evt_runtime_failed` (its error is text) and on a prepare or chart error event. */
@@ -139,31 +161,28 @@ export const terminalMachine = setup({
     })),
     /** On `evt_state` only. */
     publish_state: assign({ state: ({ event }) => (event as { state: unknown }).state }),
-    start_turn: enqueueActions(
-      ({ context, enqueue }, turn: { turnId: string; baseline: string }) => {
-        const id = `completion:${turn.turnId}`;
-        enqueue.spawnChild('completion', {
-          id,
-          input: { ...context.config, baseline: turn.baseline },
-        });
-        enqueue.assign({ completionId: id });
-      },
-    ),
+    /** Spawns the turn's completion actor. */
+    start_turn: assign(({ context, spawn }, turn: { turnId: string; baseline: string }) => {
+      const id = `completion:${turn.turnId}`;
+      const completion = spawn('completion', {
+        id,
+        input: { ...context.config, baseline: turn.baseline },
+      });
+      return { completionId: id, completion };
+    }),
+    /** Hands the turn's completion actor to the runtime that armed the turn. */
+    hand_over_turn: sendTo('runtime', ({ context }, turn: { turnId: string }) => ({
+      type: 'turn.completion' as const,
+      turnId: turn.turnId,
+      ref: context.completion!,
+    })),
     /** Stops the running turn's completion actor, if any. */
     stop_turn: enqueueActions(({ context, enqueue }) => {
       // Stryker disable next-line StringLiteral: with no turn, neither '' nor any other text names a child (those are the charts, the runtime and completion:<turn id>), and stopping an id that names no child does nothing
       enqueue.stopChild(context.completionId ?? '');
-      enqueue.assign({ completionId: null });
+      enqueue.assign({ completionId: null, completion: null });
     }),
-    forward_command: sendTo('runtime', ({ event }) => event),
     forget_tool: assign({ request: ({ context }) => ({ ...context.request, tool: 'auto' }) }),
-    refuse_command: ({ context }, command: TerminalCommand) => {
-      command.reply(
-        Object.assign(new Error(`terminal ${context.terminalId} is not running (restarting)`), {
-          code: 'not_ready',
-        }),
-      );
-    },
   },
   delays: {
     /** Capped exponential backoff: the first delay doubles per restart up to the cap. */
@@ -180,6 +199,7 @@ export const terminalMachine = setup({
     lastError: null,
     state: input.state ?? null,
     completionId: null,
+    completion: null,
   }),
   on: {
     evt_detach: { target: '.detached' },
@@ -201,7 +221,6 @@ export const terminalMachine = setup({
         },
         onError: { target: 'restarting', actions: 'record_failure' },
       },
-      on: { cmd: { actions: { type: 'refuse_command', params: ({ event }) => event } } },
     },
     running: {
       invoke: [
@@ -256,18 +275,20 @@ export const terminalMachine = setup({
         evt_runtime_failed: { target: 'restarting', actions: 'record_failure' },
         // A new turn ends the previous one's completion actor.
         evt_turn_armed: {
-          actions: ['stop_turn', { type: 'start_turn', params: ({ event }) => event }],
+          actions: [
+            'stop_turn',
+            { type: 'start_turn', params: ({ event }) => event },
+            { type: 'hand_over_turn', params: ({ event }) => event },
+          ],
         },
         evt_turn_closed: { actions: 'stop_turn' },
         evt_retool: { target: 'attaching', actions: 'forget_tool' },
-        cmd: { actions: 'forward_command' },
       },
     },
     restarting: {
       after: {
         restart_backoff: { target: 'attaching', actions: 'count_restart' },
       },
-      on: { cmd: { actions: { type: 'refuse_command', params: ({ event }) => event } } },
     },
     detached: { type: 'final' },
   },
@@ -275,3 +296,16 @@ export const terminalMachine = setup({
 
 export type TerminalLifecycleState = 'attaching' | 'running' | 'restarting' | 'detached';
 export type TerminalActorRef = ActorRefFrom<typeof terminalMachine>;
+
+/**
+ * The long-lived charts of a running terminal, by the ids its `running` state invokes them
+ * under (its runtime reads them once, when it starts beside them).
+ */
+export function chartsOf(terminal: AnyActorRef): TerminalChartRefs {
+  const children = terminal.getSnapshot().children as Partial<TerminalChartRefs>;
+  const { diagnostics, readiness, turnPhase, lastTurn, watchdog } = children;
+  if (!diagnostics || !readiness || !turnPhase || !lastTurn || !watchdog) {
+    throw new Error(`terminal ${String(terminal.id)} is not running its charts`);
+  }
+  return { diagnostics, readiness, turnPhase, lastTurn, watchdog };
+}

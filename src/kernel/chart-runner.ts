@@ -1,4 +1,10 @@
-import type { AnyActorRef, EventObject, InspectionEvent } from 'xstate';
+import type {
+  AnyActorRef,
+  AnyMachineSnapshot,
+  AnyTransitionDefinition,
+  EventObject,
+  InspectionEvent,
+} from 'xstate';
 
 /** One transition of one chart, with the name of what caused it. */
 export interface Step {
@@ -45,6 +51,31 @@ function guardName(guard: unknown): string | undefined {
   return typeof guard === 'string' ? guard : (guard as { type?: string } | undefined)?.type;
 }
 
+/** The rule a transition names: its `meta.rule` when the chart gives one, else its guard's name. */
+function ruleOf(t: AnyTransitionDefinition): string | undefined {
+  const meta = t.meta as { rule?: unknown } | undefined;
+  return typeof meta?.rule === 'string' ? meta.rule : guardName(t.guard);
+}
+
+const targets = (t: AnyTransitionDefinition, to: string): boolean =>
+  t.target?.some((node) => node.key === to) ?? false;
+
+/**
+ * The transition one microstep took from `before`, read from the chart's own definition: the
+ * one XState selects for `event` (`getTransitionData`), unless the step went where only one of
+ * the left state's eventless (`always`) transitions leads (those carry the macrostep's event).
+ */
+function taken(
+  before: AnyMachineSnapshot,
+  event: EventObject,
+  to: string,
+): AnyTransitionDefinition | undefined {
+  const regular = before.machine.getTransitionData(before, event)[0];
+  if (regular && (to === valueOf(before) || targets(regular, to))) return regular;
+  const left = before.machine.root.states[valueOf(before)];
+  return left?.always?.find((t) => targets(t, to)) ?? regular;
+}
+
 const valueOf = (snapshot: unknown): string =>
   // Stryker disable next-line StringLiteral: every chart is a state machine, whose snapshots always have a value
   String((snapshot as { value?: unknown }).value ?? '');
@@ -56,9 +87,11 @@ const valueOf = (snapshot: unknown): string =>
 export class ChartRunner<TActor extends AnyActorRef> {
   private current: string;
   private collected: Step[] | null = null;
-  /** Type of the event being sent, and the guard its transition was taken by. */
+  /** Type of the event being sent, and the rule (guard) its transition was taken by. */
   private sending: string | null = null;
   private rule: string | undefined;
+  /** The chart's snapshot before the microstep being reported. */
+  private last: AnyMachineSnapshot;
   private readonly unwatch: () => void;
 
   constructor(
@@ -70,22 +103,24 @@ export class ChartRunner<TActor extends AnyActorRef> {
      */
     private readonly onStep?: (step: Step, context: unknown) => void,
   ) {
-    this.current = valueOf(actor.getSnapshot());
+    this.last = actor.getSnapshot() as AnyMachineSnapshot;
+    this.current = valueOf(this.last);
     this.unwatch = hub.watch(actor, (ev) => {
-      for (const t of ev._transitions) {
-        if (t.eventType !== this.sending) continue;
-        // The branch the chart took: its guard, or `otherwise` for the last of several.
-        const branches = t.source.transitions.get(t.eventType)!.length;
-        this.rule = guardName(t.guard) ?? (branches > 1 ? 'otherwise' : undefined);
-      }
+      const before = this.last;
+      this.last = ev.snapshot as AnyMachineSnapshot;
       const to = valueOf(ev.snapshot);
+      const t = taken(before, ev.event, to);
+      if (t && t.eventType === this.sending) {
+        // The branch the chart took: its rule (`meta.rule`) or guard, or `otherwise` for the
+        // last of several.
+        const branches = t.source.transitions.get(t.eventType)?.length ?? 0;
+        this.rule = ruleOf(t) ?? (branches > 1 ? 'otherwise' : undefined);
+      }
       if (to === this.current) return;
-      // A microstep always carries the transition(s) it took.
-      const tr = ev._transitions[0]!;
       const step: Step = {
         from: this.current,
         to,
-        event: tr.eventType || guardName(tr.guard) || ev.event.type,
+        event: t?.eventType || (t && ruleOf(t)) || ev.event.type,
         ...(this.rule === undefined ? {} : { rule: this.rule }),
       };
       this.current = to;

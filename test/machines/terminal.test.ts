@@ -11,7 +11,7 @@ import {
   terminalMachine,
   type ChartConfig,
   type Preparation,
-  type TerminalCommand,
+  type TerminalRuntimeEvent,
   type TerminalInput,
   type TerminalRuntimeInput,
 } from '../../machines/terminal.js';
@@ -40,7 +40,7 @@ const flush = () => new Promise((r) => setTimeout(r, 0));
 /**
  * One terminal actor on a simulated clock, with a prepare step and a runtime the test
  * controls: each prepare call is recorded and settled on cue; each runtime start is recorded
- * with the commands it receives and whether it was stopped.
+ * with the events the terminal hands it and whether it was stopped.
  */
 function terminal(input: TerminalInput = baseInput(), charts: Record<string, unknown> = {}) {
   const clock = new SimulatedClock();
@@ -51,7 +51,7 @@ function terminal(input: TerminalInput = baseInput(), charts: Record<string, unk
   }[] = [];
   const runtimes: {
     input: TerminalRuntimeInput;
-    commands: TerminalCommand[];
+    handed: TerminalRuntimeEvent[];
     stopped: boolean;
     sendBack: (event: { type: string; [k: string]: unknown }) => void;
   }[] = [];
@@ -61,16 +61,16 @@ function terminal(input: TerminalInput = baseInput(), charts: Record<string, unk
         ({ input }) =>
           new Promise<Preparation>((resolve, reject) => prepares.push({ input, resolve, reject })),
       ),
-      runtime: fromCallback<TerminalCommand, TerminalRuntimeInput>(
+      runtime: fromCallback<TerminalRuntimeEvent, TerminalRuntimeInput>(
         ({ input, receive, sendBack }) => {
           const record = {
             input,
-            commands: [] as TerminalCommand[],
+            handed: [] as TerminalRuntimeEvent[],
             stopped: false,
             sendBack: sendBack as (event: { type: string }) => void,
           };
           runtimes.push(record);
-          receive((cmd) => record.commands.push(cmd));
+          receive((event) => record.handed.push(event));
           return () => {
             record.stopped = true;
           };
@@ -88,11 +88,7 @@ function terminal(input: TerminalInput = baseInput(), charts: Record<string, unk
     p.resolve({ request: { ...p.input.request }, openTurn: null, ...over });
     await flush();
   };
-  const command = () =>
-    new Promise<unknown>((resolve) =>
-      actor.send({ type: 'cmd', name: 'keys', args: {}, reply: (e, v) => resolve(e ?? v) }),
-    );
-  return { actor, clock, prepares, runtimes, snap, children, prepared, command };
+  return { actor, clock, prepares, runtimes, snap, children, prepared };
 }
 
 describe('terminal actor: attaching (statecharts.md §8)', () => {
@@ -153,16 +149,6 @@ describe('terminal actor: attaching (statecharts.md §8)', () => {
     expect(actor.getSnapshot().context.openTurn).toBeNull();
     actor.stop();
   });
-
-  it('refuses commands while attaching: not_ready, naming the terminal', async () => {
-    const t = terminal();
-    const answer = await t.command();
-    expect(answer).toBeInstanceOf(Error);
-    expect(answer).toMatchObject({
-      code: 'not_ready',
-      message: 'terminal t1 is not running (restarting)',
-    });
-  });
 });
 
 describe('terminal actor: running', () => {
@@ -196,17 +182,18 @@ describe('terminal actor: running', () => {
     expect(watchdog.getSnapshot().value).toBe('disabled');
   });
 
-  it('forwards a command to its runtime, as sent', async () => {
+  it('hands each turn’s completion actor to its runtime as it spawns it', async () => {
     const t = terminal();
     await t.prepared();
-    const cmd: TerminalCommand = {
-      type: 'cmd',
-      name: 'keys',
-      args: { keys: ['x'] },
-      reply: () => {},
-    };
-    t.actor.send(cmd);
-    expect(t.runtimes[0]!.commands).toEqual([cmd]);
+    t.actor.send({ type: 'evt_turn_armed', turnId: 'u1', baseline: '' });
+    t.actor.send({ type: 'evt_turn_armed', turnId: 'u2', baseline: '' });
+    const handed = t.runtimes[0]!.handed;
+    expect(handed.map((e) => [e.type, e.turnId])).toEqual([
+      ['turn.completion', 'u1'],
+      ['turn.completion', 'u2'],
+    ]);
+    expect(handed[1]!.ref).toBe(t.children()['completion:u2']);
+    expect(handed[0]!.ref.getSnapshot().status).toBe('stopped');
   });
 
   it('publishes the state its runtime sends, in any lifecycle state', async () => {
@@ -275,7 +262,7 @@ describe('terminal actor: one completion actor per turn', () => {
 });
 
 describe('terminal actor: failures and restarts with capped backoff', () => {
-  it('a failed runtime is stopped and its error recorded; commands are refused while restarting', async () => {
+  it('a failed runtime is stopped and its error recorded', async () => {
     const t = terminal();
     await t.prepared();
     t.runtimes[0]!.sendBack({ type: 'evt_runtime_failed', error: 'pane vanished' });
@@ -283,7 +270,6 @@ describe('terminal actor: failures and restarts with capped backoff', () => {
     expect(t.snap().context.lastError).toBe('pane vanished');
     expect(t.runtimes[0]!.stopped).toBe(true);
     expect(t.children().readiness).toBeUndefined();
-    expect(await t.command()).toMatchObject({ code: 'not_ready' });
   });
 
   it.each([

@@ -3,7 +3,7 @@ import { assign, createActor, fromCallback, fromPromise, setup, SimulatedClock }
 import {
   terminalMachine,
   type Preparation,
-  type TerminalCommand,
+  type TerminalRuntimeEvent,
   type TerminalInput,
   type TerminalRuntimeInput,
 } from '../../../../machines/terminal.js';
@@ -48,8 +48,8 @@ const delayMs = (n: number) => Math.min(BACKOFF.maxSeconds, BACKOFF.initialSecon
 
 /**
  * The real terminal machine, run as an actor on a simulated clock, with a prepare step and a
- * runtime the test controls: prepare resolves or rejects on cue, the runtime fails on cue and
- * answers commands. Checks on the way: commands are refused unless running, the public state
+ * runtime the test controls: prepare resolves or rejects on cue, the runtime fails on cue.
+ * Checks on the way: no runtime (which answers commands) runs unless running, the public state
  * survives restarts, and a restart waits exactly its backoff.
  */
 function terminalSut(_input: unknown, machines?: MachineOverrides): Sut {
@@ -69,12 +69,11 @@ function terminalSut(_input: unknown, machines?: MachineOverrides): Sut {
             void input;
           }),
       ),
-      runtime: fromCallback<TerminalCommand, TerminalRuntimeInput>(({ sendBack, receive }) => {
+      runtime: fromCallback<TerminalRuntimeEvent, TerminalRuntimeInput>(({ sendBack }) => {
         runtime = {
           fail: () => sendBack({ type: 'evt_runtime_failed', error: 'boom' }),
           retool: () => sendBack({ type: 'evt_retool' }),
         };
-        receive((cmd) => cmd.reply(null, 'done'));
         return () => {
           runtime = null;
         };
@@ -96,10 +95,6 @@ function terminalSut(_input: unknown, machines?: MachineOverrides): Sut {
   };
   const actor = createActor(logic, { input, clock }).start();
   const value = () => String(actor.getSnapshot().value);
-  const command = () =>
-    new Promise<unknown>((resolve) =>
-      actor.send({ type: 'cmd', name: 'keys', args: {}, reply: (e, v) => resolve(e ?? v) }),
-    );
   const settle = () => new Promise((r) => setTimeout(r, 0));
   return {
     state: value,
@@ -111,7 +106,6 @@ function terminalSut(_input: unknown, machines?: MachineOverrides): Sut {
           prepare!.resolve({ request: input.request, openTurn: null });
           await settle();
           expect(runtime, 'a running terminal has a runtime').not.toBeNull();
-          expect(await command()).toBe('done');
           break;
         case 'prepare_failed':
           prepare!.reject(new Error('no such pane'));
@@ -146,8 +140,8 @@ function terminalSut(_input: unknown, machines?: MachineOverrides): Sut {
       }
       const now = value();
       if (now !== 'running' && now !== 'detached') {
-        const answer = await command();
-        expect(answer, `a command while ${now}`).toMatchObject({ code: 'not_ready' });
+        // Commands are answered by a running runtime only: none runs now.
+        expect(runtime, `a runtime while ${now}`).toBeNull();
       }
       // The last published state stays readable whatever the lifecycle does.
       if (now !== 'detached')

@@ -1,0 +1,103 @@
+import { createActor, type ActorRefFrom } from 'xstate';
+import { completionMachine } from '../../machines/completion.js';
+import { diagnosticsMachine } from '../../machines/diagnostics.js';
+import { lastTurnMachine } from '../../machines/lastTurn.js';
+import { readinessMachine } from '../../machines/readiness.js';
+import { turnPhaseMachine, type TurnPhaseInput } from '../../machines/turnPhase.js';
+import { watchdogMachine } from '../../machines/watchdog.js';
+import { InspectionHub } from '../kernel/chart-runner.js';
+import type { ChartHost } from '../kernel/kernel.js';
+import type { KernelConfig } from '../schemas/kernel.js';
+
+/** The long-lived statechart actors of one terminal (a turn's completion actor comes and goes). */
+export interface TerminalCharts {
+  diagnostics: ActorRefFrom<typeof diagnosticsMachine>;
+  readiness: ActorRefFrom<typeof readinessMachine>;
+  turnPhase: ActorRefFrom<typeof turnPhaseMachine>;
+  lastTurn: ActorRefFrom<typeof lastTurnMachine>;
+  watchdog: ActorRefFrom<typeof watchdogMachine>;
+}
+
+/**
+ * Where a whole terminal's charts live: the kernel's {@link ChartHost} (readiness, one
+ * completion actor per turn) with the terminal's other charts beside it. Its charts are
+ * children of the terminal actor (live) or root actors of their own (replay, tests).
+ */
+export interface TerminalHost extends ChartHost {
+  readonly charts: TerminalCharts;
+}
+
+/** @deprecated The former name of {@link TerminalHost}. */
+export type ChartSite = TerminalHost;
+
+/** The machines of a terminal's charts. */
+export interface ChartLogic {
+  diagnostics: typeof diagnosticsMachine;
+  readiness: typeof readinessMachine;
+  completion: typeof completionMachine;
+  turnPhase: typeof turnPhaseMachine;
+  lastTurn: typeof lastTurnMachine;
+  watchdog: typeof watchdogMachine;
+}
+
+const CHART_LOGIC: ChartLogic = {
+  diagnostics: diagnosticsMachine,
+  readiness: readinessMachine,
+  completion: completionMachine,
+  turnPhase: turnPhaseMachine,
+  lastTurn: lastTurnMachine,
+  watchdog: watchdogMachine,
+};
+
+/** A host whose charts are root actors of their own: it stops them itself. */
+export type StandaloneSite = TerminalHost & { dispose(): void };
+
+/** Charts as root actors of their own (replay of one terminal, tests). */
+export function standaloneSite(options: {
+  config: KernelConfig;
+  watchdogBudgetSeconds?: number;
+  openTurn?: TurnPhaseInput['openTurn'];
+  hub?: InspectionHub;
+  /** Replaces a chart's machine (tests that check they would notice a wrong one). */
+  logic?: Partial<ChartLogic>;
+}): StandaloneSite {
+  const hub = options.hub ?? new InspectionHub();
+  const c = options.config;
+  const m: ChartLogic = { ...CHART_LOGIC, ...options.logic };
+  const charts: TerminalCharts = {
+    diagnostics: createActor(m.diagnostics, { inspect: hub.inspect }).start(),
+    readiness: createActor(m.readiness, { input: c, inspect: hub.inspect }).start(),
+    turnPhase: createActor(m.turnPhase, {
+      input: {
+        settleSeconds: c.settleSeconds,
+        staleActiveSeconds: c.staleActiveSeconds,
+        openTurn: options.openTurn ?? null,
+      },
+      inspect: hub.inspect,
+    }).start(),
+    lastTurn: createActor(m.lastTurn, { inspect: hub.inspect }).start(),
+    watchdog: createActor(m.watchdog, {
+      input: { budgetSeconds: options.watchdogBudgetSeconds ?? 0 },
+      inspect: hub.inspect,
+    }).start(),
+  };
+  const completions = new Map<string, { stop(): void }>();
+  return {
+    hub,
+    charts,
+    readiness: () => charts.readiness,
+    completion: (turnId, input) => {
+      const actor = createActor(m.completion, { input, inspect: hub.inspect }).start();
+      completions.set(turnId, actor);
+      return actor;
+    },
+    stopCompletion: (turnId) => {
+      completions.get(turnId)?.stop();
+      completions.delete(turnId);
+    },
+    dispose: () => {
+      for (const a of [...Object.values(charts), ...completions.values()]) a.stop();
+      completions.clear();
+    },
+  };
+}

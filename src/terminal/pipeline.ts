@@ -1,0 +1,394 @@
+import { BehaviorSubject, asyncScheduler, type Observable } from 'rxjs';
+import type { ActorRefFrom } from 'xstate';
+import type { diagnosticsMachine } from '../../machines/diagnostics.js';
+import { normalizeProjection } from '../../machines/surface.js';
+import { ChartRunner } from '../kernel/chart-runner.js';
+import { Kernel } from '../kernel/kernel.js';
+import { TimerOrder, Timers } from '../kernel/timers.js';
+import { WatchdogDriver, type WatchdogCancelRequest } from '../kernel/watchdog-driver.js';
+import { Journal } from '../journal/journal.js';
+import { isVerified } from '../profiles/internal/define.js';
+import type { ToolProfile, Screen } from '../profiles/types.js';
+import { KernelConfig } from '../schemas/kernel.js';
+import type { ParseOutcome, ProbeOutcome } from '../schemas/probe.js';
+import type {
+  ChartTransition,
+  JournalRecord,
+  RecordDraft,
+  RecordEvidence,
+} from '../schemas/record.js';
+import { NO_SIGNALS, type ProfileResult } from '../schemas/signals.js';
+import type { TerminalState } from '../schemas/terminal-state.js';
+import { standaloneSite, type StandaloneSite, type TerminalHost } from './charts.js';
+import type { PipelineOptions } from './options.js';
+import { commandEvidence, observationOf, readFrame, readProbe, type ProbeFacts } from './frame.js';
+import {
+  kernelAnomalyRecord,
+  turnRecord,
+  unrecognisedRecord,
+  unverifiedVersionRecord,
+  watchdogCancelRecord,
+  watchdogWindowRecord,
+  UnrecognisedScreens,
+} from './records.js';
+import { composeState, settleTimes, type StateTimes } from './state.js';
+import { TurnDriver } from './turn-driver.js';
+
+export type { PipelineOptions, ProbeFacts };
+
+/**
+ * The per-terminal pipeline: probe + screen → profile → the charts (diagnostics, readiness,
+ * completion, turn phase, last turn, watchdog) → the public terminal state and the record
+ * stream. The same code runs live (charts as children of the terminal actor) and in replay
+ * (on virtual time); it keeps time and evidence, the charts decide. Reading a frame
+ * (frame.ts), composing the state (state.ts) and the records (records.ts) are pure functions.
+ */
+export class TerminalPipeline {
+  readonly kernel: Kernel;
+  readonly journal: Journal;
+  readonly timers: Timers;
+  private readonly site: TerminalHost;
+  /** The site this pipeline made itself (none given), which it stops with itself. */
+  private readonly ownSite: StandaloneSite | null;
+  private readonly ownsJournal: boolean;
+  private readonly diagnostics: ChartRunner<ActorRefFrom<typeof diagnosticsMachine>>;
+  private readonly turns: TurnDriver;
+  private readonly watchdog: WatchdogDriver;
+  private readonly subject: BehaviorSubject<TerminalState>;
+  private profile: ToolProfile;
+  private toolVersion: string | undefined;
+  private readonly unrecognised = new UnrecognisedScreens();
+  private parsed: ProfileResult | null = null;
+  private probeOutcome: ProbeOutcome | null = null;
+  private surfaceKey: string | null = null;
+  private readonly times: StateTimes;
+  private completionTurnId: string | null = null;
+  /** Transitions since the last published state, and what they were decided on. */
+  private transitions: ChartTransition[] = [];
+  private evidence: RecordEvidence | null = null;
+  private disposed = false;
+  /** The latest capture, for people looking at the pane (never published or journaled). */
+  private lastScreen: { text: string; t: number } | null = null;
+
+  constructor(private readonly o: PipelineOptions) {
+    this.profile = o.profile;
+    this.toolVersion = o.toolVersion;
+    const scheduler = o.scheduler ?? asyncScheduler;
+    const config = KernelConfig.parse(o.config ?? {});
+    this.times = {
+      now: 0,
+      readinessSince: null,
+      phaseSince: null,
+      surfaceSince: null,
+      stateSince: null,
+      stabilitySeconds: config.stabilitySeconds,
+    };
+    this.journal = o.journal ?? new Journal({ dataDir: null, scheduler });
+    this.ownsJournal = !o.journal;
+    this.ownSite = o.site
+      ? null
+      : standaloneSite({
+          config,
+          watchdogBudgetSeconds:
+            o.watchdogBudgetSeconds ?? o.restore?.request.watchdogBudgetSeconds,
+          openTurn: o.restore?.openTurn ?? null,
+        });
+    const site = (this.site = o.site ?? this.ownSite!);
+    this.timers = new Timers(scheduler, o.originMs ?? 0);
+    this.kernel = new Kernel({ config, host: site, timers: this.timers, observer: o.observer });
+    this.kernel.records$.subscribe((r) => {
+      if ('anomaly' in r) {
+        void this.record(kernelAnomalyRecord(o.terminalId, r, this.profile.id));
+        return;
+      }
+      const { t: _t, turn, ...rest } = r;
+      this.transitions.push({
+        ...rest,
+        ...(turn !== undefined && this.completionTurnId ? { turnId: this.completionTurnId } : {}),
+      });
+    });
+    this.diagnostics = new ChartRunner(site.charts.diagnostics, site.hub, (step) =>
+      this.transitions.push({ machine: 'diagnostics', ...step }),
+    );
+    this.turns = new TurnDriver({
+      turnPhase: site.charts.turnPhase,
+      lastTurn: site.charts.lastTurn,
+      hub: site.hub,
+      timers: this.timers,
+      nextTurnId: () => `turn-${this.journal.index.nextTurn}`,
+      onTransition: (_t, tr) => this.transitions.push(tr),
+      onTurn: (ev) => void this.record(turnRecord(o.terminalId, ev)),
+    });
+    this.watchdog = new WatchdogDriver({
+      actor: site.charts.watchdog,
+      hub: site.hub,
+      timers: this.timers,
+      // Stryker disable next-line StringLiteral: the name only has to differ from the terminal's other timers (turn.settle, surface.stability, readiness.*, completion.*), and an empty one does too
+      key: `watchdog.${o.terminalId}`,
+      cancel: (req) => this.cancelSession(req),
+      onStep: (step) => this.transitions.push({ machine: 'watchdog', ...step }),
+    });
+    const last = o.restore?.lastTurn;
+    if (last) this.turns.restoreLastTurn(last);
+    this.subject = new BehaviorSubject(this.compose());
+    this.timers.onFired((due) => {
+      this.evidence = null;
+      this.publish(due);
+    });
+  }
+
+  /** Every change of the public state (the current one first). */
+  get state$(): Observable<TerminalState> {
+    return this.subject.asObservable();
+  }
+
+  get state(): TerminalState {
+    return this.subject.getValue();
+  }
+
+  /** The latest parsed projection (the baseline a submit compares against). */
+  get projectionText(): string {
+    return this.parsed?.surface.projectionText ?? '';
+  }
+
+  /**
+   * Starts the session: continues the watchdog window the journal recorded (a fired one stays
+   * fired), or opens one at `t` when the terminal has a budget.
+   */
+  startSession(t: number): void {
+    this.advance(t);
+    const window = this.o.restore?.watchdog;
+    if (window) this.watchdog.restore(t, window);
+    else {
+      this.watchdog.start(t);
+      this.recordWindow('started');
+    }
+    this.publish(t);
+  }
+
+  /** An explicit resume after the watchdog fired: a fresh window from `t`. */
+  resumeSession(t: number): void {
+    this.advance(t);
+    const before = this.watchdog.state;
+    this.watchdog.resume(t);
+    if (before === 'fired') this.recordWindow('resumed');
+    this.evidence = commandEvidence(this.profile, this.toolVersion, 'resume');
+    this.publish(t);
+  }
+
+  finishSession(t: number): void {
+    this.advance(t);
+    this.watchdog.finish(t);
+    this.publish(t);
+  }
+
+  /** Moves time to `t`, firing due timers. */
+  advance(t: number): void {
+    this.kernel.advance(t);
+    this.times.now = Math.max(this.times.now, t);
+  }
+
+  /** The pane's latest capture and its time, or null before the first. */
+  get screen(): { text: string; t: number } | null {
+    return this.lastScreen;
+  }
+
+  /** One poll with a capture. */
+  frame(t: number, screen: Screen, probe: ProbeFacts): void {
+    this.advance(t);
+    this.lastScreen = { text: screen.text, t };
+    const read = readFrame(this.profile, this.toolVersion, screen, probe);
+    this.evidence = read.evidence;
+    if (!read.unrecognised || this.unrecognised.note(t, read.evidence.screenHash!)) {
+      this.flushUnrecognised(t);
+    }
+    this.step(t, read.outcome, read.result);
+  }
+
+  /**
+   * The CLI's version, as attached (`attach`) or as read from the running CLI (`process`): the
+   * screens are read with `profile` (picked for that version) from now on. A version the
+   * profile was not verified against is recorded as an anomaly. Returns whether anything changed.
+   */
+  useVersion(
+    t: number,
+    version: string,
+    profile: ToolProfile,
+    source: 'attach' | 'process',
+  ): boolean {
+    if (source === 'process' && version === this.toolVersion) return false;
+    this.advance(t);
+    this.profile = profile;
+    this.toolVersion = version;
+    if (!isVerified(profile.verified ?? [], version)) {
+      void this.record(unverifiedVersionRecord(this.o.terminalId, t, profile, version, source));
+    }
+    this.evidence = null;
+    this.publish(t);
+    return true;
+  }
+
+  /** Records the unrecognised frames not yet recorded, if any. */
+  private flushUnrecognised(t: number): void {
+    const u = this.unrecognised.take(t);
+    if (u)
+      void this.record(unrecognisedRecord(this.o.terminalId, t, this.profile, this.toolVersion, u));
+  }
+
+  /** One poll that produced no capture. */
+  probe(t: number, probe: ProbeFacts & { parse?: ParseOutcome }): void {
+    this.advance(t);
+    const read = readProbe(this.profile, this.toolVersion, probe);
+    this.evidence = read.evidence;
+    this.step(t, read.outcome, null);
+  }
+
+  /**
+   * A prompt was submitted: arms an explicit-input turn (its completion actor compares with the
+   * screen as it is now) and records it; returns the turn id, unique across restarts.
+   */
+  submit(t: number): string {
+    this.advance(t);
+    const turnId = `turn-${this.journal.index.nextTurn}`;
+    this.kernel.submit(t, this.projectionText, turnId);
+    this.completionTurnId = turnId;
+    this.evidence = commandEvidence(this.profile, this.toolVersion, 'submit');
+    this.turns.armExplicit(t, turnId);
+    this.publish(t);
+    return turnId;
+  }
+
+  dispose(): void {
+    // Stryker disable next-line ConditionalExpression: a second dispose() would only repeat releases that are idempotent (charts, timers, subscriptions, closing the journal), with nothing left to record (an always-true guard is caught: nothing would be stopped)
+    if (this.disposed) return;
+    this.flushUnrecognised(this.times.now);
+    this.disposed = true;
+    this.turns.stop();
+    this.watchdog.stop();
+    this.diagnostics.dispose();
+    this.kernel.dispose();
+    this.timers.dispose();
+    this.ownSite?.dispose();
+    this.subject.complete();
+    if (this.ownsJournal) void this.journal.close();
+  }
+
+  private step(t: number, outcome: ProbeOutcome, result: ProfileResult | null): void {
+    this.probeOutcome = outcome;
+    this.diagnostics.send({ type: 'probe', probe: outcome });
+    const diagnostics = this.diagnostics.state;
+    if (result) this.parsed = result;
+    const obs = observationOf(diagnostics, outcome.parse, result, this.projectionText);
+    this.kernel.observe(t, obs);
+    this.turns.frame(t, {
+      available: diagnostics === 'available' && result !== null,
+      signals: result?.signals ?? NO_SIGNALS,
+      // A poll with no readable screen says nothing of the transcript: it is as last seen (an
+      // empty one would count as a change, evidence for a turn that did nothing).
+      projectionText: obs.projectionText,
+    });
+    const key = JSON.stringify([
+      obs.availability,
+      obs.businessState,
+      obs.inputMode,
+      normalizeProjection(obs.projectionText),
+    ]);
+    if (key !== this.surfaceKey) {
+      this.surfaceKey = key;
+      this.times.surfaceSince = t;
+      this.armStability(t);
+    }
+    this.publish(t);
+  }
+
+  /**
+   * The state turns stable when the window ends, not at the next frame: a pane that stops
+   * changing may send no frame for a long time (control mode samples on change).
+   */
+  private armStability(t: number): void {
+    this.timers.set(
+      // Stryker disable next-line StringLiteral: the name only has to differ from the terminal's other timers (turn.*, watchdog.*, readiness.*, completion.*), and an empty one does too
+      'surface.stability',
+      t + this.kernel.config.stabilitySeconds,
+      TimerOrder.surfaceStability,
+      () => {},
+    );
+  }
+
+  /** The chart asked to cancel the session: journal the record, then interrupt a running turn. */
+  private cancelSession(req: WatchdogCancelRequest): void {
+    const turnRunning = this.turns.snapshot().phase === 'active';
+    const durable = this.record(watchdogCancelRecord(this.o.terminalId, req, this.o.originMs ?? 0));
+    const interrupt = this.o.interrupt;
+    if (turnRunning && interrupt) {
+      // Only once the record is durable: a crash in between never cancels twice.
+      void durable.then((r) => (r !== null ? interrupt() : undefined)).catch(() => {});
+    }
+  }
+
+  private recordWindow(reason: 'started' | 'resumed'): void {
+    // No window open (no budget): nothing to record. Called right after a start or a resume, so
+    // a window is open exactly when the chart is armed.
+    const startedAt = this.watchdog.sessionStartedAt;
+    if (startedAt === null) return;
+    void this.record(
+      watchdogWindowRecord(this.o.terminalId, reason, startedAt, this.watchdog.budgetSeconds),
+    );
+  }
+
+  /** Appends a record; resolves once it is durable (null when the journal failed). */
+  private record(draft: RecordDraft): Promise<JournalRecord | null> {
+    return this.journal.append(draft).catch(() => null);
+  }
+
+  /** Composes the public state once and publishes it (with a state record) when it changed. */
+  private publish(t: number): void {
+    if (this.disposed) return;
+    const times = this.times;
+    times.now = Math.max(times.now, t);
+    const prev = this.subject.getValue();
+    const next = this.compose();
+    const { changed, restarted } = settleTimes(prev, next, times);
+    if (restarted) this.armStability(times.now);
+    const transitions = this.transitions;
+    this.transitions = [];
+    // Each chart's state is a public field (diagnostics.availability, readiness.status,
+    // completion.status, turn.phase, lastTurn, watchdog.state): transitions always come with a
+    // changed field, and a state record is a change of the public state.
+    if (Object.keys(changed).length === 0) return;
+    void this.record({
+      kind: 'state',
+      terminalId: this.o.terminalId,
+      t: times.now,
+      changed,
+      transitions,
+      evidence: this.evidence,
+    });
+    this.subject.next(next);
+  }
+
+  private compose(): TerminalState {
+    return composeState(
+      {
+        terminalId: this.o.terminalId,
+        target: this.o.target ?? null,
+        tool: this.profile.id,
+        toolVersion: this.toolVersion ?? null,
+        diagnostics: this.diagnostics.state as TerminalState['diagnostics']['availability'],
+        probe: this.probeOutcome,
+        parse: this.probeOutcome?.parse ?? null,
+        probeError: this.probeOutcome?.error ?? null,
+        parsed: this.parsed,
+        kernel: this.kernel.snapshot(),
+        completionTurnId: this.completionTurnId,
+        turn: this.turns.snapshot(),
+        watchdog: {
+          state: this.watchdog.state as TerminalState['watchdog']['state'],
+          sessionStartedAt: this.watchdog.sessionStartedAt,
+          budgetSeconds: this.watchdog.budgetSeconds,
+        },
+      },
+      this.times,
+    );
+  }
+}

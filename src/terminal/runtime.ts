@@ -1,0 +1,264 @@
+import { concatMap, exhaustMap, filter, from, interval, of, take, type SchedulerLike } from 'rxjs';
+import { fromCallback, fromPromise } from 'xstate';
+import {
+  chartsOf,
+  terminalMachine,
+  type CompletionRef,
+  type Preparation,
+  type TerminalRuntimeEvent,
+  type TerminalRuntimeInput,
+} from '../../machines/terminal.js';
+import { PanewardError } from '../errors.js';
+import type { Journal } from '../journal/journal.js';
+import type { InspectionHub } from '../kernel/chart-runner.js';
+import type { FrameSource } from '../observe/frame-source.js';
+import type { PaneProbe } from '../observe/probe.js';
+import { detectToolVersion } from '../observe/tool-version.js';
+import type { ToolProfile } from '../profiles/types.js';
+import type { KernelConfig } from '../schemas/kernel.js';
+import type { TerminalHost } from './charts.js';
+import { TerminalCommands } from './commands.js';
+import { TerminalPipeline } from './pipeline.js';
+import { PaneTyping } from './typing.js';
+
+/** What the terminal runtime needs from the supervisor. */
+export interface TerminalRuntimeDeps {
+  source: FrameSource;
+  journal: Journal;
+  hub: InspectionHub;
+  scheduler: SchedulerLike;
+  config: KernelConfig;
+  profileFor(tool: string, toolVersion?: string): ToolProfile;
+  /** The tool running in a pane (`unsupported` when none is known). */
+  detectTool(target: string): Promise<string>;
+  /** Reads a running CLI's version (default: from /proc and its package.json). */
+  detectVersion?: typeof detectToolVersion;
+  /** Told how long each sample of a pane took, in ms. */
+  onSample?(terminalId: string, tookMs: number): void;
+  /** Where the commands of each running terminal are found (see {@link RunningTerminals}). */
+  running: RunningTerminals;
+}
+
+/**
+ * The commands of every terminal whose runtime runs now, by terminal id: a runtime puts its
+ * own in when it starts and takes them out when it stops, so a terminal that is attaching or
+ * restarting has none, and a caller is told it is not running.
+ */
+export class RunningTerminals {
+  private readonly commands = new Map<string, TerminalCommands>();
+
+  /** The running terminal's commands, or undefined while it is not running. */
+  get(id: string): TerminalCommands | undefined {
+    return this.commands.get(id);
+  }
+
+  /** Puts a runtime's commands in; returns what takes them out again. */
+  add(id: string, commands: TerminalCommands): () => void {
+    this.commands.set(id, commands);
+    return () => {
+      if (this.commands.get(id) === commands) this.commands.delete(id);
+    };
+  }
+}
+
+/** How often a pane with no known agent is looked at again. */
+const REDETECT_MS = 5000;
+
+/**
+ * The terminal machine with its runtime provided: `prepare` detects the tool when none was
+ * given and reads what the journal says to restore; `runtime` builds the terminal's pipeline
+ * on its charts, feeds it the pane's samples and puts the terminal's commands in `running`.
+ */
+export function provideTerminal(deps: TerminalRuntimeDeps) {
+  return terminalMachine.provide({
+    actors: {
+      prepare: fromPromise<Preparation, TerminalRuntimeInput>(async ({ input }) => {
+        const request = { ...input.request };
+        if (request.tool === 'auto') request.tool = await deps.detectTool(request.target);
+        // A turn left open is restored when the journal shows it under way (activity was
+        // recorded); one with nothing recorded may never have been submitted.
+        const open = deps.journal.index.facts(input.terminalId)?.openTurn;
+        return { request, openTurn: open?.hadEvidence ? open : null };
+      }),
+      runtime: fromCallback<TerminalRuntimeEvent, TerminalRuntimeInput>(
+        ({ input, receive, sendBack }) => startRuntime(deps, input, receive, sendBack),
+      ),
+    },
+  });
+}
+
+function startRuntime(
+  deps: TerminalRuntimeDeps,
+  input: TerminalRuntimeInput,
+  receive: (listener: (event: TerminalRuntimeEvent) => void) => void,
+  sendBack: (event: { type: string; [k: string]: unknown }) => void,
+): () => void {
+  const id = input.terminalId;
+  const profile = deps.profileFor(input.request.tool, input.request.toolVersion);
+  const now = () => deps.scheduler.now() / 1000;
+  const target = input.request.target;
+  const host = terminalHost(input, deps.hub, receive, sendBack);
+  const pipeline = new TerminalPipeline({
+    terminalId: id,
+    profile,
+    toolVersion: input.request.toolVersion,
+    target,
+    config: { ...deps.config, ...input.request.config },
+    scheduler: deps.scheduler,
+    site: host,
+    journal: deps.journal,
+    restore: deps.journal.index.facts(id) ?? null,
+    // The watchdog's cancel (only ever called after its record is durable, so after `commands`
+    // below exists) waits its turn in the command queue like every key paneward presses.
+    interrupt: (): Promise<void> => commands.cancelForWatchdog(),
+  });
+  const fail = (error: unknown) => {
+    sendBack({
+      type: 'evt_runtime_failed',
+      error: error instanceof Error ? error.message : String(error),
+    });
+  };
+  const published = pipeline.state$.subscribe((state) => sendBack({ type: 'evt_state', state }));
+  pipeline.startSession(now());
+  if (input.request.toolVersion) {
+    pipeline.useVersion(now(), input.request.toolVersion, profile, 'attach');
+  }
+  const versions = new VersionWatch(pipeline, profile, input.request.tool, deps, now);
+  const samples = deps.source
+    .samples({ target, processNames: profile.processNames })
+    // When the agent's processes change, its version is read before their first frame: a
+    // release paneward was not verified against is never read, not even for one frame.
+    .pipe(
+      concatMap((probe) => {
+        const reading = versions.check(probe.pids);
+        return reading ? from(reading.then(() => probe)) : of(probe);
+      }),
+    )
+    .subscribe({
+      next: (probe) => {
+        try {
+          handleSample(pipeline, now(), probe);
+        } catch (error) {
+          fail(error);
+        }
+      },
+      error: fail,
+    });
+
+  // A pane attached without a tool and with no known agent in it: look again now and then, so
+  // an agent CLI started later in that shell is supervised with its profile.
+  const redetect =
+    input.request.detect && profile.processNames.length === 0
+      ? interval(REDETECT_MS, deps.scheduler)
+          .pipe(
+            exhaustMap(() => from(deps.detectTool(target).catch(() => 'unsupported'))),
+            filter((tool) => tool !== 'unsupported'),
+            take(1),
+          )
+          .subscribe(() => sendBack({ type: 'evt_retool' }))
+      : null;
+  const typing = new PaneTyping(deps.source.transport, target);
+  const commands = new TerminalCommands(pipeline, profile, typing, deps.scheduler, now);
+  const release = deps.running.add(id, commands);
+
+  return () => {
+    release();
+    redetect?.unsubscribe();
+    versions.stop();
+    samples.unsubscribe();
+    published.unsubscribe();
+    commands.abort();
+    pipeline.dispose();
+  };
+}
+
+/**
+ * The terminal actor as the host of its pipeline's charts: the long-lived ones are its
+ * children; a turn's completion actor is spawned by it when the runtime arms the turn, and
+ * handed back (`turn.completion`) before the arming returns.
+ */
+function terminalHost(
+  input: TerminalRuntimeInput,
+  hub: InspectionHub,
+  receive: (listener: (event: TerminalRuntimeEvent) => void) => void,
+  sendBack: (event: { type: string; [k: string]: unknown }) => void,
+): TerminalHost {
+  const charts = chartsOf(input.terminal);
+  let handed: { turnId: string; ref: CompletionRef } | null = null;
+  receive((event) => {
+    handed = { turnId: event.turnId, ref: event.ref };
+  });
+  return {
+    hub,
+    charts,
+    readiness: () => charts.readiness,
+    completion: (turnId, turn) => {
+      handed = null;
+      sendBack({ type: 'evt_turn_armed', turnId, baseline: turn.baseline ?? '' });
+      const got = handed as { turnId: string; ref: CompletionRef } | null;
+      if (got?.turnId !== turnId) {
+        throw new PanewardError(
+          'internal',
+          `terminal ${input.terminalId} spawned no completion for ${turnId}`,
+        );
+      }
+      return got.ref;
+    },
+    stopCompletion: () => sendBack({ type: 'evt_turn_closed' }),
+  };
+}
+
+/**
+ * Reads the running CLI's version from its package whenever the agent's processes change (it
+ * was started, or restarted after an upgrade), and tells the pipeline when it differs.
+ */
+class VersionWatch {
+  private pidsKey = '';
+  private stopped = false;
+
+  constructor(
+    private readonly pipeline: TerminalPipeline,
+    private readonly profile: ToolProfile,
+    private readonly tool: string,
+    private readonly deps: TerminalRuntimeDeps,
+    private readonly now: () => number,
+  ) {}
+
+  /**
+   * Reads the version when `pids` differ from the last ones read (null: nothing to read, the
+   * sample goes on at once); the promise never rejects.
+   */
+  check(pids: readonly number[]): Promise<void> | null {
+    const packages = this.profile.packages ?? [];
+    if (pids.length === 0 || packages.length === 0) return null;
+    const key = pids.join(',');
+    if (key === this.pidsKey) return null;
+    this.pidsKey = key;
+    return this.read(pids, packages);
+  }
+
+  private async read(pids: readonly number[], packages: readonly string[]): Promise<void> {
+    try {
+      const found = await (this.deps.detectVersion ?? detectToolVersion)(pids, packages);
+      if (this.stopped || !found) return;
+      this.pipeline.useVersion(
+        this.now(),
+        found.version,
+        this.deps.profileFor(this.tool, found.version),
+        'process',
+      );
+    } catch {
+      // Unreadable /proc entries: the version stays as it was; the next change tries again.
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+}
+
+/** One sample → one pipeline step. */
+function handleSample(pipeline: TerminalPipeline, t: number, probe: PaneProbe): void {
+  if (probe.capture) pipeline.frame(t, probe.capture, probe);
+  else pipeline.probe(t, probe);
+}

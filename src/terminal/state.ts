@@ -1,0 +1,237 @@
+import type { KernelSnapshot } from '../kernel/kernel.js';
+import type { ParseOutcome, ProbeOutcome } from '../schemas/probe.js';
+import type { RestoreFacts } from '../schemas/record.js';
+import { NO_SIGNALS, type ProfileResult } from '../schemas/signals.js';
+import type { TerminalState } from '../schemas/terminal-state.js';
+import type { TurnSnapshot } from './turn-driver.js';
+
+/** What a terminal's public state is made of, as its pipeline knows it at one instant. */
+export interface StateFacts {
+  terminalId: string;
+  target: string | null;
+  tool: string;
+  toolVersion: string | null;
+  diagnostics: TerminalState['diagnostics']['availability'];
+  probe: ProbeOutcome | null;
+  parse: ParseOutcome | null;
+  probeError: { kind: string; message: string } | null;
+  /** The latest parsed screen (shown only while diagnostics are available). */
+  parsed: ProfileResult | null;
+  kernel: KernelSnapshot;
+  /** The turn the kernel's completion actor belongs to. */
+  completionTurnId: string | null;
+  turn: TurnSnapshot;
+  watchdog: {
+    state: TerminalState['watchdog']['state'];
+    sessionStartedAt: number | null;
+    budgetSeconds: number;
+  };
+}
+
+/** When things last changed: the clock-derived part of the public state. */
+export interface StateTimes {
+  now: number;
+  readinessSince: number | null;
+  phaseSince: number | null;
+  /** When the surface (availability, business state, input mode, projection) last changed. */
+  surfaceSince: number | null;
+  /** When the public state last changed. */
+  stateSince: number | null;
+  stabilitySeconds: number;
+}
+
+/**
+ * The public state from the pipeline's facts. The clock-derived fields (`readiness.since`,
+ * `turn.since`, `stability`) are filled by {@link stampTimes}, which a publish applies again
+ * once it knows what changed: the state itself is composed once per publish.
+ */
+export function composeState(f: StateFacts, times: StateTimes): TerminalState {
+  const k = f.kernel;
+  const available = f.diagnostics === 'available';
+  const surface = f.parsed && available ? f.parsed : null;
+  const sig = surface?.signals ?? NO_SIGNALS;
+  const watchdog = f.watchdog.state;
+  const state: TerminalState = {
+    terminalId: f.terminalId,
+    target: f.target,
+    tool: f.tool,
+    toolVersion: f.toolVersion,
+    t: times.now,
+    diagnostics: {
+      availability: f.diagnostics,
+      transport: f.probe?.transport ?? null,
+      process: f.probe?.process ?? null,
+      parse: f.parse,
+      error: f.probeError,
+    },
+    surface: {
+      availability: surface?.surface.availability ?? 'unknown',
+      businessState: surface?.surface.businessState ?? 'unknown',
+      inputMode: surface?.surface.inputMode ?? 'unknown',
+      uiContext: surface?.surface.uiContext ?? 'unknown',
+      acceptingInput: sig.acceptingInput,
+      editingInput: sig.editingInput,
+      readyPosture: sig.readyPosture,
+      blockedPrompt: sig.blockedPrompt,
+      activeReasons: sig.activeReasons,
+    },
+    turn: { phase: f.turn.phase, since: null, current: f.turn.current },
+    lastTurn: f.turn.lastTurn,
+    readiness: {
+      status: k.readiness as TerminalState['readiness']['status'],
+      since: null,
+    },
+    completion:
+      // Stryker disable next-line LogicalOperator: the kernel has a completion only after submit(), which sets completionTurnId right after handing it the turn, and nothing composes in between
+      k.completion && f.completionTurnId
+        ? {
+            turnId: f.completionTurnId,
+            status: k.completion.status as NonNullable<TerminalState['completion']>['status'],
+            sawWorking: k.completion.evidence.sawWorking,
+            sawProjectionChange: k.completion.evidence.sawProjectionChange,
+            ...(k.completion.payload === null ? {} : { payload: k.completion.payload }),
+          }
+        : null,
+    // Signals of a surface that is not available are NO_SIGNALS: `unknown`.
+    chatContext: { state: sig.chatContext },
+    stability: { stable: false, stableForSeconds: 0 },
+    watchdog: {
+      state: watchdog,
+      sessionStartedAt: f.watchdog.sessionStartedAt,
+      budgetSeconds: f.watchdog.budgetSeconds,
+    },
+    session:
+      watchdog === 'fired'
+        ? { status: 'blocked', stopReasonCode: 'watchdog_wall_clock_exceeded' }
+        : watchdog === 'finished'
+          ? { status: 'finished', stopReasonCode: null }
+          : { status: 'running', stopReasonCode: null },
+  };
+  stampTimes(state, times);
+  return state;
+}
+
+/** Writes the clock-derived fields of `state` (in place) from `times`. */
+export function stampTimes(state: TerminalState, times: StateTimes): void {
+  const since =
+    times.surfaceSince === null ? null : Math.max(times.surfaceSince, times.stateSince ?? 0);
+  const stableFor = since === null ? 0 : Math.max(0, times.now - since);
+  state.readiness.since = times.readinessSince;
+  state.turn.since = times.phaseSince;
+  state.stability = {
+    stable: since !== null && stableFor >= times.stabilitySeconds,
+    stableForSeconds: stableFor,
+  };
+}
+
+/**
+ * Settles the clock-derived fields of `next` (composed now) against `prev`, the state last
+ * published: readiness and the turn phase are `since` now when they changed, and a change of
+ * the public state (the stability fields apart) starts its stability over. Returns the changed
+ * fields and whether the state changed.
+ */
+export function settleTimes(
+  prev: TerminalState,
+  next: TerminalState,
+  times: StateTimes,
+): { changed: Record<string, unknown>; restarted: boolean } {
+  if (next.readiness.status !== prev.readiness.status || times.readinessSince === null) {
+    times.readinessSince = times.now;
+  }
+  if (next.turn.phase !== prev.turn.phase || times.phaseSince === null) {
+    times.phaseSince = times.now;
+  }
+  stampTimes(next, times);
+  // stableForSeconds is how long the public state has been unchanged: a change (a fresh
+  // success too) is published with 0, not stable. The stability fields themselves do not count.
+  const restarted = Object.keys(changedFields(prev, next)).some((k) => !k.startsWith('stability.'));
+  if (restarted) {
+    times.stateSince = times.now;
+    stampTimes(next, times);
+  }
+  return { changed: changedFields(prev, next), restarted };
+}
+
+/** The public state of a terminal whose runtime has not published yet. */
+export function initialState(o: {
+  /** Observation time of the attach. */
+  t: number;
+  terminalId: string;
+  target: string | null;
+  tool: string;
+  toolVersion: string | null;
+  budgetSeconds: number;
+  /** What the journal restores (a re-adopted terminal): its last turn and a turn under way. */
+  restore?: RestoreFacts | null;
+}): TerminalState {
+  const last = o.restore?.lastTurn;
+  const open = o.restore?.openTurn?.hadEvidence ? o.restore.openTurn.turn : null;
+  return {
+    terminalId: o.terminalId,
+    target: o.target,
+    tool: o.tool,
+    toolVersion: o.toolVersion,
+    t: o.t,
+    diagnostics: {
+      availability: 'unknown',
+      transport: null,
+      process: null,
+      parse: null,
+      error: null,
+    },
+    surface: {
+      availability: 'unknown',
+      businessState: 'unknown',
+      inputMode: 'unknown',
+      uiContext: 'unknown',
+      acceptingInput: 'unknown',
+      editingInput: 'unknown',
+      readyPosture: 'unknown',
+      blockedPrompt: null,
+      activeReasons: [],
+    },
+    turn: open
+      ? { phase: 'active', since: o.t, current: structuredClone(open) }
+      : { phase: 'unknown', since: null, current: null },
+    lastTurn: last
+      ? { result: last.result, source: last.source, turnId: last.turnId, at: last.at }
+      : { result: 'none', source: 'none', turnId: null, at: null },
+    readiness: { status: 'waiting', since: null },
+    completion: null,
+    chatContext: { state: 'unknown' },
+    stability: { stable: false, stableForSeconds: 0 },
+    watchdog: { state: 'disabled', sessionStartedAt: null, budgetSeconds: o.budgetSeconds },
+    session: { status: 'running', stopReasonCode: null },
+  };
+}
+
+/** Fields that never count as a change: they move with the clock alone. */
+const CLOCK_FIELDS = new Set(['t', 'stability.stableForSeconds']);
+
+/** The public-state leaves that differ, as dotted paths with their new values. */
+export function changedFields(a: TerminalState, b: TerminalState): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const plain = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
+  const walk = (x: unknown, y: unknown, path: string) => {
+    if (CLOCK_FIELDS.has(path)) return;
+    if (plain(x) && plain(y)) {
+      const keys = new Set([...Object.keys(x as object), ...Object.keys(y as object)]);
+      for (const k of keys) {
+        walk(
+          (x as Record<string, unknown>)[k],
+          (y as Record<string, unknown>)[k],
+          path ? `${path}.${k}` : k,
+        );
+      }
+      return;
+    }
+    if (JSON.stringify(x) !== JSON.stringify(y)) out[path] = y === undefined ? null : y;
+  };
+  walk(a, b, '');
+  return out;
+}
+
+/** Equal but for the clock-derived fields (`t`, `stability.stableForSeconds`). */
+export function sameState(a: TerminalState, b: TerminalState): boolean {
+  return Object.keys(changedFields(a, b)).length === 0;
+}
