@@ -14,7 +14,7 @@ import {
   type SurfaceObservation,
 } from './surface.js';
 
-/** Events of the completion chart (statecharts.md §2): one raw observation, or a named event. */
+/** Events of the completion chart (docs/statecharts.md §2): one raw observation, or a named event. */
 export type CompletionEvent =
   | { type: 'observation'; observation: SurfaceObservation }
   | { type: 'evt_working_seen' }
@@ -32,7 +32,7 @@ export type CompletionEvent =
   | { type: 'evt_stalled_recovered_to_candidate' }
   | { type: 'evt_stalled_recovered_to_blocked' };
 
-/** What the chart asks of its driver: the stall timer and the stability window (statecharts.md §3). */
+/** What the chart asks of its driver: the stall timer and the stability window (docs/statecharts.md §3). */
 export type CompletionTimerRequest =
   | StallTimerRequest
   | { type: 'stability_window.start'; seconds: number }
@@ -89,7 +89,7 @@ const submitReadyWithActivity = ({
  * Completion: is this turn finished? One actor per turn, created when a prompt is submitted
  * with the anchor's baseline; it ends in `completed` or `failed`. Each `observation` first
  * folds into the turn's evidence (`note_observation`), then the guards below classify it,
- * first match wins (statecharts.md §2), into the named event of the chart; from `unknown` and
+ * first match wins (docs/statecharts.md §2), into the named event of the chart; from `unknown` and
  * `stalled` the recovery variants are raised, from `candidate_complete` a non-candidate is
  * `evt_state_signature_changed`. A candidate with a new signature restarts the stability
  * window; an identical one leaves it running. Timers run in the driver: the chart starts and

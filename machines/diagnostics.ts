@@ -1,6 +1,6 @@
 import { raise, setup } from 'xstate';
 
-/** The outcomes of one probe cycle (statecharts.md §6). */
+/** The outcomes of one probe cycle (docs/statecharts.md §6). */
 export interface ProbeFacts {
   transport: 'tmux_up' | 'tmux_missing' | 'probe_error';
   process: 'tui_up' | 'tui_down' | 'unsupported_tool' | 'probe_error' | 'unknown';
@@ -13,7 +13,7 @@ export interface ProbeFacts {
     | 'parse_error';
 }
 
-/** One raw probe cycle, or its mapped outcome (statecharts.md §6). */
+/** One raw probe cycle, or its mapped outcome (docs/statecharts.md §6). */
 export type DiagnosticsEvent =
   | { type: 'probe'; probe: ProbeFacts }
   | { type: 'evt_probe_available' }
@@ -30,7 +30,7 @@ const probed =
 
 /**
  * Diagnostics availability: can we see the terminal at all? Only `available` makes the surface
- * meaningful. Each `probe` is mapped by the guards below, first match wins (statecharts.md §6),
+ * meaningful. Each `probe` is mapped by the guards below, first match wins (docs/statecharts.md §6),
  * to the event the chart is drawn with.
  */
 export const diagnosticsMachine = setup({

@@ -11,7 +11,7 @@ export interface OutcomeFacts {
   at: number;
 }
 
-/** Events of the last-turn chart (statecharts.md §5). */
+/** Events of the last-turn chart (docs/statecharts.md §5). */
 export type LastTurnEvent =
   | ({ type: 'evt_success_settled' } & OutcomeFacts)
   | ({ type: 'evt_interrupted' } & OutcomeFacts)

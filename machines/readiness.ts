@@ -7,7 +7,7 @@ import {
   type SurfaceObservation,
 } from './surface.js';
 
-/** Events of the readiness chart (statecharts.md §1): one raw observation, or a named event. */
+/** Events of the readiness chart (docs/statecharts.md §1): one raw observation, or a named event. */
 export type ReadinessEvent =
   | { type: 'observation'; observation: SurfaceObservation }
   | { type: 'evt_submit_ready' }
@@ -20,7 +20,7 @@ export type ReadinessEvent =
   | { type: 'evt_stalled_recovered_to_submit_ready' }
   | { type: 'evt_stalled_recovered_to_blocked' };
 
-/** What the chart asks of its driver: the unknown → stalled timer (statecharts.md §3). */
+/** What the chart asks of its driver: the unknown → stalled timer (docs/statecharts.md §3). */
 export type StallTimerRequest =
   { type: 'stall_timer.start'; seconds: number } | { type: 'stall_timer.cancel' };
 
@@ -46,7 +46,7 @@ const when =
 
 /**
  * Readiness: is it safe to type a prompt? Pre-submit and continuous. Each `observation` is
- * classified by the guards below, first match wins (statecharts.md §1 table), into the named
+ * classified by the guards below, first match wins (docs/statecharts.md §1 table), into the named
  * event of the chart; from `stalled` the recovery variants are raised. The machine never reads
  * a clock: the unknown → stalled timer runs in the driver, which the chart starts and cancels
  * (`stall_timer.*` emitted events) and which answers with `evt_unknown_timeout`.

@@ -1,6 +1,6 @@
 /**
  * What the readiness and completion charts read from one observation, and the pure rules they
- * share: the classification table of statecharts.md §1/§2, projection normalisation, post-submit
+ * share: the classification table of docs/statecharts.md §1/§2, projection normalisation, post-submit
  * evidence and the candidate signature. Imports nothing, so the machines stay pure.
  */
 
@@ -8,7 +8,7 @@ export type Availability = 'supported' | 'unsupported' | 'disconnected' | 'unkno
 export type BusinessState = 'idle' | 'working' | 'awaiting_operator' | 'unknown';
 export type InputMode = 'freeform' | 'modal' | 'closed' | 'unknown';
 
-/** One poll of one terminal after parsing (statecharts.md vocabulary). */
+/** One poll of one terminal after parsing (docs/statecharts.md vocabulary). */
 export interface SurfaceObservation {
   availability: Availability;
   businessState: BusinessState;
@@ -37,7 +37,7 @@ export const isWorking = (o: SurfaceObservation): boolean => o.businessState ===
 export const isSubmitReady = (o: SurfaceObservation): boolean =>
   o.availability === 'supported' && o.businessState === 'idle' && o.inputMode === 'freeform';
 
-/** Split lines, right-trim each, join with `\n`, trim the whole (statecharts.md §2). */
+/** Split lines, right-trim each, join with `\n`, trim the whole (docs/statecharts.md §2). */
 export function normalizeProjection(text: string): string {
   return text
     .split(/\r?\n/)
@@ -46,7 +46,7 @@ export function normalizeProjection(text: string): string {
     .trim();
 }
 
-/** Post-submit evidence of one turn; both flags are sticky (statecharts.md §2). */
+/** Post-submit evidence of one turn; both flags are sticky (docs/statecharts.md §2). */
 export interface Evidence {
   sawWorking: boolean;
   sawProjectionChange: boolean;

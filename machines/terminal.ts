@@ -15,7 +15,7 @@ import { readinessMachine } from './readiness.js';
 import { turnPhaseMachine, type TurnInfo } from './turnPhase.js';
 import { watchdogMachine } from './watchdog.js';
 
-/** Timer and policy settings of a terminal's charts (statecharts.md §3). */
+/** Timer and policy settings of a terminal's charts (docs/statecharts.md §3). */
 export interface ChartConfig {
   stallTimeoutSeconds: number;
   stabilitySeconds: number;

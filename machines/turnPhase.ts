@@ -5,7 +5,7 @@ export * from './turnPhase.types.js';
 
 /**
  * Turn phase: between turns (`ready`), in one (`active`), or cannot tell (`unknown`). Each
- * `frame` runs the tracker's priority chain of statecharts.md §5, first match wins, as the
+ * `frame` runs the tracker's priority chain of docs/statecharts.md §5, first match wins, as the
  * guarded transitions below; their actions report each turn's outcome (for the last-turn
  * chart), keep the settle window, and move the phase with the chart's own events. A turn
  * counts an outcome only once it has evidence of its own (activity, or a changed transcript

@@ -1,6 +1,6 @@
 import { assign, emit, setup } from 'xstate';
 
-/** Events of the session watchdog (statecharts.md §7); `at` is observation time (seconds). */
+/** Events of the session watchdog (docs/statecharts.md §7); `at` is observation time (seconds). */
 export type WatchdogEvent =
   | { type: 'evt_session_started'; at: number }
   | { type: 'evt_wall_clock_exceeded'; at: number }

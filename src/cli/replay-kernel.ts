@@ -5,7 +5,7 @@ import { parseJsonLine, readJsonLines } from '../internal/jsonl.js';
 import { ScenarioLine, type KernelRecord } from '../schemas/kernel.js';
 
 /**
- * Runs a kernel scenario (contracts.md §1) on virtual time, handing each record to `print` as
+ * Runs a kernel scenario (docs/contracts.md §1) on virtual time, handing each record to `print` as
  * it happens, so everything before a bad line is still printed.
  */
 export function replayKernelScenario(file: string, print: (record: KernelRecord) => void): void {
@@ -14,7 +14,7 @@ export function replayKernelScenario(file: string, print: (record: KernelRecord)
   const clock = new VirtualClock();
   const start = (config = {}) => {
     const k = new Kernel({ config, scheduler: clock.scheduler });
-    // The contract's lines (contracts.md §1): the chart's rule is journal evidence, not output.
+    // The contract's lines (docs/contracts.md §1): the chart's rule is journal evidence, not output.
     k.records$.subscribe((r) => {
       if ('rule' in r) {
         const { rule: _rule, ...line } = r;

@@ -7,7 +7,7 @@ import type { InspectionHub } from './chart-runner.js';
 import { TimerOrder, type Timers } from './timers.js';
 
 /**
- * Optional completion observer (statecharts.md §2): sees each observation once the turn has
+ * Optional completion observer (docs/statecharts.md §2): sees each observation once the turn has
  * evidence; a non-null payload while the turn is a candidate completes it at once.
  */
 export type CompletionObserver = (obs: SurfaceObservation, evidence: Evidence) => unknown;
@@ -65,9 +65,9 @@ export class CompletionDriver extends ChartDriver<ActorRefFrom<typeof completion
 
   observe(t: number, observation: SurfaceObservation): void {
     this.dispatch(t, { type: 'observation', observation });
-    // Asked on each observation once the turn has evidence, until it has ended (statecharts.md
-    // §2). Only a candidate acts on the answer: the chart takes the payload in
-    // candidate_complete alone.
+    // Asked on each observation once the turn has evidence, until it has ended
+    // (docs/statecharts.md §2). Only a candidate acts on the answer: the chart takes the payload
+    // in candidate_complete alone.
     if (!this.observer || this.state === 'completed' || this.state === 'failed') return;
     const evidence = this.evidence;
     if (!evidence.sawWorking && !evidence.sawProjectionChange) return;

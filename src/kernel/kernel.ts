@@ -86,7 +86,7 @@ export interface KernelSnapshot {
 /**
  * The timing kernel of one terminal: the readiness chart, one completion chart per turn
  * anchor, and their timers. Observations and submits must come in time order; before each,
- * every timer due at or before its time fires (statecharts.md §3).
+ * every timer due at or before its time fires (docs/statecharts.md §3).
  */
 export class Kernel {
   readonly config: KernelConfig;

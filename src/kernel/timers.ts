@@ -1,7 +1,7 @@
 import type { SchedulerLike, Subscription } from 'rxjs';
 import { scheduleLong } from '../internal/long-timer.js';
 
-/** Tie-break order of timers due at the same instant (contracts.md §1). */
+/** Tie-break order of timers due at the same instant (docs/contracts.md §1). */
 export const TimerOrder = {
   readinessStall: 0,
   completionStall: 1,

@@ -51,7 +51,7 @@ export interface Recorder {
 }
 
 /**
- * Records a live pane as a terminal recording (contracts.md §2): a header, then one `frame` per
+ * Records a live pane as a terminal recording (docs/contracts.md §2): a header, then one `frame` per
  * poll with a capture or one `probe` per poll without, and `input` lines. Keeps polling while the
  * pane or tmux is gone, so the end of a session is on record.
  */

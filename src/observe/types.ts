@@ -20,7 +20,7 @@ export interface PaneInfo {
   height: number;
 }
 
-/** One probe of one pane (statecharts.md §6: transport and process outcomes, plus the capture). */
+/** One probe of one pane (docs/statecharts.md §6: transport and process outcomes, plus the capture). */
 export interface PaneProbe {
   transport: TransportOutcome;
   process: ProcessOutcome;

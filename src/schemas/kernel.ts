@@ -4,7 +4,7 @@ import { Observation } from './observation.js';
 export const StallMode = z.enum(['continuous', 'gap']);
 export type StallMode = z.infer<typeof StallMode>;
 
-/** Timer and policy settings of the kernel (defaults: statecharts.md §3). */
+/** Timer and policy settings of the kernel (defaults: docs/statecharts.md §3). */
 // Every setting has an upper bound: a number from outside never arms a timer past reason.
 export const KernelConfig = z.object({
   stallTimeoutSeconds: z.number().positive().max(86_400).default(30),
@@ -55,7 +55,7 @@ export type KernelConfigInput = z.input<typeof KernelConfig>;
 
 const time = z.number().nonnegative();
 
-/** Lines of a kernel scenario (contracts.md §1). */
+/** Lines of a kernel scenario (docs/contracts.md §1). */
 export const ScenarioConfigLine = KernelConfig.extend({ type: z.literal('config') });
 export const ScenarioSubmitLine = z.object({
   type: z.literal('submit'),

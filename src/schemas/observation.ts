@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Whether the parser recognised the surface at all (statecharts.md §1). */
+/** Whether the parser recognised the surface at all (docs/statecharts.md §1). */
 export const Availability = z.enum(['supported', 'unsupported', 'disconnected', 'unknown']);
 export type Availability = z.infer<typeof Availability>;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Can tmux itself be reached, and does the target exist (statecharts.md §6)? */
+/** Can tmux itself be reached, and does the target exist (docs/statecharts.md §6)? */
 export const TransportOutcome = z.enum(['tmux_up', 'tmux_missing', 'probe_error']);
 export type TransportOutcome = z.infer<typeof TransportOutcome>;
 

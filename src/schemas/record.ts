@@ -84,7 +84,7 @@ export const RestoreFacts = z.object({
 });
 export type RestoreFacts = z.infer<typeof RestoreFacts>;
 
-/** The watchdog's cancel record (contracts.md §4). */
+/** The watchdog's cancel record (docs/contracts.md §4). */
 export const WatchdogCancel = z.object({
   aggregateType: z.literal('runtime_control'),
   aggregateId: z.string(),
@@ -98,7 +98,7 @@ export const WatchdogCancel = z.object({
 export type WatchdogCancel = z.infer<typeof WatchdogCancel>;
 
 /**
- * One record of the record stream (contracts.md §4): every public-state change with the chart
+ * One record of the record stream (docs/contracts.md §4): every public-state change with the chart
  * transitions that caused it and their evidence, turn lifecycle, anomalies, watchdog events,
  * and the supervisor's own lifecycle. Discriminated by `kind`.
  */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ProcessOutcome, TransportOutcome, ParseOutcome } from './probe.js';
 
-/** Recording header (contracts.md §2). Extra fields are kept as they are. */
+/** Recording header (docs/contracts.md §2). Extra fields are kept as they are. */
 export const RecordingHeader = z.looseObject({
   type: z.literal('header'),
   version: z.literal(1),

@@ -91,7 +91,7 @@ export type UiContext = z.infer<typeof UiContext>;
 
 /**
  * What one screen says about the turn, as the tracker's per-frame priority chain
- * (statecharts.md §5) needs it. Produced by a tool profile from one frame; pure data.
+ * (docs/statecharts.md §5) needs it. Produced by a tool profile from one frame; pure data.
  */
 export const TurnSignals = z.object({
   /** The prompt box is there and typing goes into it. */

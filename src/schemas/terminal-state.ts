@@ -5,7 +5,7 @@ import { ChatContextState, TriState } from './signals.js';
 
 export const TurnSourceSchema = z.enum(['explicit_input', 'surface_inference']);
 
-/** The public state of one terminal (contracts.md §3): library, HTTP, replay and SSE. */
+/** The public state of one terminal (docs/contracts.md §3): library, HTTP, replay and SSE. */
 export const TerminalState = z.object({
   terminalId: z.string(),
   /** The pane as attached (`session:window.pane` or `%N`); null in a replay. */

@@ -76,7 +76,7 @@ const STATUS: Partial<Record<PanewardErrorCode | string, ContentfulStatusCode>> 
 };
 
 /**
- * The HTTP API (contracts.md §5) of a supervisor, as a Hono app and a Node request listener:
+ * The HTTP API (docs/contracts.md §5) of a supervisor, as a Hono app and a Node request listener:
  * routes and bodies are zod schemas, `/openapi.json` is generated from them, every state read
  * says which operations are acceptable now, events stream the journal over SSE. It serves
  * anything that satisfies {@link SupervisorPort}: a `Supervisor`, or the fleet view.

@@ -21,7 +21,7 @@ export const SupervisorOptions = z.strictObject({
    * `null` keeps records in memory only (nothing survives the process).
    */
   dataDir: z.string().min(1).nullable().optional(),
-  /** Timer and policy settings (statecharts.md §3) plus the default session wall-clock budget. */
+  /** Timer and policy settings (docs/statecharts.md §3) plus the default session wall-clock budget. */
   config: KernelConfig.partial()
     .extend({
       /** Budget given to every terminal attached without its own; 0 or absent: no watchdog. */
@@ -75,7 +75,7 @@ export const AttachRequest = z.strictObject({
       'a letter or digit, then letters, digits, dot, dash or underscore, at most 64 in all',
     )
     .optional(),
-  /** Session wall-clock budget for this terminal (statecharts.md §7), at most 30 days; 0: no watchdog. */
+  /** Session wall-clock budget for this terminal (docs/statecharts.md §7), at most 30 days; 0: no watchdog. */
   sessionWallClockSeconds: z.number().nonnegative().max(MAX_BUDGET_SECONDS).optional(),
   /** This terminal's chart settings (stall clock, settle, stability, stale-active windows). */
   config: ChartSettings.optional(),

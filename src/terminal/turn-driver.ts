@@ -71,7 +71,7 @@ const STALE_KEY = 'turn.stale';
  * hands out turn ids and reports what changed. Frames go on straight after a submit, and until
  * the CLI redraws they still show the last turn's outcome: the chart credits an interrupt or
  * failure marker to a turn only when it was not on screen at the frame before the turn was
- * armed, or went away and came back since (statecharts.md §5).
+ * armed, or went away and came back since (docs/statecharts.md §5).
  */
 export class TurnDriver {
   private readonly phase: ChartRunner<ActorRefFrom<typeof turnPhaseMachine>>;

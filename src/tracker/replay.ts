@@ -28,7 +28,7 @@ export interface ParsedRecording {
 const KNOWN_TYPES = new Set(['header', 'frame', 'input', 'probe']);
 
 /**
- * Validates a recording (contracts.md §2): a header first, then lines whose time never goes
+ * Validates a recording (docs/contracts.md §2): a header first, then lines whose time never goes
  * back. Unknown line types are skipped; a bad line throws naming the line and the field.
  */
 export function parseRecording(lines: Array<[number, string]>): ParsedRecording {
@@ -131,7 +131,7 @@ export function playRecording(
 }
 
 /**
- * Replays a terminal recording (contracts.md §2) through the same pipeline live supervision
+ * Replays a terminal recording (docs/contracts.md §2) through the same pipeline live supervision
  * uses, on virtual time, handing each public-state change to `print`. Deterministic. Lines
  * are validated as they come, so every state before a bad line is still printed.
  */

@@ -20,11 +20,10 @@ const code = [
 ];
 
 /**
- * Code comments cite the spec by its bare name (`statecharts.md §2`). Set
- * PANEWARD_STRICT_CODE_REFERENCES=1 to hold them to the README's rule too: a path that exists
- * from the citing file, and a file named before every `§`.
+ * Code comments are held to the README's rule: a path that exists (`docs/statecharts.md §2`),
+ * and a file named before every `§`.
  */
-const strictCode = process.env.PANEWARD_STRICT_CODE_REFERENCES === '1';
+const strictCode = true;
 
 describe('references to the spec resolve inside the repository', () => {
   it('README.md and docs/ name existing files and numbered headings', () => {

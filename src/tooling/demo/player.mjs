@@ -1,4 +1,4 @@
-// Plays a terminal recording (contracts.md §2) in the terminal it runs in, at its recorded
+// Plays a terminal recording (docs/contracts.md §2) in the terminal it runs in, at its recorded
 // pace, over and over: what `paneward demo` runs in each pane, under the name of the CLI that
 // was recorded, so the supervisor sees a pane the way it sees one in real use.
 // Usage: player.mjs RECORDING [PAUSE_SECONDS] [OWNER_PID]
