@@ -1,10 +1,21 @@
 // `npm run mutate`: mutation testing of the rules (the charts, the kernel's drivers, the
-// per-terminal pipeline). A surviving mutant is a rule the suite would not notice breaking.
+// per-terminal pipeline in src/terminal). A surviving mutant is a rule the suite would not
+// notice breaking.
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutate.config.ts' },
-  mutate: ['machines/**/*.ts', '!machines/index.ts', 'src/kernel/**/*.ts', 'src/tracker/**/*.ts'],
+  mutate: [
+    'machines/**/*.ts',
+    '!machines/index.ts',
+    'src/kernel/**/*.ts',
+    'src/tracker/**/*.ts',
+    // A terminal's pure parts and its pipeline; the runtime, commands and typing drive tmux.
+    'src/terminal/**/*.ts',
+    '!src/terminal/runtime.ts',
+    '!src/terminal/commands.ts',
+    '!src/terminal/typing.ts',
+  ],
   coverageAnalysis: 'perTest',
   // A static mutant (a machine's configuration, evaluated once at import) needs the whole suite
   // re-run in a fresh process per mutant: hours here for the 889 of them. Wrong configurations

@@ -246,7 +246,13 @@ export async function startServe(
 async function loadProfiles(file: string): Promise<Record<string, ProfileFactory>> {
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>;
+    const url = pathToFileURL(resolve(file)).href;
+    // A TypeScript module is loaded through tsx, whether the command runs from dist/ or src/.
+    mod = (
+      /\.[cm]?ts$/.test(file)
+        ? await (await import('tsx/esm/api')).tsImport(url, import.meta.url)
+        : await import(url)
+    ) as Record<string, unknown>;
   } catch (error) {
     throw new PanewardError(
       'invalid_input',
