@@ -53,17 +53,6 @@ export interface TerminalInput {
   state?: unknown;
 }
 
-/**
- * @deprecated Commands no longer travel through the terminal actor: the runtime answers them
- * as typed calls (`TerminalCommands` in src/terminal/commands.ts). Kept for its name.
- */
-export interface TerminalCommand {
-  type: 'cmd';
-  name: string;
-  args: unknown;
-  reply: (error: unknown, value?: unknown) => void;
-}
-
 /** A turn's completion actor, as the terminal spawned it. */
 export type CompletionRef = ActorRefFrom<typeof completionMachine>;
 

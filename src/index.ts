@@ -44,7 +44,7 @@ export { KernelConfig, type KernelRecord, type TransitionRecord } from './schema
 export { RecordingLine } from './schemas/recording.js';
 export { Kernel, type KernelOptions, type KernelSnapshot } from './kernel/kernel.js';
 export { VirtualClock } from './kernel/virtual-time.js';
-export { TerminalPipeline } from './tracker/pipeline.js';
+export { TerminalPipeline } from './terminal/pipeline.js';
 export { Journal, type JournalOptions } from './journal/journal.js';
 export { defaultDataDir } from './journal/data-dir.js';
 export { JournalRecord, RecordEvidence, ChartTransition, RECORD_FORMAT } from './schemas/record.js';

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { Subscription } from 'rxjs';
-import { createControlModeSource } from '../../src/observe/control-source.js';
+import { createControlModeSource } from '../../src/observe/control/index.js';
 import { createExecaTransport } from '../../src/observe/execa-transport.js';
 import { createPollingSource, type FrameSource } from '../../src/observe/frame-source.js';
 import type { ProfileFactory } from '../../src/profiles/types.js';

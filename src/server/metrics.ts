@@ -1,8 +1,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Subscription } from 'rxjs';
 import type { SourceHealth } from '../observe/frame-source.js';
-import type { SupervisorPort } from './port.js';
-import type { FleetHost } from './schemas.js';
+import type { SupervisorPort } from '../service/port.js';
+import type { FleetHost } from '../schemas/operations/index.js';
 
 /** The service's Prometheus metrics, on a registry of its own. */
 export interface ServerMetrics {

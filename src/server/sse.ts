@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import { NEVER, Subject, filter, firstValueFrom, map, race, timer } from 'rxjs';
 import { isPanewardError } from '../errors.js';
-import type { RecordFeed } from './port.js';
+import type { RecordFeed } from '../service/port.js';
 
 export interface SseOptions {
   /** A heartbeat event after this long without records; default 15 s. */

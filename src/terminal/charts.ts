@@ -27,9 +27,6 @@ export interface TerminalHost extends ChartHost {
   readonly charts: TerminalCharts;
 }
 
-/** @deprecated The former name of {@link TerminalHost}. */
-export type ChartSite = TerminalHost;
-
 /** The machines of a terminal's charts. */
 export interface ChartLogic {
   diagnostics: typeof diagnosticsMachine;

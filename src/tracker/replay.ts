@@ -12,7 +12,7 @@ import {
   type RecordingProbe,
 } from '../schemas/recording.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
-import { TerminalPipeline } from './pipeline.js';
+import { TerminalPipeline } from '../terminal/pipeline.js';
 
 export interface ReplayOptions {
   config?: KernelConfigInput & { sessionWallClockSeconds?: number };

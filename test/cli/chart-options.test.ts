@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { chartSettingsOf } from '../../src/cli/chart-options.js';
 import { registerServe, ServeOptions } from '../../src/cli/serve.js';
 import { registerWatch, WatchOptions } from '../../src/cli/watch.js';
-import { AttachBody } from '../../src/server/schemas.js';
+import { AttachBody } from '../../src/schemas/operations/index.js';
 import { createSupervisor } from '../../src/index.js';
 import { startAgentSession, uniqueSocketName } from '../e2e/harness/session.js';
 

@@ -9,7 +9,7 @@ import { asyncScheduler, NEVER, type SchedulerLike } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/journal.js';
 import { createHttpApp, type HttpApp } from '../../src/server/app.js';
-import type { SupervisorPort } from '../../src/server/port.js';
+import type { SupervisorPort } from '../../src/service/port.js';
 import type { JournalRecord } from '../../src/schemas/record.js';
 import { PanewardError } from '../../src/errors.js';
 

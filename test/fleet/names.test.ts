@@ -9,7 +9,7 @@ import {
   stateKey,
   unqualify,
 } from '../../src/fleet/names.js';
-import { HostId, TerminalId } from '../../src/server/schemas.js';
+import { HostId, TerminalId } from '../../src/schemas/operations/index.js';
 
 const host = fc.stringMatching(/^[A-Za-z0-9_-]{1,16}$/);
 const terminal = fc.stringMatching(/^[A-Za-z0-9._-]{1,20}$/);

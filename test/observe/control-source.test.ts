@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { filter, firstValueFrom, timeout, type Observable, type Subscription } from 'rxjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { canTurnOutputOff, createControlModeSource } from '../../src/observe/control-source.js';
+import { canTurnOutputOff, createControlModeSource } from '../../src/observe/control/index.js';
 import { createExecaTransport } from '../../src/observe/execa-transport.js';
 import {
   createFrameSource,

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createControlModeSource } from '../../src/observe/control-source.js';
+import { createControlModeSource } from '../../src/observe/control/index.js';
 import type { SourceHealth } from '../../src/observe/frame-source.js';
 import type { PaneProbe } from '../../src/observe/probe.js';
 import { startAgentSession, uniqueSocketName } from '../e2e/harness/session.js';

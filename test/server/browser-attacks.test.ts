@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSupervisor, type Supervisor } from '../../src/index.js';
 import type { TerminalState } from '../../src/schemas/terminal-state.js';
 import { createHttpApp, type HttpApp } from '../../src/server/app.js';
-import type { SupervisorPort } from '../../src/server/port.js';
+import type { SupervisorPort } from '../../src/service/port.js';
 import { CHROMIUM, launchBrowser } from '../dashboard/internal/browser.js';
 import { startAgentSession, type AgentSession } from '../e2e/harness/session.js';
 import { STAND_IN_AGENT, standInProfile } from '../supervisor/internal/stand-in-profile.js';

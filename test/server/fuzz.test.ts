@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSupervisor, type Supervisor } from '../../src/index.js';
 import { createHttpApp, type HttpApp } from '../../src/server/app.js';
-import type { SupervisorPort } from '../../src/server/port.js';
+import type { SupervisorPort } from '../../src/service/port.js';
 import { startAgentSession, type AgentSession } from '../e2e/harness/session.js';
 import { STAND_IN_AGENT, standInProfile } from '../supervisor/internal/stand-in-profile.js';
 

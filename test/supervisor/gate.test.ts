@@ -10,9 +10,9 @@ import { createExecaTransport } from '../../src/observe/execa-transport.js';
 import type { TmuxTransport } from '../../src/observe/transport.js';
 import type { ProfileFactory } from '../../src/profiles/types.js';
 import type { TerminalState } from '../../src/schemas/terminal-state.js';
-import { InputBody } from '../../src/server/schemas.js';
+import { InputBody } from '../../src/schemas/operations/index.js';
 import { gate, operationsFor } from '../../src/supervisor/operations.js';
-import { initialState } from '../../src/tracker/pipeline.js';
+import { initialState } from '../../src/terminal/state.js';
 import { startAgentSession, uniqueSocketName, type AgentSession } from '../e2e/harness/session.js';
 import { STAND_IN_AGENT, standInProfile } from './internal/stand-in-profile.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TerminalState } from '../../src/schemas/terminal-state.js';
 import { operationsFor } from '../../src/supervisor/operations.js';
-import { initialState } from '../../src/tracker/pipeline.js';
+import { initialState } from '../../src/terminal/state.js';
 
 function state(patch: (s: TerminalState) => void): TerminalState {
   const s = initialState({

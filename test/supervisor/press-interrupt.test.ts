@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getProfile } from '../../src/index.js';
-import { pressInterrupt } from '../../src/supervisor/terminal-runtime.js';
+import { pressInterrupt } from '../../src/terminal/typing.js';
 
 describe('pressInterrupt', () => {
   it('sends each press on its own, the profile gap apart (opencode interrupts on the second Escape)', async () => {

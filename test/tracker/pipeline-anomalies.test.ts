@@ -10,7 +10,8 @@ import { Journal } from '../../src/journal/journal.js';
 import { VirtualClock } from '../../src/kernel/virtual-time.js';
 import { KernelConfig } from '../../src/schemas/kernel.js';
 import type { JournalRecord } from '../../src/schemas/record.js';
-import { standaloneSite, TerminalPipeline } from '../../src/tracker/pipeline.js';
+import { standaloneSite } from '../../src/terminal/charts.js';
+import { TerminalPipeline } from '../../src/terminal/pipeline.js';
 import { lineProfile, linePipeline } from './internal/line-profile.js';
 
 const hash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/kernel/virtual-time.js';
 import { getProfile } from '../../src/profiles/index.js';
-import { TerminalPipeline } from '../../src/tracker/pipeline.js';
+import { TerminalPipeline } from '../../src/terminal/pipeline.js';
 
 /** The idle prompt of a real Claude Code recording (the last frame of its start-up). */
 function idleClaudeFrame(): string {

@@ -14,7 +14,8 @@ import {
   readJsonLines,
   replayRecording,
 } from '../../src/tracker/replay.js';
-import { sameState, TerminalPipeline } from '../../src/tracker/pipeline.js';
+import { sameState } from '../../src/terminal/state.js';
+import { TerminalPipeline } from '../../src/terminal/pipeline.js';
 
 const NORMAL_TURN = 'test/fixtures/claude_code/normal-turn.jsonl';
 const SESSION_KILLED = 'test/fixtures/gemini_cli/session-killed.jsonl';

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RestoreFacts } from '../../src/schemas/record.js';
 import type { TerminalState } from '../../src/schemas/terminal-state.js';
-import { changedFields, initialState, sameState } from '../../src/tracker/pipeline.js';
+import { changedFields, initialState, sameState } from '../../src/terminal/state.js';
 
 const BASE = {
   t: 12,

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/kernel/virtual-time.js';
 import { getProfile } from '../../src/profiles/index.js';
 import type { JournalRecord } from '../../src/schemas/record.js';
-import { TerminalPipeline } from '../../src/tracker/pipeline.js';
+import { TerminalPipeline } from '../../src/terminal/pipeline.js';
 
 function idleClaudeFrame(): string {
   return readFileSync('test/fixtures/claude_code/startup.jsonl', 'utf8')

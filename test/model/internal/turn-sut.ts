@@ -6,7 +6,7 @@ import { Timers } from '../../../src/kernel/timers.js';
 import { VirtualClock } from '../../../src/kernel/virtual-time.js';
 import type { ChartTransition } from '../../../src/schemas/record.js';
 import type { TurnSignals } from '../../../src/schemas/signals.js';
-import { TurnDriver, type TurnLifecycle } from '../../../src/tracker/turn-driver.js';
+import { TurnDriver, type TurnLifecycle } from '../../../src/terminal/turn-driver.js';
 import type { MachineOverrides } from './harness.js';
 import type { Edge } from './transitions.js';
 

@@ -2,7 +2,7 @@ import { VirtualClock } from '../../../src/kernel/virtual-time.js';
 import type { ToolProfile } from '../../../src/profiles/types.js';
 import type { JournalRecord } from '../../../src/schemas/record.js';
 import { NO_SIGNALS, type ProfileResult, type TurnSignals } from '../../../src/schemas/signals.js';
-import { TerminalPipeline, type PipelineOptions } from '../../../src/tracker/pipeline.js';
+import { TerminalPipeline, type PipelineOptions } from '../../../src/terminal/pipeline.js';
 
 /**
  * A test profile that reads no agent CLI: a screen is a transcript (every line but the last)

@@ -1,4 +1,4 @@
-import type { ProbeFacts } from '../../../../src/tracker/pipeline.js';
+import type { ProbeFacts } from '../../../../src/terminal/pipeline.js';
 import type { ParseOutcome } from '../../../../src/schemas/probe.js';
 import type { MachineOverrides, ModelSpec, Sut } from '../harness.js';
 

@@ -1,7 +1,0 @@
-export type {
-  AttachCommand,
-  FeedFailure,
-  RecordFeed,
-  RecordGap,
-  SupervisorPort,
-} from '../service/port.js';
