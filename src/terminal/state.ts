@@ -94,6 +94,7 @@ export function composeState(f: StateFacts, times: StateTimes): TerminalState {
         : null,
     // Signals of a surface that is not available are NO_SIGNALS: `unknown`.
     chatContext: { state: sig.chatContext },
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: a placeholder; stampTimes overwrites it on every publish
     stability: { stable: false, stableForSeconds: 0 },
     watchdog: {
       state: watchdog,

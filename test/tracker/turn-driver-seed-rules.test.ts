@@ -97,6 +97,13 @@ describe('stale active recovery: an open turn at an unchanged idle prompt ends w
     expect(h.snapshot().phase).toBe('ready');
   });
 
+  it('activity cancels the window: no timer is left armed to wake the driver for nothing', () => {
+    const { h } = idleAfterWork();
+    expect(h.timers.has('turn.stale')).toBe(true);
+    h.activeFrame();
+    expect(h.timers.has('turn.stale')).toBe(false);
+  });
+
   it('a screen that is not an idle prompt (ambiguous, no ready posture, a dialog) never ends the turn', () => {
     for (const signals of [
       { ambiguous: true },
