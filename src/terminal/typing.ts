@@ -57,22 +57,29 @@ export class PaneTyping {
   }
 
   /**
-   * Waits (at most {@link DRAW_WAIT_MS}) until the pane shows the end of `text`; returns that
-   * screen, or null when it never showed (the submit then goes on without it).
+   * Waits (at most {@link DRAW_WAIT_MS}) until the pane shows the end of `text` and then holds
+   * still for one look (a CLI may still be drawing around the text, e.g. its cursor); returns
+   * that screen, or null when the text never showed (the submit then goes on without it).
    */
   async untilDrawn(text: string): Promise<string | null> {
     const needle = tail(text);
     if (needle === '') return null;
     const until = Date.now() + DRAW_WAIT_MS;
+    let shown: string | null = null;
     for (;;) {
       let screen: string;
       try {
         screen = await this.capture();
       } catch {
-        return null;
+        return shown;
       }
-      if (squeeze(screen).includes(needle)) return screen;
-      if (Date.now() >= until) return null;
+      if (squeeze(screen).includes(needle)) {
+        if (screen === shown) return screen;
+        shown = screen;
+      } else {
+        shown = null;
+      }
+      if (Date.now() >= until) return shown;
       await sleep(DRAW_POLL_MS);
     }
   }

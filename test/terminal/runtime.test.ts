@@ -88,8 +88,11 @@ describe('a terminal runtime', () => {
       'turn-1',
     );
     const verbs = t.typed.map((a) => a[0]);
-    expect(verbs.slice(0, 4)).toEqual(['load-buffer', 'paste-buffer', 'capture-pane', 'send-keys']);
-    expect(t.typed[3]).toEqual(['send-keys', '-t', '%1', 'Enter']);
+    // Enter once the pasted text is drawn and the screen held still for one more look.
+    const enter = verbs.indexOf('send-keys');
+    expect(verbs.slice(0, 2)).toEqual(['load-buffer', 'paste-buffer']);
+    expect(verbs.slice(2, enter)).toEqual(['capture-pane', 'capture-pane']);
+    expect(t.typed[enter]).toEqual(['send-keys', '-t', '%1', 'Enter']);
   }, 10_000);
 
   it('refuses a prompt the gate refuses, typing nothing', async () => {
