@@ -1,0 +1,101 @@
+/**
+ * A second witness beside the screen: the record an agent CLI writes of its own session (a
+ * JSON Lines transcript, a rollout file, a task's message list). Each CLI that writes one has a
+ * reader in its profile's folder (`session-record.ts`), all of this one shape: where the record
+ * of the session running in a pane is, and what a piece of it says about turns. Following the
+ * file as it grows is shared (it is not the reader's business), so a reader is two small parts:
+ * `locate` and `read`.
+ *
+ * A reader reads only what decides a turn's start and end and why; none of the record's text is
+ * kept: the journal stores the evidence (file, offset, the record's own event name).
+ */
+
+/** What is known of the process running in a pane, for finding its session record. */
+export interface SessionContext {
+  /** The agent CLI's process (the pane's foreground process or the matching child). */
+  pid: number;
+  /** The process's working folder (`/proc/<pid>/cwd`). */
+  cwd: string;
+  /** The process's environment (`/proc/<pid>/environ`): `HOME`, `CODEX_HOME`, ... */
+  env: Readonly<Record<string, string>>;
+  /** Paths the process holds open (`/proc/<pid>/fd`), when readable. */
+  openFiles: readonly string[];
+  /** When the process started, epoch ms: a record last written before it is not this session's. */
+  startedAtMs: number;
+  /**
+   * Files already followed by another pane's observer: never this pane's (two panes of one CLI
+   * in one folder must each find their own).
+   */
+  claimed: ReadonlySet<string>;
+}
+
+/** Where a reader's evidence came from: kept in the journal instead of the record's text. */
+export interface RecordPosition {
+  /** Absolute path of the record file. */
+  file: string;
+  /** Byte offset of the line (`jsonl`) or the index of the entry (`document`). */
+  offset: number;
+}
+
+/** A turn's end as the CLI recorded it. */
+export type RecordedEnding =
+  | { reason: 'success' }
+  | { reason: 'interrupted' }
+  | {
+      reason: 'known_failure';
+      /** The failure as the record names it (`api_error`, `rate_limit`, `http_500`, ...). */
+      kind: string;
+    };
+
+/** What one piece of a session record says about turns. */
+export type RecordEvent =
+  | {
+      type: 'turn_started';
+      /** The record's own event name (`user`, `task_started`, ...). */
+      event: string;
+      position: RecordPosition;
+      /** When the record says it happened, epoch ms, if it says. */
+      atMs?: number;
+    }
+  | {
+      type: 'turn_ended';
+      ending: RecordedEnding;
+      event: string;
+      position: RecordPosition;
+      atMs?: number;
+    };
+
+/**
+ * What a reader made of one piece: the events in it (often none), or `unknown` when the piece is
+ * not in the format the reader was built against. One unknown piece makes the observer step aside
+ * (the screen alone decides, and `doctor` says why); a reader never guesses an outcome.
+ */
+export type RecordReading =
+  | { events: readonly RecordEvent[] }
+  | {
+      unknown: string;
+    };
+
+/**
+ * How one agent CLI's session record is found and read.
+ *
+ * - `jsonl`: the CLI appends one JSON value per line; `read` gets each complete new line once,
+ *   with the byte offset it starts at.
+ * - `document`: the CLI rewrites one JSON document (an array of messages); `read` gets the whole
+ *   text each time it changes and returns every event in it so far (the follower passes on only
+ *   the ones past those it already passed on, by position).
+ */
+export interface SessionRecordReader {
+  /** Profile id (`claude_code`, `codex`, ...). */
+  tool: string;
+  kind: 'jsonl' | 'document';
+  /** The record versions this reader was verified against (the CLI's versions). */
+  verifiedVersions: readonly string[];
+  /**
+   * The record of the session running in this process, or null when there is none (yet): called
+   * again after a turn is submitted and whenever the process changes.
+   */
+  locate(context: SessionContext): Promise<string | null>;
+  /** Reads one piece of the record (see `kind`). Pure: the same piece gives the same reading. */
+  read(piece: string, position: RecordPosition): RecordReading;
+}
