@@ -1,0 +1,157 @@
+/**
+ * Copilot CLI's session-record reader against the real CLI (offline, loopback model server):
+ * two panes of the CLI in one folder with one home each find their own record, and a CLI
+ * started again in the folder finds its new record, never the one its predecessor left.
+ */
+import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copilotSessionRecord } from '../../../src/profiles/copilot/session-record.js';
+import type { SessionContext } from '../../../src/profiles/session-record.js';
+import { copilotAgent } from '../../../src/tooling/agents/copilot.js';
+import { chatCompletionsProtocol } from '../../../src/tooling/model-server/chat-completions.js';
+import {
+  startFakeModelServer,
+  type FakeModelServer,
+} from '../../../src/tooling/model-server/server.js';
+import {
+  startAgentSession,
+  uniqueSocketName,
+  type AgentSession,
+} from '../../e2e/harness/session.js';
+
+const missing = !existsSync(copilotAgent.bin);
+if (missing)
+  console.warn('live copilot session-record test skipped: scripts/install-agent.sh copilot');
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** What the supervisor knows of a pane's CLI process, read from /proc as it reads it. */
+function contextOf(pid: number, claimed: ReadonlySet<string> = new Set()): SessionContext {
+  const env = Object.fromEntries(
+    readFileSync(`/proc/${pid}/environ`, 'utf8')
+      .split('\0')
+      .filter((kv) => kv.includes('='))
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
+  const openFiles = readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
+    try {
+      return [readlinkSync(`/proc/${pid}/fd/${fd}`)];
+    } catch {
+      return [];
+    }
+  });
+  // Field 22 of stat: start time in clock ticks after boot (USER_HZ is 100 on Linux).
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const startTicks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+  const bootS = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))![1]);
+  return {
+    pid,
+    cwd: readlinkSync(`/proc/${pid}/cwd`),
+    env,
+    openFiles,
+    startedAtMs: bootS * 1000 + startTicks * 10,
+    claimed,
+  };
+}
+
+describe.skipIf(missing)('live copilot session record', () => {
+  let scratch: string;
+  let server: FakeModelServer;
+  const sessions: AgentSession[] = [];
+
+  beforeAll(async () => {
+    scratch = mkdtempSync(join(tmpdir(), 'pw-copilot-record-'));
+    server = await startFakeModelServer({ protocols: [chatCompletionsProtocol] });
+  });
+
+  afterAll(async () => {
+    for (const s of sessions) await s.close().catch(() => undefined);
+    await server?.close();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  /** Starts the CLI in a pane (every pane the same home and folder); resolves when it is ready. */
+  async function start(): Promise<{ session: AgentSession; pid: number }> {
+    const launch = copilotAgent.prepare({
+      scratch,
+      workDir: join(scratch, 'work'),
+      serverUrl: server.url,
+      retries: 'capped',
+    });
+    const session = await startAgentSession({
+      socketName: uniqueSocketName('pw-copilot-record'),
+      cols: 160,
+      rows: 45,
+      cwd: launch.cwd,
+      env: launch.env,
+      command: launch.command,
+    });
+    sessions.push(session);
+    await session.waitForText(copilotAgent.idle, copilotAgent.startupTimeoutMs);
+    const [pid] = await session.waitForProcess(copilotAgent.processNames, 10_000);
+    return { session, pid: pid! };
+  }
+
+  async function ask(session: AgentSession, prompt: string): Promise<void> {
+    await session.sendText(prompt);
+    await sleep(300);
+    await session.sendKeys('Enter');
+    await session.waitForText(/● OK\./, 30_000);
+  }
+
+  async function locateSoon(context: () => SessionContext): Promise<string | null> {
+    for (let i = 0; i < 40; i += 1) {
+      const file = await copilotSessionRecord.locate(context());
+      if (file) return file;
+      await sleep(250);
+    }
+    return null;
+  }
+
+  const prompts = (file: string) =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { type: string; data: { content?: string } })
+      .filter((e) => e.type === 'user.message')
+      .map((e) => e.data.content);
+
+  it('two panes in one folder each find their own record; a CLI started again finds its new one', async () => {
+    const a = await start();
+    const b = await start();
+    // Before the first prompt the session has no events yet.
+    expect(await copilotSessionRecord.locate(contextOf(a.pid))).toBe(null);
+    await ask(a.session, 'first pane');
+    await ask(b.session, 'second pane');
+
+    const fileA = await locateSoon(() => contextOf(a.pid));
+    const fileB = await locateSoon(() => contextOf(b.pid));
+    expect(fileA).not.toBe(null);
+    expect(fileB).not.toBe(null);
+    expect(fileA).not.toBe(fileB);
+    expect(prompts(fileA!)).toEqual(['first pane']);
+    expect(prompts(fileB!)).toEqual(['second pane']);
+    // Each reads to its own turn: started, then a success.
+    const events = readFileSync(fileA!, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .flatMap((line) => {
+        const r = copilotSessionRecord.read(line, { file: fileA!, offset: 0 });
+        if ('unknown' in r) throw new Error(r.unknown);
+        return r.events.map((e) => (e.type === 'turn_ended' ? e.ending.reason : e.type));
+      });
+    expect(events).toEqual(['turn_started', 'success']);
+
+    // The CLI in the first pane quits and starts again in the same folder.
+    await a.session.close();
+    const a2 = await start();
+    await ask(a2.session, 'first pane again');
+    const fileA2 = await locateSoon(() => contextOf(a2.pid, new Set([fileB!])));
+    expect(fileA2).not.toBe(null);
+    expect(fileA2).not.toBe(fileA);
+    expect(fileA2).not.toBe(fileB);
+    expect(prompts(fileA2!)).toEqual(['first pane again']);
+  }, 240_000);
+});
