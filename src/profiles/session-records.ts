@@ -1,3 +1,4 @@
+import { clineSessionRecord } from './cline/session-record.js';
 import { copilotSessionRecord } from './copilot/session-record.js';
 import type { SessionRecordReader } from './session-record.js';
 
@@ -15,6 +16,7 @@ export type {
  * (docs/profiles.md). A CLI without one is witnessed by its screen alone.
  */
 export const SESSION_RECORDS: Readonly<Record<string, SessionRecordReader>> = {
+  cline: clineSessionRecord,
   copilot: copilotSessionRecord,
 };
 

@@ -1,0 +1,159 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { walkSubtree } from '../../observe/internal/procfs.js';
+import type {
+  RecordEvent,
+  RecordPosition,
+  RecordReading,
+  SessionContext,
+  SessionRecordReader,
+} from '../session-record.js';
+
+/**
+ * Cline CLI's session record (docs/session-records.md): `~/.cline/data/sessions/<id>/` holds
+ * `<id>.json` (who runs the session: `pid`, `cwd`, `status`, `exit_code`) and
+ * `<id>.messages.json`, one JSON document of the conversation the CLI rewrites as it goes.
+ *
+ * What the document can tell: a prompt typed by the user (a user message whose text is a
+ * `<user_input …>` element), the reply that ends a run (an assistant message asking for no tool)
+ * and a failure (an assistant message shown as an error). What it cannot: an interrupted reply is
+ * not written at all (the prompt stays without an answer), so an interrupt is left to the screen.
+ */
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Content part types of 3.0.65's messages. */
+const PART_TYPES = new Set(['text', 'tool_use', 'tool_result']);
+
+function readMessage(m: unknown, index: number, file: string): RecordEvent | 'none' | string {
+  if (!isObject(m)) return `message ${index}: not an object`;
+  const { role, content, ts } = m;
+  if (typeof ts !== 'number') return `message ${index}: no \`ts\``;
+  if (!Array.isArray(content)) return `message ${index}: no \`content\` list`;
+  const types = new Set<string>();
+  for (const part of content) {
+    if (!isObject(part) || typeof part.type !== 'string') return `message ${index}: a bad part`;
+    if (!PART_TYPES.has(part.type)) return `message ${index}: part type ${part.type}`;
+    types.add(part.type);
+  }
+  const position: RecordPosition = { file, offset: index };
+  if (role === 'user') {
+    if (types.has('tool_result')) return 'none';
+    const typed = content.some(
+      (p) =>
+        isObject(p) &&
+        p.type === 'text' &&
+        typeof p.text === 'string' &&
+        /^<user_input[\s>]/.test(p.text),
+    );
+    // Other user text (a note the CLI adds) decides nothing.
+    return typed ? { type: 'turn_started', event: 'user_input', position, atMs: ts } : 'none';
+  }
+  if (role === 'assistant') {
+    const metadata = m.metadata;
+    if (metadata !== undefined && !isObject(metadata)) return `message ${index}: bad \`metadata\``;
+    if (metadata?.displayRole === 'error') {
+      return {
+        type: 'turn_ended',
+        ending: { reason: 'known_failure', kind: 'api_error' },
+        event: 'error',
+        position,
+        atMs: ts,
+      };
+    }
+    if (metadata?.displayOnly !== undefined || metadata?.displayRole !== undefined) {
+      return `message ${index}: display-only ${String(metadata?.displayRole)}`;
+    }
+    if (types.has('tool_use')) return 'none';
+    return {
+      type: 'turn_ended',
+      ending: { reason: 'success' },
+      event: 'assistant',
+      position,
+      atMs: ts,
+    };
+  }
+  return `message ${index}: role ${String(role)}`;
+}
+
+/** Reads the whole `<id>.messages.json` document: the events of every message so far. */
+export function readClineRecord(piece: string, position: RecordPosition): RecordReading {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(piece);
+  } catch {
+    // The CLI rewrites the file in place: a read may catch it half written.
+    return { unknown: 'not a JSON document' };
+  }
+  if (!isObject(doc)) return { unknown: 'not a JSON object' };
+  if (doc.version !== 1) return { unknown: `version ${String(doc.version)}` };
+  if (!Array.isArray(doc.messages)) return { unknown: 'no `messages` list' };
+  const events: RecordEvent[] = [];
+  for (const [i, m] of doc.messages.entries()) {
+    const r = readMessage(m, i, position.file);
+    if (typeof r === 'string') {
+      if (r === 'none') continue;
+      return { unknown: r };
+    }
+    events.push(r);
+  }
+  return { events };
+}
+
+/** Where Cline keeps its data for a process with this environment. */
+export function clineDataDir(env: Readonly<Record<string, string>>): string | null {
+  return env.HOME ? join(env.HOME, '.cline', 'data') : null;
+}
+
+async function processTree(pid: number): Promise<Set<number>> {
+  const tree = await walkSubtree('/proc', pid).catch(() => null);
+  return new Set(tree && tree.length > 0 ? tree.map((p) => p.pid) : [pid]);
+}
+
+/**
+ * The messages document of the session this process runs itself (`pid` in `<id>.json` is its
+ * own, the session has not ended); null otherwise. A session run for it by Cline's hub daemon
+ * names the daemon's pid, which several panes share: it is never guessed at.
+ */
+export async function locateClineRecord(context: SessionContext): Promise<string | null> {
+  const data = clineDataDir(context.env);
+  if (!data) return null;
+  const sessions = join(data, 'sessions');
+  let ids: string[];
+  try {
+    ids = await readdir(sessions);
+  } catch {
+    return null;
+  }
+  const pids = await processTree(context.pid);
+  const found: Array<{ file: string; startedAtMs: number }> = [];
+  for (const id of ids) {
+    let meta: unknown;
+    try {
+      meta = JSON.parse(await readFile(join(sessions, id, `${id}.json`), 'utf8'));
+    } catch {
+      continue;
+    }
+    if (!isObject(meta) || typeof meta.pid !== 'number' || !pids.has(meta.pid)) continue;
+    if (meta.exit_code !== null && meta.exit_code !== undefined) continue;
+    const startedAtMs = typeof meta.started_at === 'string' ? Date.parse(meta.started_at) : NaN;
+    // A session older than the process belongs to an earlier holder of the pid.
+    if (!(startedAtMs >= context.startedAtMs - 1000)) continue;
+    const file = join(sessions, id, `${id}.messages.json`);
+    if (context.claimed.has(file)) continue;
+    if ((await stat(file).catch(() => null))?.isFile()) found.push({ file, startedAtMs });
+  }
+  found.sort((a, b) => b.startedAtMs - a.startedAtMs);
+  return found[0]?.file ?? null;
+}
+
+/** Cline CLI 3.0.65's session record. */
+export const clineSessionRecord: SessionRecordReader = {
+  tool: 'cline',
+  kind: 'document',
+  verifiedVersions: ['3.0.65'],
+  locate: locateClineRecord,
+  read: readClineRecord,
+};
