@@ -1,6 +1,5 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { walkSubtree } from '../../observe/internal/procfs.js';
 import type {
   RecordEvent,
   RecordPosition,
@@ -107,15 +106,11 @@ export function clineDataDir(env: Readonly<Record<string, string>>): string | nu
   return env.HOME ? join(env.HOME, '.cline', 'data') : null;
 }
 
-async function processTree(pid: number): Promise<Set<number>> {
-  const tree = await walkSubtree('/proc', pid).catch(() => null);
-  return new Set(tree && tree.length > 0 ? tree.map((p) => p.pid) : [pid]);
-}
-
 /**
  * The messages document of the session this process runs itself (`pid` in `<id>.json` is its
  * own, the session has not ended); null otherwise. A session run for it by Cline's hub daemon
- * names the daemon's pid, which several panes share: it is never guessed at.
+ * names the daemon's pid, which several panes share: it is never guessed at. The daemon is a
+ * child of the first pane's CLI, so only the pid itself counts, never its children's.
  */
 export async function locateClineRecord(context: SessionContext): Promise<string | null> {
   const data = clineDataDir(context.env);
@@ -127,7 +122,6 @@ export async function locateClineRecord(context: SessionContext): Promise<string
   } catch {
     return null;
   }
-  const pids = await processTree(context.pid);
   const found: Array<{ file: string; startedAtMs: number }> = [];
   for (const id of ids) {
     let meta: unknown;
@@ -136,7 +130,7 @@ export async function locateClineRecord(context: SessionContext): Promise<string
     } catch {
       continue;
     }
-    if (!isObject(meta) || typeof meta.pid !== 'number' || !pids.has(meta.pid)) continue;
+    if (!isObject(meta) || typeof meta.pid !== 'number' || meta.pid !== context.pid) continue;
     if (meta.exit_code !== null && meta.exit_code !== undefined) continue;
     const startedAtMs = typeof meta.started_at === 'string' ? Date.parse(meta.started_at) : NaN;
     // A session older than the process belongs to an earlier holder of the pid.

@@ -164,6 +164,8 @@ describe('Cline session record: locate', () => {
   it('is null for a session run by the hub daemon (its pid is not the pane’s)', async () => {
     session('1_hub', { pid: process.pid, at: T0 + 5000 });
     expect(await clineSessionRecord.locate(context())).toBe(null);
+    // The daemon runs as a child of the first pane's CLI: a child's session is not the pane's.
+    expect(await clineSessionRecord.locate(context({ pid: process.ppid }))).toBe(null);
   });
 
   it('is null before the first prompt and without a home', async () => {
