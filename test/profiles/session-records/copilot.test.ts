@@ -98,6 +98,20 @@ describe('Copilot CLI session record: the recorded session', () => {
   });
 });
 
+describe('Copilot CLI session record: a permission refused, then /clear', () => {
+  const text = readFileSync(
+    new URL('../../fixtures/session-records/copilot/deny-then-clear.jsonl', import.meta.url),
+    'utf8',
+  );
+
+  it('reads the refused run as interrupted (Escape at the dialog cancels the run)', () => {
+    const { events, unknown } = readAll(text);
+    expect(unknown).toEqual([]);
+    // The reply asking for the tool ends nothing; `/clear` ends the session, not a turn.
+    expect(summary(events)).toEqual(['started user.message', 'ended interrupted (abort)']);
+  });
+});
+
 describe('Copilot CLI session record: variants', () => {
   const lineOf = (type: string) =>
     fixture.split('\n').find((l) => (JSON.parse(l || '{}') as { type?: string }).type === type)!;
@@ -234,6 +248,15 @@ describe('Copilot CLI session record: locate', () => {
         context({ pid: FAKE_PID + 1, env: { HOME: join(root, 'home') } }),
       ),
     ).toBe(other);
+  });
+
+  it('after /clear (a new session in the same process) finds the newer session', async () => {
+    const home = join(root, 'home', '.copilot');
+    session(home, 'before', { pid: FAKE_PID, at: T0 + 500 });
+    const after = session(home, 'after', { pid: FAKE_PID, at: T0 + 20_000 });
+    expect(await copilotSessionRecord.locate(context({ env: { HOME: join(root, 'home') } }))).toBe(
+      after,
+    );
   });
 
   it('reads COPILOT_HOME before HOME', async () => {
