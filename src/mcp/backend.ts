@@ -1,0 +1,135 @@
+import { z } from 'zod';
+import { isPanewardError } from '../errors.js';
+import {
+  TurnResponse,
+  type Screen,
+  type TerminalView,
+  type TurnResponse as TurnResponseType,
+} from '../schemas/operations/index.js';
+import { Target } from '../schemas/target.js';
+import { endedEarlier, waitOutcome } from '../service/commands.js';
+import type { Supervisor } from '../supervisor/supervisor.js';
+import { ClientError, type ApiClient } from '../cli/client-api.js';
+import { describeZodError } from '../internal/zod-errors.js';
+
+/**
+ * What the MCP tools act on: a running `paneward serve` over HTTP, or a supervisor in the same
+ * process. Both answer with the HTTP API's shapes (`TerminalView`, `TurnResponse`) and refuse
+ * with its error codes, so the tools read the same verdicts and reasons either way.
+ */
+export interface McpBackend {
+  /** What the tools talk to, in a few words (for errors that say where). */
+  readonly where: string;
+  list(): Promise<TerminalView[]>;
+  get(id: string): Promise<TerminalView>;
+  screen(id: string): Promise<z.output<typeof Screen>>;
+  /** Types a prompt and submits it: the turn it started. Refused unless the gate allows it. */
+  submit(id: string, text: string, force: boolean): Promise<string>;
+  /** Waits for a turn to end: a wait that runs out answers `timeout`, never an error. */
+  wait(
+    id: string,
+    turnId: string,
+    timeoutSeconds: number,
+    signal?: AbortSignal,
+  ): Promise<TurnResponseType>;
+  interrupt(id: string): Promise<void>;
+  resume(id: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** An error as the tools report it: the API's stable code, its sentence and details. */
+export interface BackendFailure {
+  code: string;
+  message: string;
+  details: unknown;
+}
+
+/** The code, sentence and details of whatever a backend threw. */
+export function failureOf(error: unknown): BackendFailure {
+  if (isPanewardError(error)) {
+    return { code: error.code, message: error.message, details: error.details ?? null };
+  }
+  if (error instanceof ClientError) {
+    return { code: error.code, message: error.message, details: error.details ?? null };
+  }
+  if (error instanceof z.ZodError) {
+    return { code: 'invalid_input', message: describeZodError(error), details: error.issues };
+  }
+  return {
+    code: 'internal',
+    message: error instanceof Error ? error.message : String(error),
+    details: null,
+  };
+}
+
+/**
+ * The terminal a tool argument names: a terminal id as it is, or a pane (`%N`,
+ * `session:window.pane`) looked up among the attached terminals by the target it was attached as.
+ */
+export function resolveIn(terminals: readonly TerminalView[], arg: string): string {
+  if (!Target.safeParse(arg).success) return arg;
+  const byId = terminals.find((t) => t.terminalId === arg);
+  if (byId) return byId.terminalId;
+  const found = terminals.filter((t) => t.target === arg);
+  if (found.length === 1) return found[0]!.terminalId;
+  return arg;
+}
+
+/** The supervisor in this process: no HTTP between the tools and the panes. */
+export function embeddedBackend(
+  sup: Supervisor,
+  where: string,
+  onClose: () => Promise<void> = () => sup.stop(),
+): McpBackend {
+  const view = (id: string): TerminalView => {
+    const state = sup.get(id);
+    return { ...state, operations: sup.operations(id) };
+  };
+  return {
+    where,
+    list: () => Promise.resolve(sup.ids().map(view)),
+    get: (id) => Promise.resolve().then(() => view(id)),
+    screen: async (id) => (await sup.screen(id)) ?? { text: null, t: null },
+    submit: (id, text, force) => sup.submit(id, text, { force }),
+    wait: async (id, turnId, timeoutSeconds, signal) => {
+      const over = endedEarlier(sup, id, turnId);
+      if (over) return over;
+      return waitOutcome(sup, id, turnId, Math.round(timeoutSeconds * 1000), signal);
+    },
+    interrupt: (id) => sup.interrupt(id),
+    resume: (id) => sup.resume(id),
+    close: onClose,
+  };
+}
+
+/** A running `paneward serve` (or fleet server) over its HTTP API. */
+export function remoteBackend(api: ApiClient): McpBackend {
+  const path = (id: string) => `/v1/terminals/${encodeURIComponent(id)}`;
+  return {
+    where: `the paneward service at ${api.url}`,
+    list: () => api.list(),
+    get: (id) => api.get(id),
+    screen: (id) => api.screen(id),
+    submit: async (id, text, force) => (await api.input(id, { text, force })).turnId,
+    wait: async (id, turnId, timeoutSeconds, signal) => {
+      const data = await api.request<unknown>(
+        'GET',
+        `${path(id)}/turns/${encodeURIComponent(turnId)}?timeoutSeconds=${timeoutSeconds}`,
+        undefined,
+        signal,
+      );
+      const parsed = TurnResponse.safeParse(data);
+      if (!parsed.success) {
+        throw new ClientError(
+          8,
+          'unexpected_answer',
+          `paneward at ${api.url} answered the wait for ${turnId} with something else: ${describeZodError(parsed.error)}`,
+        );
+      }
+      return parsed.data;
+    },
+    interrupt: async (id) => void (await api.act('interrupt', id)),
+    resume: async (id) => void (await api.act('resume', id)),
+    close: () => Promise.resolve(),
+  };
+}

@@ -1,0 +1,250 @@
+/**
+ * The MCP server through the SDK's own client, over an in-memory transport, against a
+ * supervisor on a real tmux socket whose pane runs the real Claude Code CLI offline (the
+ * loopback model server answers it): list, state, send and wait, and every refusal.
+ */
+import { existsSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSupervisor, type Supervisor } from '../../src/index.js';
+import { embeddedBackend } from '../../src/mcp/backend.js';
+import { createMcpServer } from '../../src/mcp/server.js';
+import { CLAUDE_CODE_BIN, prepareClaudeCode } from '../../src/tooling/agents/claude_code.js';
+import { anthropicProtocol } from '../../src/tooling/model-server/anthropic.js';
+import {
+  startFakeModelServer,
+  type FakeModelServer,
+} from '../../src/tooling/model-server/server.js';
+import { startAgentSession, uniqueSocketName, type AgentSession } from '../e2e/harness/session.js';
+
+const SCRATCH = resolve('.tmp/mcp-server', String(process.pid));
+const missing = !existsSync(CLAUDE_CODE_BIN);
+const STEP_MS = 90_000;
+
+const textOf = (r: CallToolResult): string =>
+  r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+
+describe.skipIf(missing && !process.env.CI)('paneward MCP server with the SDK client', () => {
+  const socketName = uniqueSocketName('mcp-unit');
+  let model: FakeModelServer;
+  let agent: AgentSession;
+  let sup: Supervisor;
+  let client: Client;
+
+  const call = async (name: string, args: Record<string, unknown> = {}) =>
+    (await client.callTool({ name, arguments: args })) as CallToolResult;
+
+  const untilReady = async (ms = 60_000) => {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const r = await call('list_terminals');
+      const t = (r.structuredContent as { terminals: Array<{ readiness: string }> }).terminals[0];
+      if (t?.readiness === 'ready') return;
+      if (Date.now() > deadline) throw new Error(`not ready in ${ms} ms: ${textOf(r)}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  };
+
+  beforeAll(async () => {
+    if (missing) throw new Error(`Claude Code is not installed at ${CLAUDE_CODE_BIN}`);
+    rmSync(SCRATCH, { recursive: true, force: true });
+    model = await startFakeModelServer({ protocols: [anthropicProtocol] });
+    const launch = prepareClaudeCode({
+      home: join(SCRATCH, 'home'),
+      cwd: join(SCRATCH, 'work'),
+      baseUrl: model.url,
+    });
+    agent = await startAgentSession({ socketName, cols: 160, rows: 45, ...launch });
+    sup = createSupervisor({ socketName, dataDir: null, config: { pollIntervalSeconds: 0.25 } });
+    await sup.attach({ target: agent.target, tool: 'claude_code', id: 'claude' });
+    const server = createMcpServer(embeddedBackend(sup, 'a test supervisor'), '0.0.0-test');
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    client = new Client({ name: 'paneward-test', version: '0' });
+    await Promise.all([server.connect(b), client.connect(a)]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await client?.close();
+    await sup?.stop();
+    await agent?.close();
+    await model?.close();
+    rmSync(SCRATCH, { recursive: true, force: true });
+  }, 30_000);
+
+  it('offers its tools, each described for a model and with an output schema', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'interrupt',
+      'list_terminals',
+      'resume',
+      'send_prompt',
+      'terminal_state',
+      'wait_for_turn',
+    ]);
+    for (const t of tools) {
+      expect(t.description?.length, t.name).toBeGreaterThan(80);
+      expect(t.outputSchema?.type, t.name).toBe('object');
+    }
+    const send = tools.find((t) => t.name === 'send_prompt')!;
+    expect(send.inputSchema.required).toEqual(['terminal', 'prompt']);
+    expect(send.description).toMatch(/timeout/);
+  });
+
+  it(
+    'lists the terminal and reads its state and screen once Claude Code is ready',
+    async () => {
+      await untilReady();
+      const listed = await call('list_terminals');
+      expect(listed.isError).toBeFalsy();
+      const [t] = (listed.structuredContent as { terminals: Array<Record<string, unknown>> })
+        .terminals;
+      expect(t).toMatchObject({
+        terminalId: 'claude',
+        target: agent.target,
+        tool: 'claude_code',
+        readiness: 'ready',
+        operations: { sendPrompt: { allowed: 'yes' }, interrupt: { allowed: 'no' } },
+      });
+      expect(textOf(listed)).toContain('claude');
+
+      // By the pane it was attached as, too.
+      const state = await call('terminal_state', { terminal: agent.target });
+      expect(state.isError).toBeFalsy();
+      const sc = state.structuredContent as { terminal: { terminalId: string }; screen: string };
+      expect(sc.terminal.terminalId).toBe('claude');
+      expect(sc.screen).toContain('❯');
+      expect(textOf(state)).toContain('--- screen ---');
+    },
+    STEP_MS,
+  );
+
+  it('refuses an unknown terminal, saying how to find one', async () => {
+    const r = await call('terminal_state', { terminal: 'nope' });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/^unknown_terminal: no terminal with id nope/);
+    expect(textOf(r)).toContain('list_terminals');
+    const s = await call('send_prompt', { terminal: 'nope', prompt: 'hello' });
+    expect(s.isError).toBe(true);
+    expect(textOf(s)).toMatch(/unknown_terminal/);
+  });
+
+  it('refuses bad input naming the field, before anything is typed', async () => {
+    const before = model.log().length;
+    const control = await call('send_prompt', { terminal: 'claude', prompt: 'hi\u001b[201~x' });
+    expect(control.isError).toBe(true);
+    expect(textOf(control)).toMatch(/control characters/);
+    expect(textOf(control)).toMatch(/prompt/);
+
+    const empty = await call('send_prompt', { terminal: 'claude', prompt: '' });
+    expect(empty.isError).toBe(true);
+    expect(textOf(empty)).toMatch(/prompt/);
+
+    const noTerminal = await call('send_prompt', { prompt: 'hello' });
+    expect(noTerminal.isError).toBe(true);
+    expect(textOf(noTerminal)).toMatch(/terminal/);
+
+    const tooLong = await call('send_prompt', {
+      terminal: 'claude',
+      prompt: 'hello',
+      timeoutSeconds: 999_999,
+    });
+    expect(tooLong.isError).toBe(true);
+    expect(textOf(tooLong)).toMatch(/timeoutSeconds/);
+
+    await new Promise((r) => setTimeout(r, 500));
+    expect(model.log().length).toBe(before);
+    expect(await agent.capture()).not.toContain('hello');
+    expect(sup.get('claude').lastTurn.turnId).toBeNull();
+  });
+
+  it(
+    'sends a prompt and answers with that turn id and its outcome',
+    async () => {
+      await untilReady();
+      const from = model.log().length;
+      model.enqueue({ delayMs: 500, text: 'The answer is forty-two.', chunkDelayMs: 80 });
+      const r = await call('send_prompt', {
+        terminal: 'claude',
+        prompt: 'what is the answer?',
+        timeoutSeconds: 60,
+      });
+      expect(r.isError, textOf(r)).toBeFalsy();
+      const o = r.structuredContent as Record<string, string>;
+      expect(o).toMatchObject({
+        terminalId: 'claude',
+        result: 'completed',
+        outcome: 'success',
+        completion: 'completed',
+      });
+      expect(o.turnId).toMatch(/^turn-\d+$/);
+      expect(textOf(r)).toContain(`${o.turnId} on claude: success`);
+      expect(sup.get('claude').lastTurn).toMatchObject({ turnId: o.turnId, result: 'success' });
+      const turns = model
+        .log()
+        .slice(from)
+        .filter((e) => e.streaming);
+      expect(turns.length).toBeGreaterThanOrEqual(1);
+      expect(turns.every((e) => e.outcome === 'completed')).toBe(true);
+
+      // Waiting again for a turn that is over answers its outcome at once.
+      const again = await call('wait_for_turn', { terminal: 'claude', turnId: o.turnId });
+      expect(again.structuredContent).toMatchObject({ turnId: o.turnId, outcome: 'success' });
+    },
+    STEP_MS,
+  );
+
+  it(
+    'answers timeout with the turn id, refuses a second prompt while busy, and interrupts',
+    async () => {
+      await untilReady();
+      const long = Array.from({ length: 60 }, (_, i) => `Sentence ${i + 1} streams slowly.`);
+      model.enqueue({ text: long.join(' '), chunkDelayMs: 250 });
+      const first = await call('send_prompt', {
+        terminal: 'claude',
+        prompt: 'write a long answer',
+        timeoutSeconds: 3,
+      });
+      expect(first.isError, textOf(first)).toBeFalsy();
+      const t = first.structuredContent as { turnId: string; result: string; outcome: string };
+      expect(t.result).toBe('timeout');
+      expect(t.outcome).toBe('none');
+      expect(textOf(first)).toContain('wait_for_turn');
+
+      const busy = await call('send_prompt', { terminal: 'claude', prompt: 'another prompt' });
+      expect(busy.isError).toBe(true);
+      expect(textOf(busy)).toMatch(/^not_ready: terminal claude is not ready/);
+      expect(textOf(busy)).toContain(`the terminal is busy: ${t.turnId} is running`);
+      expect(textOf(busy)).toMatch(/interrupt/);
+
+      const stopped = await call('interrupt', { terminal: 'claude' });
+      expect(stopped.isError, textOf(stopped)).toBeFalsy();
+      expect(stopped.structuredContent).toMatchObject({ ok: true, terminalId: 'claude' });
+
+      const waited = await call('wait_for_turn', {
+        terminal: 'claude',
+        turnId: t.turnId,
+        timeoutSeconds: 30,
+      });
+      expect(waited.isError, textOf(waited)).toBeFalsy();
+      expect(waited.structuredContent).toMatchObject({
+        turnId: t.turnId,
+        outcome: 'interrupted',
+      });
+      expect(await agent.capture()).not.toContain('another prompt');
+    },
+    STEP_MS,
+  );
+
+  it('refuses interrupt and resume when the table refuses them, saying why', async () => {
+    await untilReady();
+    const i = await call('interrupt', { terminal: 'claude' });
+    expect(i.isError).toBe(true);
+    expect(textOf(i)).toMatch(/^refused: terminal claude refuses interrupt: no turn is running/);
+    const r = await call('resume', { terminal: 'claude' });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/refuses resume: the session is not blocked/);
+  });
+});
