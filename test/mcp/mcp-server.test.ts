@@ -10,7 +10,10 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSupervisor, type Supervisor } from '../../src/index.js';
-import { embeddedBackend } from '../../src/mcp/backend.js';
+import pino from 'pino';
+import { ApiClient } from '../../src/cli/client-api.js';
+import { embeddedBackend, remoteBackend, type McpBackend } from '../../src/mcp/backend.js';
+import { serve, type RunningServer } from '../../src/serve.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { CLAUDE_CODE_BIN, prepareClaudeCode } from '../../src/tooling/agents/claude_code.js';
 import { anthropicProtocol } from '../../src/tooling/model-server/anthropic.js';
@@ -24,6 +27,15 @@ const SCRATCH = resolve('.tmp/mcp-server', String(process.pid));
 const missing = !existsSync(CLAUDE_CODE_BIN);
 const STEP_MS = 90_000;
 
+/** An SDK client connected to a new MCP server over `backend`, in memory. */
+async function connect(backend: McpBackend): Promise<Client> {
+  const server = createMcpServer(backend, '0.0.0-test');
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'paneward-test', version: '0' });
+  await Promise.all([server.connect(b), client.connect(a)]);
+  return client;
+}
+
 const textOf = (r: CallToolResult): string =>
   r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 
@@ -33,6 +45,7 @@ describe.skipIf(missing && !process.env.CI)('paneward MCP server with the SDK cl
   let agent: AgentSession;
   let sup: Supervisor;
   let client: Client;
+  let served: RunningServer | undefined;
 
   const call = async (name: string, args: Record<string, unknown> = {}) =>
     (await client.callTool({ name, arguments: args })) as CallToolResult;
@@ -60,14 +73,12 @@ describe.skipIf(missing && !process.env.CI)('paneward MCP server with the SDK cl
     agent = await startAgentSession({ socketName, cols: 160, rows: 45, ...launch });
     sup = createSupervisor({ socketName, dataDir: null, config: { pollIntervalSeconds: 0.25 } });
     await sup.attach({ target: agent.target, tool: 'claude_code', id: 'claude' });
-    const server = createMcpServer(embeddedBackend(sup, 'a test supervisor'), '0.0.0-test');
-    const [a, b] = InMemoryTransport.createLinkedPair();
-    client = new Client({ name: 'paneward-test', version: '0' });
-    await Promise.all([server.connect(b), client.connect(a)]);
+    client = await connect(embeddedBackend(sup, 'a test supervisor'));
   }, 60_000);
 
   afterAll(async () => {
     await client?.close();
+    await served?.stop();
     await sup?.stop();
     await agent?.close();
     await model?.close();
@@ -247,4 +258,81 @@ describe.skipIf(missing && !process.env.CI)('paneward MCP server with the SDK cl
     expect(r.isError).toBe(true);
     expect(textOf(r)).toMatch(/refuses resume: the session is not blocked/);
   });
+
+  it(
+    'works the same over a running service (--url): its verdicts, its refusals, its token',
+    async () => {
+      served = await serve({
+        host: '127.0.0.1',
+        port: 0,
+        token: 'mcp-test-token',
+        logger: pino({ level: 'silent' }),
+        supervisor: {
+          options: { socketName, dataDir: null, config: { pollIntervalSeconds: 0.25 } },
+          discoverSeconds: null,
+        },
+      });
+      const env = { PANEWARD_TOKEN: 'mcp-test-token' };
+      await new ApiClient({ url: served.url }, env).attach({
+        target: agent.target,
+        tool: 'claude_code',
+        id: 'remote',
+      });
+      const remote = await connect(remoteBackend(new ApiClient({ url: served.url }, env)));
+      const call = async (name: string, args: Record<string, unknown> = {}) =>
+        (await remote.callTool({ name, arguments: args })) as CallToolResult;
+
+      const deadline = Date.now() + 30_000;
+      let listed = await call('list_terminals');
+      while (
+        (listed.structuredContent as { terminals: Array<{ readiness: string }> }).terminals[0]
+          ?.readiness !== 'ready'
+      ) {
+        if (Date.now() > deadline) throw new Error(`not ready: ${textOf(listed)}`);
+        await new Promise((r) => setTimeout(r, 250));
+        listed = await call('list_terminals');
+      }
+      expect(listed.structuredContent).toMatchObject({
+        terminals: [{ terminalId: 'remote', operations: { sendPrompt: { allowed: 'yes' } } }],
+      });
+
+      model.enqueue({ delayMs: 300, text: 'Served over HTTP.', chunkDelayMs: 60 });
+      const sent = await call('send_prompt', {
+        terminal: 'remote',
+        prompt: 'answer over http',
+        timeoutSeconds: 60,
+      });
+      expect(sent.isError, textOf(sent)).toBeFalsy();
+      expect(sent.structuredContent).toMatchObject({
+        terminalId: 'remote',
+        result: 'completed',
+        outcome: 'success',
+      });
+
+      const unknown = await call('send_prompt', { terminal: 'nope', prompt: 'hello' });
+      expect(unknown.isError).toBe(true);
+      expect(textOf(unknown)).toMatch(/^unknown_terminal: .*list_terminals/);
+
+      const refused = await call('interrupt', { terminal: 'remote' });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toMatch(/^refused: .*no turn is running/);
+
+      // Without the token, and with nobody listening: said so, nothing done.
+      const noToken = await connect(remoteBackend(new ApiClient({ url: served.url }, {})));
+      const denied = (await noToken.callTool({ name: 'list_terminals' })) as CallToolResult;
+      expect(denied.isError).toBe(true);
+      expect(textOf(denied)).toMatch(/^unauthorized: .*PANEWARD_TOKEN/);
+      await noToken.close();
+      const nobody = await connect(remoteBackend(new ApiClient({ url: 'http://127.0.0.1:9' }, {})));
+      const gone = (await nobody.callTool({
+        name: 'send_prompt',
+        arguments: { terminal: 'remote', prompt: 'hello' },
+      })) as CallToolResult;
+      expect(gone.isError).toBe(true);
+      expect(textOf(gone)).toMatch(/^unreachable: .*paneward serve/);
+      await nobody.close();
+      await remote.close();
+    },
+    STEP_MS,
+  );
 });
