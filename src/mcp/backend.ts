@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { isPanewardError } from '../errors.js';
+import { isPanewardError, PanewardError } from '../errors.js';
 import {
+  TerminalView,
   TurnResponse,
   type Screen,
-  type TerminalView,
   type TurnResponse as TurnResponseType,
 } from '../schemas/operations/index.js';
 import { Target } from '../schemas/target.js';
@@ -34,8 +34,50 @@ export interface McpBackend {
   ): Promise<TurnResponseType>;
   interrupt(id: string): Promise<void>;
   resume(id: string): Promise<void>;
+  /** Starts an agent CLI in a new tmux window and attaches it: answered once it is ready. */
+  spawn(request: SpawnArgs): Promise<Spawn>;
+  /** Ends a terminal's CLI with its own exit command, then its window (detached too). */
+  stop(id: string, options: { removeWorktree?: boolean }): Promise<Stopped>;
   close(): Promise<void>;
 }
+
+/** What the `spawn` tool hands over (the `spawn` operation's request, as far as a model sets it). */
+export interface SpawnArgs {
+  tool: string;
+  cwd?: string;
+  name?: string;
+  session?: string;
+  worktree?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  restart?: 'never' | 'on-failure';
+  readyTimeoutSeconds?: number;
+}
+
+/** What a spawn answers: the terminal, and what was started (as the service says it). */
+export interface Spawn {
+  view: TerminalView;
+  spawned: Record<string, unknown> | null;
+}
+
+/** What a stop answers. */
+export interface Stopped {
+  ended: string;
+  worktreeRemoved: string | null;
+}
+
+/** What a supervisor that can start sessions offers (`spawn`, `stopTerminal`). */
+interface Spawning {
+  spawn?(request: SpawnArgs): Promise<{ terminalId: string; spawned?: unknown }>;
+  stopTerminal?(input: { id: string; removeWorktree?: boolean }): Promise<Stopped>;
+  spawnedOf?(id: string): unknown;
+}
+
+const cannotSpawn = (where: string) =>
+  new PanewardError(
+    'refused',
+    `${where} cannot start or stop agent sessions (this paneward has no spawn)`,
+  );
 
 /** An error as the tools report it: the API's stable code, its sentence and details. */
 export interface BackendFailure {
@@ -98,6 +140,17 @@ export function embeddedBackend(
     },
     interrupt: (id) => sup.interrupt(id),
     resume: (id) => sup.resume(id),
+    spawn: async (request) => {
+      const s = sup as unknown as Spawning;
+      if (typeof s.spawn !== 'function') throw cannotSpawn(where);
+      const { terminalId, spawned } = await s.spawn(request);
+      return { view: view(terminalId), spawned: (spawned ?? null) as Spawn['spawned'] };
+    },
+    stop: async (id, options) => {
+      const s = sup as unknown as Spawning;
+      if (typeof s.stopTerminal !== 'function') throw cannotSpawn(where);
+      return s.stopTerminal({ id, ...options });
+    },
     close: onClose,
   };
 }
@@ -130,6 +183,38 @@ export function remoteBackend(api: ApiClient): McpBackend {
     },
     interrupt: async (id) => void (await api.act('interrupt', id)),
     resume: async (id) => void (await api.act('resume', id)),
+    spawn: async (request) => {
+      const data = await api.request<Record<string, unknown>>('POST', '/v1/terminals', {
+        spawn: request,
+      });
+      const parsed = TerminalView.safeParse(data);
+      if (!parsed.success) {
+        throw new ClientError(
+          8,
+          'unexpected_answer',
+          `paneward at ${api.url} answered the spawn with something else: ${describeZodError(parsed.error)}`,
+        );
+      }
+      const spawned = data.spawned;
+      return {
+        view: parsed.data,
+        spawned:
+          typeof spawned === 'object' && spawned !== null ? (spawned as Spawn['spawned']) : null,
+      };
+    },
+    stop: async (id, options) => {
+      const q = new URLSearchParams({ stop: 'true' });
+      if (options.removeWorktree !== undefined)
+        q.set('removeWorktree', String(options.removeWorktree));
+      const data = await api.request<Partial<Stopped> | null>(
+        'DELETE',
+        `${path(id)}?${q.toString()}`,
+      );
+      return {
+        ended: String(data?.ended ?? 'unknown'),
+        worktreeRemoved: data?.worktreeRemoved ?? null,
+      };
+    },
     close: () => Promise.resolve(),
   };
 }

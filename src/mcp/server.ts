@@ -3,7 +3,13 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { MAX_PROMPT_CHARS, PromptText } from '../schemas/prompt.js';
 import type { TerminalView, TurnResponse } from '../schemas/operations/index.js';
-import { failureOf, resolveIn, type BackendFailure, type McpBackend } from './backend.js';
+import {
+  failureOf,
+  resolveIn,
+  type BackendFailure,
+  type McpBackend,
+  type SpawnArgs,
+} from './backend.js';
 
 /** The longest one call waits for a turn; a longer wait continues with `wait_for_turn`. */
 export const MAX_WAIT_SECONDS = 3600;
@@ -241,7 +247,7 @@ async function withProgress<T>(extra: CallExtra, what: string, work: Promise<T>)
 }
 
 const SERVER_INSTRUCTIONS = `paneward supervises AI coding-agent CLIs (Claude Code, Codex, Gemini CLI, …) running in tmux panes and says truthfully whether each is ready, working, finished, interrupted, failed, blocked on a prompt for the operator, stalled or gone.
-Use list_terminals to see them, terminal_state to see one (with its screen), send_prompt to give one a task and wait for the outcome of that turn, wait_for_turn to keep waiting after a timeout, interrupt to stop a running turn, resume to restart a session the watchdog blocked.
+Use list_terminals to see them, spawn to start a new one and stop to end one it started, terminal_state to see one (with its screen), send_prompt to give one a task and wait for the outcome of that turn, wait_for_turn to keep waiting after a timeout, interrupt to stop a running turn, resume to restart a session the watchdog blocked.
 Every answer carries the operation table: whether send_prompt, interrupt and resume are accepted now, and why. A refused call typed nothing.`;
 
 /**
@@ -455,6 +461,119 @@ export function createMcpServer(backend: McpBackend, version: string): McpServer
         state: s,
       });
     }),
+  );
+
+  server.registerTool(
+    'spawn',
+    {
+      title: 'Start an agent CLI',
+      description:
+        "Starts an agent CLI (claude_code, codex, gemini_cli, opencode, kilo, qwen_code, pi, cline, copilot, grok_cli) in a new tmux window the way paneward's launch recipe for it says, supervises it, and answers once it is ready for a prompt (or blocked on a first-run dialog, which terminal_state shows) with its terminal id for send_prompt. With worktree, it runs in a new git worktree of cwd on that new branch, so parallel agents do not edit the same files. Blocks while the CLI starts, usually seconds, at most readyTimeoutSeconds.",
+      inputSchema: {
+        tool: z
+          .string()
+          .regex(/^[a-z][a-z0-9_]{0,31}$/, 'must be a tool id such as claude_code or codex')
+          .describe(
+            'Which agent CLI: claude_code, codex, gemini_cli, opencode, kilo, qwen_code, pi, cline, copilot or grok_cli.',
+          ),
+        cwd: z
+          .string()
+          .startsWith('/', 'must be an absolute path')
+          .optional()
+          .describe("The folder it works in (absolute); default: paneward's working directory."),
+        name: z
+          .string()
+          .min(1)
+          .max(64)
+          .optional()
+          .describe('The tmux window name; default: the tool id.'),
+        session: z
+          .string()
+          .min(1)
+          .max(64)
+          .optional()
+          .describe(
+            'The tmux session to open the window in (created when missing); default "paneward".',
+          ),
+        worktree: z
+          .string()
+          .min(1)
+          .max(100)
+          .optional()
+          .describe('Run it in a new git worktree of cwd on this new branch.'),
+        args: z
+          .array(z.string().max(8192))
+          .max(64)
+          .optional()
+          .describe('Extra arguments for the CLI, each passed as it is (never through a shell).'),
+        env: z
+          .record(z.string(), z.string().max(8192))
+          .optional()
+          .describe('Environment variables for the CLI (values are never shown back).'),
+        restart: z
+          .enum(['never', 'on-failure'])
+          .optional()
+          .describe(
+            'Start it again, resuming its conversation where it can, when it dies (on-failure); default never.',
+          ),
+        readyTimeoutSeconds: z
+          .number()
+          .positive()
+          .max(600)
+          .optional()
+          .describe('How long to wait for it to be ready, in seconds.'),
+      },
+      outputSchema: {
+        terminalId: z.string(),
+        state: TerminalSummary,
+        spawned: z.record(z.string(), z.unknown()).nullable(),
+      },
+      annotations: { destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    },
+    guarded(async (args: SpawnArgs) => {
+      const { view, spawned } = await backend.spawn(args);
+      const s = summarize(view);
+      return answer(`started ${args.tool} as ${s.terminalId}\n${describeTerminal(s)}`, {
+        terminalId: s.terminalId,
+        state: s,
+        spawned,
+      });
+    }),
+  );
+
+  server.registerTool(
+    'stop',
+    {
+      title: 'Stop a started agent CLI',
+      description:
+        "Ends an agent CLI paneward started (spawn) with the CLI's own exit command, closes its tmux window and stops supervising it. Refused for a pane paneward did not start, and while a turn runs (interrupt it first). removeWorktree also removes the git worktree it was started in, unless that has changes (then refused: nothing is lost). Blocks until the CLI has ended, seconds.",
+      inputSchema: {
+        terminal: TerminalArg,
+        removeWorktree: z
+          .boolean()
+          .optional()
+          .describe(
+            'Also remove the git worktree it was started in (refused when it has changes).',
+          ),
+      },
+      outputSchema: {
+        ok: z.literal(true),
+        terminalId: z.string(),
+        ended: z.string(),
+        worktreeRemoved: z.string().nullable(),
+      },
+      annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    },
+    guarded(
+      async ({ terminal, removeWorktree }: { terminal: string; removeWorktree?: boolean }) => {
+        const id = await resolve(terminal);
+        const r = await backend.stop(id, removeWorktree === undefined ? {} : { removeWorktree });
+        return answer(
+          `stopped ${id} (${r.ended})${r.worktreeRemoved ? `; removed worktree ${r.worktreeRemoved}` : ''}`,
+          { ok: true as const, terminalId: id, ended: r.ended, worktreeRemoved: r.worktreeRemoved },
+        );
+      },
+    ),
   );
 
   return server;

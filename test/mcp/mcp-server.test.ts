@@ -92,6 +92,8 @@ describe.skipIf(missing && !process.env.CI)('paneward MCP server with the SDK cl
       'list_terminals',
       'resume',
       'send_prompt',
+      'spawn',
+      'stop',
       'terminal_state',
       'wait_for_turn',
     ]);
@@ -258,6 +260,63 @@ describe.skipIf(missing && !process.env.CI)('paneward MCP server with the SDK cl
     expect(r.isError).toBe(true);
     expect(textOf(r)).toMatch(/refuses resume: the session is not blocked/);
   });
+
+  const canSpawn = () => typeof (sup as unknown as { spawn?: unknown }).spawn === 'function';
+
+  it('refuses spawn and stop on a supervisor that cannot start sessions, saying so', async (ctx) => {
+    if (canSpawn()) ctx.skip();
+    const spawned = await call('spawn', { tool: 'claude_code' });
+    expect(spawned.isError).toBe(true);
+    expect(textOf(spawned)).toMatch(/^refused: .*cannot start or stop agent sessions/);
+    const stopped = await call('stop', { terminal: 'claude' });
+    expect(stopped.isError).toBe(true);
+    expect(textOf(stopped)).toMatch(/^refused: /);
+    expect(sup.ids()).toContain('claude');
+  });
+
+  it('refuses a spawn with a bad argument, naming it, before anything starts', async () => {
+    const before = sup.ids().length;
+    const relative = await call('spawn', { tool: 'claude_code', cwd: 'relative/dir' });
+    expect(relative.isError).toBe(true);
+    expect(textOf(relative)).toMatch(/absolute path at cwd/);
+    const tool = await call('spawn', { tool: 'Claude Code' });
+    expect(tool.isError).toBe(true);
+    expect(textOf(tool)).toMatch(/tool id .* at tool/);
+    expect(sup.ids().length).toBe(before);
+  });
+
+  it(
+    'spawns a real Claude Code, drives a turn and stops it (where the supervisor can spawn)',
+    async (ctx) => {
+      if (!canSpawn()) ctx.skip();
+      const launch = prepareClaudeCode({
+        home: join(SCRATCH, 'spawned-home'),
+        cwd: join(SCRATCH, 'spawned-work'),
+        baseUrl: model.url,
+      });
+      const started = await call('spawn', {
+        tool: 'claude_code',
+        cwd: launch.cwd,
+        session: 'spawned',
+        env: launch.env,
+        readyTimeoutSeconds: 60,
+      });
+      expect(started.isError, textOf(started)).toBeFalsy();
+      const { terminalId } = started.structuredContent as { terminalId: string };
+      model.enqueue({ delayMs: 300, text: 'Spawned and answering.', chunkDelayMs: 60 });
+      const sent = await call('send_prompt', {
+        terminal: terminalId,
+        prompt: 'are you there?',
+        timeoutSeconds: 60,
+      });
+      expect(sent.structuredContent, textOf(sent)).toMatchObject({ outcome: 'success' });
+      const stopped = await call('stop', { terminal: terminalId });
+      expect(stopped.isError, textOf(stopped)).toBeFalsy();
+      expect(stopped.structuredContent).toMatchObject({ ok: true, terminalId });
+      expect(sup.ids()).not.toContain(terminalId);
+    },
+    STEP_MS,
+  );
 
   it(
     'works the same over a running service (--url): its verdicts, its refusals, its token',
