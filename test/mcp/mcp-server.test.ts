@@ -4,7 +4,7 @@
  * loopback model server answers it): list, state, send and wait, and every refusal.
  */
 import { existsSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -298,7 +298,8 @@ describe.skipIf(missing && !process.env.CI)('paneward MCP server with the SDK cl
         tool: 'claude_code',
         cwd: launch.cwd,
         session: 'spawned',
-        env: launch.env,
+        // The recipe finds the CLI on PATH: the pinned one first.
+        env: { ...launch.env, PATH: `${dirname(CLAUDE_CODE_BIN)}:${launch.env.PATH}` },
         readyTimeoutSeconds: 60,
       });
       expect(started.isError, textOf(started)).toBeFalsy();
@@ -375,6 +376,32 @@ describe.skipIf(missing && !process.env.CI)('paneward MCP server with the SDK cl
       const refused = await call('interrupt', { terminal: 'remote' });
       expect(refused.isError).toBe(true);
       expect(textOf(refused)).toMatch(/^refused: .*no turn is running/);
+
+      if (canSpawn()) {
+        // Started and stopped through the service, as `paneward spawn` does.
+        const launch = prepareClaudeCode({
+          home: join(SCRATCH, 'remote-home'),
+          cwd: join(SCRATCH, 'remote-work'),
+          baseUrl: model.url,
+        });
+        const started = await call('spawn', {
+          tool: 'claude_code',
+          cwd: launch.cwd,
+          session: 'remote-spawned',
+          env: { ...launch.env, PATH: `${dirname(CLAUDE_CODE_BIN)}:${launch.env.PATH}` },
+          readyTimeoutSeconds: 60,
+        });
+        expect(started.isError, textOf(started)).toBeFalsy();
+        const sc = started.structuredContent as {
+          terminalId: string;
+          state: { readiness: string };
+          spawned: { tool: string } | null;
+        };
+        expect(sc.spawned?.tool).toBe('claude_code');
+        const stopped = await call('stop', { terminal: sc.terminalId });
+        expect(stopped.isError, textOf(stopped)).toBeFalsy();
+        expect(stopped.structuredContent).toMatchObject({ ok: true, terminalId: sc.terminalId });
+      }
 
       // Without the token, and with nobody listening: said so, nothing done.
       const noToken = await connect(remoteBackend(new ApiClient({ url: served.url }, {})));
