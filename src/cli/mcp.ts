@@ -111,7 +111,9 @@ export async function runMcp(raw: Record<string, unknown>, io: McpIo = defaultIo
     // Without panes named, every agent pane of the socket is served, as they appear.
     if (o.discover ?? o.targets.length === 0) sup.discoverContinuously(2);
     const socket = o.socketPath ?? o.socketName ?? 'the default tmux socket';
-    backend = backends.embeddedBackend(sup, `a supervisor in \`paneward mcp\` on ${socket}`);
+    backend = backends.embeddedBackend(sup, `a supervisor in \`paneward mcp\` on ${socket}`, {
+      socket: { socketName: o.socketName, socketPath: o.socketPath },
+    });
   } else {
     const { ApiClient } = await import('./client-api.js');
     const api = new ApiClient({ url: o.url, tokenFile: o.tokenFile }, io.env);

@@ -11,6 +11,14 @@ import { endedEarlier, waitOutcome } from '../service/commands.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import { ClientError, type ApiClient } from '../cli/client-api.js';
 import { describeZodError } from '../internal/zod-errors.js';
+import { localPane, type PaneNames } from '../cli/resolve.js';
+import { execa } from 'execa';
+
+/** A service on this machine: its panes are the local tmux's (as the CLI client looks them up). */
+function remotePanes(url: string): ((t: string) => Promise<PaneNames | null>) | undefined {
+  const host = new URL(url).hostname;
+  return ['127.0.0.1', 'localhost', '[::1]', '::1'].includes(host) ? localPane : undefined;
+}
 
 /**
  * What the MCP tools act on: a running `paneward serve` over HTTP, or a supervisor in the same
@@ -21,6 +29,8 @@ export interface McpBackend {
   /** What the tools talk to, in a few words (for errors that say where). */
   readonly where: string;
   list(): Promise<TerminalView[]>;
+  /** The terminal a tool argument names (a terminal id, or the pane it was attached as). */
+  resolve(arg: string): Promise<string>;
   get(id: string): Promise<TerminalView>;
   screen(id: string): Promise<z.output<typeof Screen>>;
   /** Types a prompt and submits it: the turn it started. Refused unless the gate allows it. */
@@ -106,22 +116,61 @@ export function failureOf(error: unknown): BackendFailure {
 
 /**
  * The terminal a tool argument names: a terminal id as it is, or a pane (`%N`,
- * `session:window.pane`) looked up among the attached terminals by the target it was attached as.
+ * `session:window.pane`) looked up among the attached terminals by the target it was attached
+ * as, then (where tmux can say) by the other name tmux gives the same pane.
  */
-export function resolveIn(terminals: readonly TerminalView[], arg: string): string {
+export async function resolveTerminal(
+  terminals: readonly TerminalView[],
+  arg: string,
+  paneNames?: (target: string) => Promise<PaneNames | null>,
+): Promise<string> {
   if (!Target.safeParse(arg).success) return arg;
-  const byId = terminals.find((t) => t.terminalId === arg);
-  if (byId) return byId.terminalId;
-  const found = terminals.filter((t) => t.target === arg);
-  if (found.length === 1) return found[0]!.terminalId;
-  return arg;
+  if (terminals.some((t) => t.terminalId === arg)) return arg;
+  let found = terminals.filter((t) => t.target === arg);
+  if (found.length === 0 && paneNames) {
+    const names = await paneNames(arg);
+    if (names) {
+      found = terminals.filter((t) => t.target === names.paneId || t.target === names.target);
+    }
+  }
+  return found.length === 1 ? found[0]!.terminalId : arg;
+}
+
+/** What tmux on a socket calls a pane both ways; null when it cannot say. */
+export async function tmuxPaneNames(
+  socket: { socketName?: string; socketPath?: string },
+  target: string,
+): Promise<PaneNames | null> {
+  const args = socket.socketPath
+    ? ['-S', socket.socketPath]
+    : socket.socketName
+      ? ['-L', socket.socketName]
+      : [];
+  const r = await execa(
+    'tmux',
+    [
+      ...args,
+      'display-message',
+      '-p',
+      '-t',
+      target,
+      '#{pane_id}\t#{session_name}:#{window_index}.#{pane_index}',
+    ],
+    { reject: false, timeout: 2000, stdin: 'ignore' },
+  );
+  if (r.exitCode !== 0) return null;
+  const [paneId, indexTarget] = `${r.stdout}`.trim().split('\t');
+  return paneId?.startsWith('%') && indexTarget ? { paneId, target: indexTarget } : null;
 }
 
 /** The supervisor in this process: no HTTP between the tools and the panes. */
 export function embeddedBackend(
   sup: Supervisor,
   where: string,
-  onClose: () => Promise<void> = () => sup.stop(),
+  options: {
+    socket?: { socketName?: string; socketPath?: string };
+    onClose?: () => Promise<void>;
+  } = {},
 ): McpBackend {
   const view = (id: string): TerminalView => {
     const state = sup.get(id);
@@ -130,6 +179,8 @@ export function embeddedBackend(
   return {
     where,
     list: () => Promise.resolve(sup.ids().map(view)),
+    resolve: (arg) =>
+      resolveTerminal(sup.ids().map(view), arg, (t) => tmuxPaneNames(options.socket ?? {}, t)),
     get: (id) => Promise.resolve().then(() => view(id)),
     screen: async (id) => (await sup.screen(id)) ?? { text: null, t: null },
     submit: (id, text, force) => sup.submit(id, text, { force }),
@@ -151,7 +202,7 @@ export function embeddedBackend(
       if (typeof s.stopTerminal !== 'function') throw cannotSpawn(where);
       return s.stopTerminal({ id, ...options });
     },
-    close: onClose,
+    close: options.onClose ?? (() => sup.stop()),
   };
 }
 
@@ -161,6 +212,7 @@ export function remoteBackend(api: ApiClient): McpBackend {
   return {
     where: `the paneward service at ${api.url}`,
     list: () => api.list(),
+    resolve: async (arg) => resolveTerminal(await api.list(), arg, remotePanes(api.url)),
     get: (id) => api.get(id),
     screen: (id) => api.screen(id),
     submit: async (id, text, force) => (await api.input(id, { text, force })).turnId,

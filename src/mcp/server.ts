@@ -3,13 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { MAX_PROMPT_CHARS, PromptText } from '../schemas/prompt.js';
 import type { TerminalView, TurnResponse } from '../schemas/operations/index.js';
-import {
-  failureOf,
-  resolveIn,
-  type BackendFailure,
-  type McpBackend,
-  type SpawnArgs,
-} from './backend.js';
+import { failureOf, type BackendFailure, type McpBackend, type SpawnArgs } from './backend.js';
 
 /** The longest one call waits for a turn; a longer wait continues with `wait_for_turn`. */
 export const MAX_WAIT_SECONDS = 3600;
@@ -260,7 +254,7 @@ export function createMcpServer(backend: McpBackend, version: string): McpServer
     { name: 'paneward', version },
     { instructions: SERVER_INSTRUCTIONS, capabilities: { tools: {} } },
   );
-  const resolve = async (arg: string) => resolveIn(await backend.list(), arg);
+  const resolve = (arg: string) => backend.resolve(arg);
   const guarded =
     <A>(body: (args: A, extra: CallExtra) => Promise<CallToolResult>) =>
     async (args: A, extra: CallExtra): Promise<CallToolResult> => {

@@ -8,6 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSupervisor, type Supervisor } from '../../src/index.js';
 import pino from 'pino';
@@ -73,7 +74,7 @@ describe.skipIf(missing && !process.env.CI)('paneward MCP server with the SDK cl
     agent = await startAgentSession({ socketName, cols: 160, rows: 45, ...launch });
     sup = createSupervisor({ socketName, dataDir: null, config: { pollIntervalSeconds: 0.25 } });
     await sup.attach({ target: agent.target, tool: 'claude_code', id: 'claude' });
-    client = await connect(embeddedBackend(sup, 'a test supervisor'));
+    client = await connect(embeddedBackend(sup, 'a test supervisor', { socket: { socketName } }));
   }, 60_000);
 
   afterAll(async () => {
@@ -130,6 +131,16 @@ describe.skipIf(missing && !process.env.CI)('paneward MCP server with the SDK cl
       expect(sc.terminal.terminalId).toBe('claude');
       expect(sc.screen).toContain('❯');
       expect(textOf(state)).toContain('--- screen ---');
+
+      // By the pane's other name, as tmux gives it.
+      const { stdout: paneId } = await execa('tmux', [
+        ...['-L', socketName, 'display-message', '-p', '-t', agent.target, '#{pane_id}'],
+      ]);
+      const byId = await call('terminal_state', { terminal: paneId.trim(), screen: false });
+      expect(byId.structuredContent).toMatchObject({
+        terminal: { terminalId: 'claude' },
+        screen: null,
+      });
     },
     STEP_MS,
   );
