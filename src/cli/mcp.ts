@@ -110,8 +110,9 @@ export async function runMcp(raw: Record<string, unknown>, io: McpIo = defaultIo
     }
     // Without panes named, every agent pane of the socket is served, as they appear.
     if (o.discover ?? o.targets.length === 0) sup.discoverContinuously(2);
-    const socket = o.socketPath ?? o.socketName ?? 'the default tmux socket';
-    backend = backends.embeddedBackend(sup, `a supervisor in \`paneward mcp\` on ${socket}`, {
+    const socket = o.socketPath ?? o.socketName;
+    const where = `its own supervisor on ${socket ? `tmux socket ${socket}` : 'the default tmux socket'}`;
+    backend = backends.embeddedBackend(sup, where, {
       socket: { socketName: o.socketName, socketPath: o.socketPath },
     });
   } else {

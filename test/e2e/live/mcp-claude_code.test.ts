@@ -6,7 +6,7 @@
  * model request must carry the tool result with the worker turn's real outcome and turn id,
  * and paneward's journal must show that turn.
  */
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,6 +91,16 @@ describe.skipIf(missing && !process.env.CI)('Claude Code drives another agent ov
   let lead: AgentSession;
   let sup: Supervisor;
 
+  /** Claude Code's log of its connection to the `paneward` MCP server (empty before it starts). */
+  const mcpLog = (): string => {
+    const cache = join(SCRATCH, 'lead-home', '.cache', 'claude-cli-nodejs');
+    if (!existsSync(cache)) return '';
+    return readdirSync(cache)
+      .map((project) => join(cache, project, 'mcp-logs-paneward'))
+      .filter((dir) => existsSync(dir))
+      .flatMap((dir) => readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8')))
+      .join('\n');
+  };
   const journal = (): JournalRecord[] =>
     existsSync(journalDir(dataDir)) ? readSegments(journalDir(dataDir)).records : [];
 
@@ -147,6 +157,8 @@ describe.skipIf(missing && !process.env.CI)('Claude Code drives another agent ov
       cols: 160,
       rows: 45,
       ...launch,
+      // A generous bound on the MCP server's start (Claude Code's default is 30 s).
+      env: { ...launch.env, MCP_TIMEOUT: '120000' },
       command: [...launch.command, '--mcp-config', mcpConfig, '--allowedTools', SEND_TOOL],
     });
     await lead.waitForText(/❯/, 60_000);
@@ -155,6 +167,12 @@ describe.skipIf(missing && !process.env.CI)('Claude Code drives another agent ov
       'the worker attached by paneward mcp',
       () => journal().some((r) => r.kind === 'terminal.attached'),
       60_000,
+    );
+    // Claude Code logs its MCP connection: the tools are known once it is established.
+    await until(
+      'Claude Code connected to paneward mcp',
+      () => mcpLog().includes('Connection established'),
+      120_000,
     );
     sup = createSupervisor({ socketName, dataDir: null, config: { pollIntervalSeconds: 0.25 } });
     await sup.attach({ target: lead.target, tool: 'claude_code', id: 'lead' });
