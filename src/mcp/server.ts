@@ -12,6 +12,11 @@ export const DEFAULT_WAIT_SECONDS = 300;
 /** How often a waiting call reports progress to a client that asked for it. */
 const PROGRESS_MS = 10_000;
 
+export interface McpServerOptions {
+  /** How often a waiting call reports progress (ms; default 10 s). */
+  progressMs?: number;
+}
+
 // ---- what the tools take --------------------------------------------------------------------
 
 const TerminalArg = z
@@ -220,7 +225,12 @@ interface CallExtra {
 }
 
 /** Reports progress every few seconds while `work` runs (clients reset their timeout on it). */
-async function withProgress<T>(extra: CallExtra, what: string, work: Promise<T>): Promise<T> {
+async function withProgress<T>(
+  extra: CallExtra,
+  what: string,
+  work: Promise<T>,
+  everyMs: number,
+): Promise<T> {
   const token = extra._meta?.progressToken;
   if (token === undefined) return work;
   const started = Date.now();
@@ -232,7 +242,7 @@ async function withProgress<T>(extra: CallExtra, what: string, work: Promise<T>)
         params: { progressToken: token, progress: seconds, message: `${what}: ${seconds} s` },
       })
       .catch(() => {});
-  }, PROGRESS_MS);
+  }, everyMs);
   try {
     return await work;
   } finally {
@@ -249,7 +259,12 @@ Every answer carries the operation table: whether send_prompt, interrupt and res
  * each answering with the API's verdicts and reasons as text and as `structuredContent`, each
  * refusal a tool error (`isError`) saying what to do next.
  */
-export function createMcpServer(backend: McpBackend, version: string): McpServer {
+export function createMcpServer(
+  backend: McpBackend,
+  version: string,
+  options: McpServerOptions = {},
+): McpServer {
+  const progressMs = options.progressMs ?? PROGRESS_MS;
   const server = new McpServer(
     { name: 'paneward', version },
     { instructions: SERVER_INSTRUCTIONS, capabilities: { tools: {} } },
@@ -355,6 +370,7 @@ export function createMcpServer(backend: McpBackend, version: string): McpServer
             extra,
             `waiting for ${turnId}`,
             backend.wait(id, turnId, timeoutSeconds, extra.signal),
+            progressMs,
           );
         } catch (error) {
           // The prompt was typed: whatever went wrong, the answer names the turn it started.
@@ -406,6 +422,7 @@ export function createMcpServer(backend: McpBackend, version: string): McpServer
           extra,
           `waiting for ${turnId}`,
           backend.wait(id, turnId, timeoutSeconds, extra.signal),
+          progressMs,
         );
         const o = outcomeOf(id, r, timeoutSeconds);
         return answer(describeOutcome(o), o);

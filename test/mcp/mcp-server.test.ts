@@ -30,7 +30,7 @@ const STEP_MS = 90_000;
 
 /** An SDK client connected to a new MCP server over `backend`, in memory. */
 async function connect(backend: McpBackend): Promise<Client> {
-  const server = createMcpServer(backend, '0.0.0-test');
+  const server = createMcpServer(backend, '0.0.0-test', { progressMs: 500 });
   const [a, b] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'paneward-test', version: '0' });
   await Promise.all([server.connect(b), client.connect(a)]);
@@ -226,11 +226,17 @@ describe.skipIf(missing && !process.env.CI)('paneward MCP server with the SDK cl
       await untilReady();
       const long = Array.from({ length: 60 }, (_, i) => `Sentence ${i + 1} streams slowly.`);
       model.enqueue({ text: long.join(' '), chunkDelayMs: 250 });
-      const first = await call('send_prompt', {
-        terminal: 'claude',
-        prompt: 'write a long answer',
-        timeoutSeconds: 3,
-      });
+      // A client that asks for progress hears from the wait while it lasts.
+      const progress: number[] = [];
+      const first = (await client.callTool(
+        {
+          name: 'send_prompt',
+          arguments: { terminal: 'claude', prompt: 'write a long answer', timeoutSeconds: 3 },
+        },
+        undefined,
+        { onprogress: (p) => progress.push(p.progress) },
+      )) as CallToolResult;
+      expect(progress.length).toBeGreaterThanOrEqual(3);
       expect(first.isError, textOf(first)).toBeFalsy();
       const t = first.structuredContent as { turnId: string; result: string; outcome: string };
       expect(t.result).toBe('timeout');
