@@ -202,7 +202,7 @@ function refusal(error: unknown, where: string): CallToolResult {
   const f = failureOf(error);
   const advice = adviceFor(f, where);
   return {
-    content: [{ type: 'text', text: `${f.code}: ${f.message}${advice ? `. ${advice}` : ''}` }],
+    content: [{ type: 'text', text: `${f.code}: ${f.message}${advice ? ` — ${advice}` : ''}` }],
     isError: true,
   };
 }
