@@ -82,6 +82,15 @@ const MODULES: ReadonlyArray<{
     commands: [['serve [options]', 'Serve the HTTP API (and SSE record stream) of a supervisor.']],
   },
   {
+    load: async () => (await import('./mcp.js')).registerMcp,
+    commands: [
+      [
+        'mcp [options] [targets...]',
+        'Serve paneward to an AI agent as a Model Context Protocol server on stdio: list terminals, read one, send a prompt and wait for its outcome, interrupt, resume.',
+      ],
+    ],
+  },
+  {
     load: async () => (await import('./client.js')).registerClient,
     commands: [
       ['ls [options]', 'List the terminals of a running server.'],
