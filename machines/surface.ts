@@ -37,13 +37,23 @@ export const isWorking = (o: SurfaceObservation): boolean => o.businessState ===
 export const isSubmitReady = (o: SurfaceObservation): boolean =>
   o.availability === 'supported' && o.businessState === 'idle' && o.inputMode === 'freeform';
 
-/** Split lines, right-trim each, join with `\n`, trim the whole (docs/statecharts.md §2). */
+let lastText: string | null = null;
+let lastProjection = '';
+
+/**
+ * Split lines, right-trim each, join with `\n`, trim the whole (docs/statecharts.md §2). The
+ * last answer is remembered: a frame asks for the same screen's projection more than once
+ * (the turn chart and the surface's change check), and one string is then kept, not two.
+ */
 export function normalizeProjection(text: string): string {
-  return text
+  if (text === lastText) return lastProjection;
+  lastProjection = text
     .split(/\r?\n/)
     .map((line) => line.trimEnd())
     .join('\n')
     .trim();
+  lastText = text;
+  return lastProjection;
 }
 
 /** Post-submit evidence of one turn; both flags are sticky (docs/statecharts.md §2). */
