@@ -47,14 +47,21 @@ let lastProjection = '';
  */
 export function normalizeProjection(text: string): string {
   if (text === lastText) return lastProjection;
-  lastProjection = text
-    .split(/\r?\n/)
-    .map((line) => line.trimEnd())
-    .join('\n')
-    .trim();
+  // No line ends in white space (tmux's captures never do): trimming the whole is all there is
+  // to do, and the projection is then a part of the screen's string, not another copy of it.
+  lastProjection = TRAILING_SPACE.test(text)
+    ? text
+        .split(/\r?\n/)
+        .map((line) => line.trimEnd())
+        .join('\n')
+        .trim()
+    : text.trim();
   lastText = text;
   return lastProjection;
 }
+
+/** White space (a carriage return too) at the end of a line that is not the last. */
+const TRAILING_SPACE = /[^\S\n]\n/;
 
 /** Post-submit evidence of one turn; both flags are sticky (docs/statecharts.md §2). */
 export interface Evidence {
