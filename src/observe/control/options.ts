@@ -29,7 +29,7 @@ export interface ControlSourceOptions {
   /**
    * A watched pane that prints after a quiet spell (not captured for an interval) is captured
    * this long after its first `%output`, with every other pane that printed meanwhile, rather
-   * than at the next tick. Default the smaller of 20 ms and `tickMs`.
+   * than at the next tick. Default the smaller of 50 ms and `tickMs`.
    */
   soonMs?: number;
   /**
@@ -101,7 +101,7 @@ export function resolveOptions(options: ControlSourceOptions): ResolvedOptions {
   return {
     ...o,
     tickMs,
-    soonMs: Math.min(tickMs, options.soonMs ?? 20),
+    soonMs: Math.min(tickMs, options.soonMs ?? 50),
     restartBackoff: options.restartBackoff ?? { initialMs: 100, maxMs: 5000 },
   };
 }
