@@ -37,14 +37,31 @@ export const isWorking = (o: SurfaceObservation): boolean => o.businessState ===
 export const isSubmitReady = (o: SurfaceObservation): boolean =>
   o.availability === 'supported' && o.businessState === 'idle' && o.inputMode === 'freeform';
 
-/** Split lines, right-trim each, join with `\n`, trim the whole (docs/statecharts.md §2). */
+let lastText: string | null = null;
+let lastProjection = '';
+
+/**
+ * Split lines, right-trim each, join with `\n`, trim the whole (docs/statecharts.md §2). The
+ * last answer is remembered: a frame asks for the same screen's projection more than once
+ * (the turn chart and the surface's change check), and one string is then kept, not two.
+ */
 export function normalizeProjection(text: string): string {
-  return text
-    .split(/\r?\n/)
-    .map((line) => line.trimEnd())
-    .join('\n')
-    .trim();
+  if (text === lastText) return lastProjection;
+  // No line ends in white space (tmux's captures never do): trimming the whole is all there is
+  // to do, and the projection is then a part of the screen's string, not another copy of it.
+  lastProjection = TRAILING_SPACE.test(text)
+    ? text
+        .split(/\r?\n/)
+        .map((line) => line.trimEnd())
+        .join('\n')
+        .trim()
+    : text.trim();
+  lastText = text;
+  return lastProjection;
 }
+
+/** White space (a carriage return too) at the end of a line that is not the last. */
+const TRAILING_SPACE = /[^\S\n]\n/;
 
 /** Post-submit evidence of one turn; both flags are sticky (docs/statecharts.md §2). */
 export interface Evidence {

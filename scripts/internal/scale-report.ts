@@ -13,7 +13,8 @@ function secs(p: Percentiles | null): string {
 function latency(r: ObserverResult): string {
   if (!r.latency) return '–';
   if (r.latency.seen === 0) return `none of ${r.latency.printed} seen`;
-  return `${f0(r.latency.p50 ?? NaN)} / ${f0(r.latency.p99 ?? NaN)}`;
+  const l = r.latency;
+  return `${f0(l.p50 ?? NaN)} / ${f0(l.p95 ?? NaN)} / ${f0(l.p99 ?? NaN)}`;
 }
 
 function ratio(v: number | null): string {
@@ -27,10 +28,10 @@ export function formatScaleReport(report: ScaleReport): string {
   const lines = [
     `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB; ${m.kernel}; Node ${m.node}; ${m.tmux}`,
     `Load average at start: ${m.loadAtStart}. Run started ${report.startedAt}, took ${report.durationSeconds} s.`,
-    `Panes ${o.cols}x${o.rows}; poll interval ${o.intervalMs} ms; ${o.seconds} s measured per observer after ${o.warmupSeconds} s of warm-up; busy = ${Math.round(o.busyShare * 100)} % of panes print a line a second.`,
+    `Panes ${o.cols}x${o.rows}; poll interval ${o.intervalMs} ms; ${o.seconds} s measured per observer after ${o.warmupSeconds} s of warm-up; busy = ${Math.round(o.busyShare * 100)} % of panes print a line a second; staggered = every pane prints a line every 10 s, phases staggered so 10 % print each second.`,
     'CPU from /proc, in % of one core. "tmux above idle" is the tmux server during the observer minus the mean of the no-observer windows just before and after it; "host" is every process on the machine. Ratios divide the loop\'s observer + tmux-above-idle CPU by this observer\'s; "at its nominal rate" projects the loop\'s measured cost per capture to every pane twice a second.',
     '',
-    '| panes | load | observer | observer CPU % | tmux CPU % above idle | host CPU % | samples/s | interval per pane, busy p50 / p99 s | interval per pane, idle p50 / p99 s | output → sample p50 / p99 ms | RSS / pane KB | heap / pane KB | CPU vs loop | CPU vs loop at its nominal rate |',
+    '| panes | load | observer | observer CPU % | tmux CPU % above idle | host CPU % | samples/s | interval per pane, busy p50 / p99 s | interval per pane, idle p50 / p99 s | output → sample p50 / p95 / p99 ms | RSS / pane KB | heap / pane KB | CPU vs loop | CPU vs loop at its nominal rate |',
     '| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   for (const row of report.rows) {

@@ -17,7 +17,16 @@ import {
 import { SampleLog, startObserver, type ObserverName } from './scale-observers.js';
 import { startFleet, type Fleet } from './scale-tmux.js';
 
-export type Workload = 'idle' | 'busy';
+/**
+ * idle: no pane prints; busy: a tenth of the panes print a line a second; staggered: every pane
+ * prints a line every 10 s, phases staggered so a tenth of them print each second.
+ */
+export type Workload = 'idle' | 'busy' | 'staggered';
+
+const STAGGER_SECONDS = 10;
+
+/** Panes a short warm-up run of each observer watches before its heap is measured. */
+const WARM_PANES = 20;
 
 /** What one `bench:scale` run measures. */
 export interface ScaleOptions {
@@ -45,6 +54,7 @@ export interface ScaleOptions {
 /** Null stands for "more than the window" (a pane with no sample in it). */
 export interface Percentiles {
   p50: number | null;
+  p95: number | null;
   p99: number | null;
 }
 
@@ -110,7 +120,9 @@ export interface ScaleReport {
 
 export const SCALE_USAGE = `usage: npm run bench:scale -- [options]
   --panes LIST       pane counts, comma separated (default 100,500,1000)
-  --workloads LIST   idle, busy (10 % of panes print a line a second) (default idle,busy)
+  --workloads LIST   idle, busy (10 % of panes print a line a second), staggered (every pane
+                     prints a line every 10 s, phases staggered: 10 % print each second)
+                     (default idle,busy)
   --observers LIST   supervisor (the whole of paneward, to public state), control, polling,
                      loop (default all four, in that order)
   --seconds N        measured seconds per observer and for the baseline (default 15)
@@ -180,7 +192,7 @@ export function parseScaleArgs(argv: readonly string[]): ScaleOptions | 'help' {
     throw new Error(`--panes takes whole numbers: ${values.panes}`);
   return {
     panes,
-    workloads: list('workloads', values.workloads, ['idle', 'busy'], ['idle', 'busy']),
+    workloads: list('workloads', values.workloads, ['idle', 'busy', 'staggered'], ['idle', 'busy']),
     observers: list(
       'observers',
       values.observers,
@@ -217,7 +229,8 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
       const fleet = await startFleet({
         socketName,
         count: panes,
-        busyShare: workload === 'busy' ? options.busyShare : 0,
+        busyShare: workload === 'busy' ? options.busyShare : workload === 'staggered' ? 1 : 0,
+        periodSeconds: workload === 'staggered' ? STAGGER_SECONDS : 1,
         cols: options.cols,
         rows: options.rows,
         signal,
@@ -270,7 +283,7 @@ export async function runScale(options: ScaleOptions): Promise<ScaleReport> {
     startedAt: new Date(Date.now() - (performance.now() - started)).toISOString(),
     durationSeconds: Math.round((performance.now() - started) / 1000),
     rows,
-    targets: checkTargets(rows, options.intervalMs),
+    targets: checkTargets(rows),
   };
 }
 
@@ -299,6 +312,16 @@ async function measureObserver(
   signal: AbortSignal,
 ): Promise<ObserverResult> {
   const n = fleet.panes.length;
+  // A short run of the same observer over a few panes first: the modules it loads and the code
+  // it compiles are paid once per process, not per terminal, and are not charged to the panes.
+  const few = fleet.panes.slice(0, Math.min(WARM_PANES, n));
+  const warm = await startObserver(name, {
+    socketName: fleet.socketName,
+    panes: few,
+    intervalMs: options.intervalMs,
+    log: new SampleLog(few),
+  });
+  await sleep(2000, signal).finally(() => warm.stop());
   const log = new SampleLog(fleet.panes);
   const mem0 = memoryAfterGc();
   const observer = await startObserver(name, {
@@ -359,9 +382,9 @@ async function measureObserver(
       latency:
         busyPanes > 0
           ? {
-              ...(percentiles(latencies) ?? { p50: null, p99: null }),
+              ...(percentiles(latencies) ?? { p50: null, p95: null, p99: null }),
               seen: latencies.length,
-              printed: Math.round(busyPanes * wall),
+              printed: Math.round((busyPanes * wall) / fleet.periodSeconds),
             }
           : null,
       rssPerPaneKB: (Math.max(0, mem1.rss - mem0.rss) + kidRss) / n / 1024,
@@ -397,7 +420,7 @@ function mean(values: readonly number[]): number {
   return values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
 }
 
-function checkTargets(rows: RowResult[], intervalMs: number): TargetCheck[] {
+function checkTargets(rows: RowResult[]): TargetCheck[] {
   // The targets are the supervisor's (the whole of paneward to its public state) when it was
   // measured, else the control-mode source's alone.
   const measured = rows.some((r) => r.observers.some((o) => o.observer === 'supervisor'))
@@ -408,11 +431,17 @@ function checkTargets(rows: RowResult[], intervalMs: number): TargetCheck[] {
       .find((r) => r.panes === panes && r.workload === workload)
       ?.observers.find((o) => o.observer === measured);
   const out: TargetCheck[] = [];
-  const busy1000 = control(1000, 'busy');
+  const at1000 = control(1000, 'staggered');
   out.push({
-    target: `1000 panes, 10 % busy: ${measured} + tmux above idle ≤ 25 % of one core`,
-    measured: busy1000 ? `${total(busy1000).toFixed(1)} %` : 'not measured in this run',
-    met: busy1000 ? total(busy1000) <= 25 : null,
+    target: `1000 panes, each a line every 10 s, staggered: ${measured} + tmux above idle ≤ 20 % of one core`,
+    measured: at1000 ? `${total(at1000).toFixed(1)} %` : 'not measured in this run',
+    met: at1000 ? total(at1000) <= 20 : null,
+  });
+  const lat = at1000?.latency?.p95 ?? null;
+  out.push({
+    target: `1000 panes, staggered: output-to-${measured === 'supervisor' ? 'state' : 'sample'} p95 ≤ 250 ms`,
+    measured: lat === null ? 'not measured in this run' : `${lat.toFixed(0)} ms`,
+    met: lat === null ? null : lat <= 250,
   });
   const ratios = rows.flatMap((r) =>
     r.observers.filter((o) => o.observer === measured && o.cpuVsLoop !== null),
@@ -428,18 +457,12 @@ function checkTargets(rows: RowResult[], intervalMs: number): TargetCheck[] {
         : `worst row ${worst.toFixed(1)}× as measured; ${worstAtRate!.toFixed(1)}× against the loop's cost at its nominal rate`,
     met: worst === null ? null : worst >= 20,
   });
-  const at500 = (['idle', 'busy'] as const).flatMap((w) => control(500, w) ?? []);
-  const heap = at500.length > 0 ? Math.max(...at500.map((o) => o.heapPerPaneKB)) : null;
+  const heaps = (['idle', 'busy', 'staggered'] as const).flatMap((w) => control(1000, w) ?? []);
+  const heap = heaps.length > 0 ? Math.max(...heaps.map((o) => o.heapPerPaneKB)) : null;
   out.push({
-    target: '≤ 100 KB retained heap per terminal at 500 terminals',
+    target: '≤ 30 KB retained heap per terminal at 1000 terminals',
     measured: heap === null ? 'not measured in this run' : `${heap.toFixed(1)} KB`,
-    met: heap === null ? null : heap <= 100,
-  });
-  const lat = busy1000?.latency?.p99 ?? null;
-  out.push({
-    target: `1000 panes: output-to-${measured === 'supervisor' ? 'state' : 'sample'} p99 ≤ one poll interval (${intervalMs} ms) for busy panes`,
-    measured: lat === null ? 'not measured in this run' : `${lat.toFixed(0)} ms`,
-    met: lat === null ? null : lat <= intervalMs,
+    met: heap === null ? null : heap <= 30,
   });
   return out;
 }
@@ -447,7 +470,11 @@ function checkTargets(rows: RowResult[], intervalMs: number): TargetCheck[] {
 function percentiles(values: number[]): Percentiles | null {
   if (values.length === 0) return null;
   const finite = (v: number) => (Number.isFinite(v) ? v : null);
-  return { p50: finite(percentileOf(values, 0.5)), p99: finite(percentileOf(values, 0.99)) };
+  return {
+    p50: finite(percentileOf(values, 0.5)),
+    p95: finite(percentileOf(values, 0.95)),
+    p99: finite(percentileOf(values, 0.99)),
+  };
 }
 
 function pct(cpuSeconds: number, wallSeconds: number): number {

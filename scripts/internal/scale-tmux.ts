@@ -9,7 +9,7 @@ import type { TmuxTransport } from '../../src/observe/transport.js';
 export interface FleetPane {
   /** tmux pane id, `%N`. */
   id: string;
-  /** Prints a timestamped line every second (the rest sit still). */
+  /** Prints a timestamped line every `period` seconds (the rest sit still). */
   busy: boolean;
 }
 
@@ -18,6 +18,8 @@ export interface Fleet {
   socketName: string;
   serverPid: number;
   panes: FleetPane[];
+  /** Seconds between two lines of a pane that prints. */
+  periodSeconds: number;
   /** For one-off commands against the fleet's server. */
   transport: TmuxTransport;
   /** Kills the server (and so every pane), removes its socket and scripts. */
@@ -27,8 +29,14 @@ export interface Fleet {
 export interface FleetOptions {
   socketName: string;
   count: number;
-  /** Share of panes that print once a second, 0..1; spread evenly over the windows. */
+  /** Share of panes that print, 0..1; spread evenly over the windows. */
   busyShare: number;
+  /**
+   * Seconds between two lines of a pane that prints (default 1). With a period of N seconds
+   * the panes' phases are staggered over it (pane i starts at (i mod N) s plus a fraction), so
+   * a share 1/N of them prints each second.
+   */
+  periodSeconds?: number;
   cols: number;
   rows: number;
   signal?: AbortSignal;
@@ -48,18 +56,28 @@ printf '> '
 exec sleep 2147483647
 `;
 
-// The same screen, then one line a second carrying its wall-clock time, from bash builtins only
-// (no process per line): read -t waits on the pane's own terminal, where nothing is typed.
+// The same screen, then one line every $1 seconds carrying its wall-clock time, the first after
+// $2 seconds, from bash builtins only (no process per line): read -t waits on the pane's own
+// terminal, where nothing is typed. Each line's wait is counted from the pane's start, so the
+// phases do not drift.
 const BUSY = `#!/bin/bash
 for i in $(seq -w 1 40); do
   printf '%s  the quick brown fox jumps over the lazy dog; a line of a reply as long as real ones are\\n' "$i"
 done
-read -r -s -N 1 -t "0.$(( RANDOM % 900 + 100 ))" _
+period=$1
+start=\${EPOCHREALTIME/./}
+next=$(( start + $2 ))
 n=0
 while :; do
+  now=\${EPOCHREALTIME/./}
+  wait=$(( next - now ))
+  if [ $wait -gt 0 ]; then
+    printf -v frac '%06d' $(( wait % 1000000 ))
+    read -r -s -N 1 -t "$(( wait / 1000000 )).$frac" _
+  fi
   n=$((n + 1))
   printf 'tick %d %s\\n' "$n" "$EPOCHREALTIME"
-  read -r -s -N 1 -t 1 _
+  next=$(( next + period * 1000000 ))
 done
 `;
 
@@ -81,8 +99,13 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const { socketName, count, cols, rows } = options;
   const busyEvery = options.busyShare > 0 ? Math.round(1 / options.busyShare) : Infinity;
   const isBusy = (i: number) => busyEvery !== Infinity && i % busyEvery === 0;
+  const period = options.periodSeconds ?? 1;
+  // Microseconds before a busy pane's first line: a random fraction of a second, plus (i mod
+  // period) whole seconds so the panes' phases spread over the period.
+  const delay = (i: number) =>
+    Math.round(((period > 1 ? i % period : 0) + 0.1 + Math.random() * 0.8) * 1e6);
   const command = (i: number) =>
-    `exec env -i PATH=/usr/bin:/bin TERM=tmux-256color LC_ALL=C ${isBusy(i) ? busy : idle}`;
+    `exec env -i PATH=/usr/bin:/bin TERM=tmux-256color LC_ALL=C ${isBusy(i) ? `${busy} ${period} ${delay(i)}` : idle}`;
   const tmux = (args: string[], timeout = 30_000) =>
     execa('tmux', ['-L', socketName, ...args], {
       stdin: 'ignore',
@@ -161,6 +184,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       socketName,
       serverPid,
       panes: listed.map((l, i) => ({ id: l[1]!, busy: isBusy(i) })),
+      periodSeconds: period,
       transport,
       close,
     };

@@ -6,7 +6,11 @@ import { crc32 } from 'node:zlib';
  * recognised without trusting anything in it.
  */
 export function encodeLine(record: object): string {
-  const json = JSON.stringify(record);
+  return lineOfJson(JSON.stringify(record));
+}
+
+/** The journal line of a record already turned into JSON (see {@link encodeLine}). */
+export function lineOfJson(json: string): string {
   const crc = crc32(json).toString(16).padStart(8, '0');
   return `${json.slice(0, -1)},"crc":"${crc}"}\n`;
 }

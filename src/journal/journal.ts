@@ -10,7 +10,7 @@ import {
 import { PanewardError } from '../errors.js';
 import { RECORD_FORMAT, type JournalRecord, type RecordDraft } from '../schemas/record.js';
 import { recover } from './checkpoint.js';
-import { encodeLine } from './codec.js';
+import { lineOfJson } from './codec.js';
 import { privateDir, startupError } from './files.js';
 import { writeFailure, type JournalFailure } from './health.js';
 import { acquireLock, releaseLock } from './lock.js';
@@ -262,14 +262,19 @@ export class Journal {
 
   private enqueue(draft: RecordDraft, rotate: boolean): Promise<JournalRecord> {
     this.seq += 1;
-    const record = {
+    const json = JSON.stringify({
       v: RECORD_FORMAT,
       seq: this.seq,
       at: new Date(this.scheduler.now()).toISOString(),
       ...draft,
-    } as JournalRecord;
+    });
+    // The record kept (in the recent lists, the tail, the index) is read back from its line:
+    // it shares no string with the screen it was made from. A reason cut out of a screen is a
+    // slice that keeps the whole screen alive, so every remembered record would hold a screen
+    // of its own; and it is what a reader of the files gets.
+    const record = JSON.parse(json) as JournalRecord;
     this.index.apply(record);
-    const line = encodeLine(record);
+    const line = lineOfJson(json);
     this.assignedBytes += Buffer.byteLength(line);
     return new Promise<JournalRecord>((resolve, reject) => {
       this.pending.push({ record, line, rotate, since: performance.now(), resolve, reject });

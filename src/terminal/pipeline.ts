@@ -36,6 +36,13 @@ import { TurnDriver } from './turn-driver.js';
 
 export type { PipelineOptions, ProbeFacts };
 
+/** Availability, business state, input mode and normalised projection of one frame. */
+type SurfaceKey = readonly [string, string, string, string];
+
+function sameSurface(a: SurfaceKey, b: SurfaceKey | null): boolean {
+  return b !== null && a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3];
+}
+
 /**
  * The per-terminal pipeline: probe + screen → profile → the charts (diagnostics, readiness,
  * completion, turn phase, last turn, watchdog) → the public terminal state and the record
@@ -60,7 +67,7 @@ export class TerminalPipeline {
   private readonly unrecognised = new UnrecognisedScreens();
   private parsed: ProfileResult | null = null;
   private probeOutcome: ProbeOutcome | null = null;
-  private surfaceKey: string | null = null;
+  private surfaceKey: SurfaceKey | null = null;
   private readonly times: StateTimes;
   private completionTurnId: string | null = null;
   /** Transitions since the last published state, and what they were decided on. */
@@ -288,13 +295,15 @@ export class TerminalPipeline {
       // empty one would count as a change, evidence for a turn that did nothing).
       projectionText: obs.projectionText,
     });
-    const key = JSON.stringify([
+    // The surface as the stability window reads it; the projection is the string the turn chart
+    // keeps too (normalizeProjection remembers its last answer), so no copy of the screen is made.
+    const key: SurfaceKey = [
       obs.availability,
       obs.businessState,
       obs.inputMode,
       normalizeProjection(obs.projectionText),
-    ]);
-    if (key !== this.surfaceKey) {
+    ];
+    if (!sameSurface(key, this.surfaceKey)) {
       this.surfaceKey = key;
       this.times.surfaceSince = t;
       this.armStability(t);

@@ -27,6 +27,24 @@ describe('normalizeProjection', () => {
   ])('%j → %j', (input, want) => {
     expect(normalizeProjection(input)).toBe(want);
   });
+
+  it('answers as the rule does for any text, asked once or twice, trailing space or none', () => {
+    const rule = (text: string) =>
+      text
+        .split(/\r?\n/)
+        .map((line) => line.trimEnd())
+        .join('\n')
+        .trim();
+    const parts = ['a', 'bc', ' ', '\t', '\n', '\r', '\r\n', '\u00a0', '\u3000', '\v'];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
+    for (let i = 0; i < 2000; i++) {
+      let text = '';
+      for (let n = next() % 12; n > 0; n--) text += parts[next() % parts.length];
+      expect(normalizeProjection(text), JSON.stringify(text)).toBe(rule(text));
+      expect(normalizeProjection(text), JSON.stringify(text)).toBe(rule(text));
+    }
+  });
 });
 
 describe('post-submit evidence', () => {

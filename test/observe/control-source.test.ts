@@ -153,6 +153,37 @@ describe('control-mode source on a real tmux server', () => {
     expect(h).toMatchObject({ kind: 'control', connection: 'connected', panes: 2 });
   });
 
+  it('captures a pane that prints after a quiet spell at once, not at the next tick', async () => {
+    // Three lines 2.5 s apart, each with the time it was printed, from bash builtins only (a
+    // process starting under the pane would have it captured at a tick); ticks only every 2 s.
+    const script =
+      'for n in 1 2 3; do read -r -s -N 1 -t 2.5 _; printf "line %s %s\\n" $n $(( ${EPOCHREALTIME/./} / 1000 )); done; exec sleep 300';
+    const s = await server({ command: ['bash', '--norc', '--noprofile', '-c', script] });
+    const src = createControlModeSource({
+      transport: s.transport,
+      socketName: s.socketName,
+      intervalMs: 2000,
+      tickMs: 2000,
+      refreshMs: 60_000,
+      recaptureMs: 120_000,
+    });
+    cleanups.push(() => src.close());
+    const pane = record(src.samples({ target: s.target, processNames: ['bash', 'sleep'] }));
+    const latencies: number[] = [];
+    for (const n of [1, 2, 3]) {
+      const line = new RegExp(`^line ${n} (\\d+)$`, 'm');
+      const sample = await pane.until((p) => line.test(p.capture?.text ?? ''), 10_000);
+      expect(sample.cause).toBe('output');
+      latencies.push(
+        (sample as PaneProbe & { at: number }).at - Number(line.exec(sample.capture!.text)![1]),
+      );
+    }
+    // At the next tick each would wait up to 2 s (1 s on average).
+    for (const ms of latencies) expect(ms, String(latencies)).toBeLessThan(700);
+    // An early capture is a tick's work done sooner, not a tick the source could not run.
+    expect((await firstValueFrom(src.health$!)).skippedTicks).toBe(0);
+  }, 30_000);
+
   it('reports a killed pane and a killed window at once', async () => {
     const s = await server();
     const split = await addPane(s, 'split');

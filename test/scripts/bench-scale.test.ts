@@ -39,10 +39,14 @@ describe('bench:scale', () => {
       panes: [20, 50],
       observers: ['control', 'loop'],
     });
+    expect(parseScaleArgs(['--workloads', 'staggered'])).toMatchObject({
+      workloads: ['staggered'],
+    });
     expect(parseScaleArgs(['-h'])).toBe('help');
     expect(() => parseScaleArgs(['--panes', '0'])).toThrow(/--panes/);
     expect(() => parseScaleArgs(['--panes', '2.5'])).toThrow(/--panes/);
     expect(() => parseScaleArgs(['--observers', 'tmux'])).toThrow(/--observers/);
+    expect(() => parseScaleArgs(['--workloads', 'busy,flood'])).toThrow(/--workloads/);
     expect(() => parseScaleArgs(['--seconds', '-1'])).toThrow(/--seconds/);
     expect(() => parseScaleArgs(['--nope'])).toThrow();
     expect(SCALE_USAGE).toMatch(/--panes/);
@@ -85,7 +89,7 @@ describe('bench:scale', () => {
     const loop = row!.observers.find((o) => o.observer === 'loop')!;
     expect(loop.cpuVsLoop).toBe(1);
     expect(report.targets).toHaveLength(4);
-    expect(report.targets.find((t) => t.target.includes('1000 panes, 10 %'))?.met).toBeNull();
+    expect(report.targets.find((t) => t.target.includes('1000 panes, each'))?.met).toBeNull();
     const text = formatScaleReport(report);
     expect(text).toMatch(/^Machine: .+ cores/m);
     expect(text).toMatch(/^\| 10 \| busy \| paneward control mode \|/m);
@@ -94,6 +98,28 @@ describe('bench:scale', () => {
     );
     expect(text).toMatch(/^\| 10 \| busy \| capture-pane loop \| .* \| 1\.0× \|/m);
     expect(JSON.parse(JSON.stringify(report))).toEqual(report);
+    expect(fleetProcesses()).toEqual([]);
+  }, 120_000);
+
+  it('staggers every pane over ten seconds and measures output to public state', async () => {
+    const report = await runScale({
+      ...(parseScaleArgs([]) as Exclude<ReturnType<typeof parseScaleArgs>, 'help'>),
+      panes: [20],
+      workloads: ['staggered'],
+      observers: ['supervisor'],
+      seconds: 4,
+      warmupSeconds: 1,
+    });
+    const [o] = report.rows[0]!.observers;
+    // Every pane prints, once in ten seconds: about 2 lines a second over the 4 s window.
+    expect(o!.latency?.printed).toBe(8);
+    expect(o!.latency!.seen).toBeGreaterThanOrEqual(4);
+    expect(o!.latency!.seen).toBeLessThanOrEqual(12);
+    const { p50, p95, p99 } = o!.latency!;
+    expect(p50).not.toBeNull();
+    expect(p50!).toBeLessThanOrEqual(p95!);
+    expect(p95!).toBeLessThanOrEqual(p99!);
+    expect(formatScaleReport(report)).toMatch(/^\| 20 \| staggered \| paneward supervisor/m);
     expect(fleetProcesses()).toEqual([]);
   }, 120_000);
 

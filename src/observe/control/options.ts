@@ -27,6 +27,12 @@ export interface ControlSourceOptions {
    */
   tickMs?: number;
   /**
+   * A watched pane that prints after a quiet spell (not captured for an interval) is captured
+   * this long after its first `%output`, with every other pane that printed meanwhile, rather
+   * than at the next tick. Default the smaller of 50 ms and `tickMs`.
+   */
+  soonMs?: number;
+  /**
    * Every this often, one `list-panes -a` reads a fingerprint of every pane (size, cursor,
    * history, dead, mode, process, window): a pane whose screen changed without output (a
    * resize, a reset by tmux, a dead pane's notice) is captured. Default 5000 ms.
@@ -66,6 +72,7 @@ export type ResolvedOptions = ControlSourceOptions &
       ControlSourceOptions,
       | 'intervalMs'
       | 'tickMs'
+      | 'soonMs'
       | 'refreshMs'
       | 'recaptureMs'
       | 'commandTimeoutMs'
@@ -90,9 +97,11 @@ export function resolveOptions(options: ControlSourceOptions): ResolvedOptions {
     floodBytesPerTick: 64 * 1024,
     ...options,
   };
+  const tickMs = Math.min(o.intervalMs, options.tickMs ?? Math.max(20, o.intervalMs / 4));
   return {
     ...o,
-    tickMs: Math.min(o.intervalMs, options.tickMs ?? Math.max(20, o.intervalMs / 4)),
+    tickMs,
+    soonMs: Math.min(tickMs, options.soonMs ?? 50),
     restartBackoff: options.restartBackoff ?? { initialMs: 100, maxMs: 5000 },
   };
 }

@@ -73,6 +73,10 @@ class ControlModeSource implements FrameSource {
   #connecting: Promise<void> | null = null;
   #tick: Subscription | null = null;
   #ticking = false;
+  /** A capture of panes that printed after a quiet spell, due shortly (see `#captureSoon`). */
+  #soon: Subscription | null = null;
+  /** The batch in progress is such a capture, not a tick. */
+  #early = false;
   #skippedTicks = 0;
   #lastTickAt = performance.now();
   /** When the tick in progress started (it waits on tmux). */
@@ -145,6 +149,8 @@ class ControlModeSource implements FrameSource {
     this.#abort.abort(new PanewardError('stopped', 'frame source closed'));
     this.#tick?.unsubscribe();
     this.#tick = null;
+    this.#soon?.unsubscribe();
+    this.#soon = null;
     for (const w of [...this.#watches.all]) w.subscriber.complete();
     const client = this.#client;
     this.#client = null;
@@ -238,6 +244,39 @@ class ControlModeSource implements FrameSource {
       this.#fireAndForget(client, commandLine('refresh-client', ['-A', `${routed.turnOff}:off`]));
     }
     if (routed.urgent) this.#queueUrgent();
+    else if (n.type === 'output') this.#captureSoon(n.paneId);
+  }
+
+  /**
+   * A watched pane that printed after a quiet spell (not captured for an interval) is captured
+   * `soonMs` later, with whatever else printed meanwhile, instead of at the next tick (up to a
+   * tick away): the ticks pace only the panes that keep printing, which are still captured at
+   * most once per interval.
+   */
+  #captureSoon(paneId: string): void {
+    if (this.#soon || this.#ticking || this.#connection.state !== 'connected') return;
+    const watching = this.#watches.pane(paneId);
+    if (!watching) return;
+    const now = performance.now();
+    const spacing = this.#o.intervalMs - this.#o.tickMs / 2;
+    let due = false;
+    for (const w of watching) if (!w.inFlight && now - w.lastCaptureAt >= spacing) due = true;
+    if (!due) return;
+    this.#soon = this.#scheduler.schedule(() => {
+      this.#soon = null;
+      if (this.#ticking || this.#connection.state !== 'connected') return;
+      if (this.#abort.signal.aborted) return;
+      this.#ticking = true;
+      this.#early = true;
+      const at = performance.now();
+      this.#tickStartedAt = at;
+      void this.#runTick(at, 0, false)
+        .catch(() => undefined)
+        .finally(() => {
+          this.#ticking = false;
+          this.#early = false;
+        });
+    }, this.#o.soonMs);
   }
 
   // ---- sampling ---------------------------------------------------------------------------
@@ -265,12 +304,13 @@ class ControlModeSource implements FrameSource {
     }
     const full = this.#subTicks++ % this.#subTicksPerInterval === 0;
     if (this.#ticking || this.#connection.state !== 'connected') {
-      if (this.#ticking) {
+      // A tick that meets an early capture in progress is not behind: that capture is its work.
+      if (this.#ticking && !this.#early) {
         this.#skippedTicks += 1;
         this.#lastSkipAt = now;
-        // The chores of a skipped full tick wait for the next tick that runs.
-        if (full) this.#fullPending = true;
       }
+      // The chores of a skipped full tick wait for the next tick that runs.
+      if (this.#ticking && full) this.#fullPending = true;
       if (full) this.#publishHealth();
       return;
     }
