@@ -118,6 +118,10 @@ export class Spawner {
         `spawn: field \`tool\`: paneward has no launch recipe for ${r.tool}`,
       );
     }
+    let cwd = r.cwd ?? process.cwd();
+    if (!existsSync(cwd)) {
+      throw new PanewardError('invalid_input', `spawn: field \`cwd\`: no folder ${cwd}`);
+    }
     const env = Object.entries(r.env ?? {});
     const path = r.env?.PATH ?? this.d.env.PATH;
     const executable = resolveExecutable(recipe.executable, path);
@@ -126,10 +130,6 @@ export class Spawner {
         'invalid_input',
         `spawn: field \`tool\`: ${recipe.executable} (${r.tool}) was not found on PATH${r.env?.PATH ? ' (env.PATH)' : ''}`,
       );
-    }
-    let cwd = r.cwd ?? process.cwd();
-    if (!existsSync(cwd)) {
-      throw new PanewardError('invalid_input', `spawn: field \`cwd\`: no folder ${cwd}`);
     }
     const session = r.session ?? 'paneward';
     const window = r.name ?? r.tool;
