@@ -128,6 +128,32 @@ describe.skipIf(missing && !process.env.CI)('spawn with the real Claude Code', (
     expect(sup.ids()).not.toContain(id);
   }, 60_000);
 
+  it('a clean exit (the user types /exit) is no failure: nothing is started again', async () => {
+    const r = await sup.spawn({
+      tool: 'claude_code',
+      cwd,
+      session: 'agents',
+      name: 'clean',
+      env,
+      restart: 'on-failure',
+      restartLimits: { initialSeconds: 0.5, maxSeconds: 1, limit: 3, windowSeconds: 600 },
+    });
+    const p = r.spawned.paneId;
+    await tmux('send-keys', '-t', p, '-l', '/exit');
+    await new Promise((res) => setTimeout(res, 400));
+    await tmux('send-keys', '-t', p, 'Enter');
+    await until(r.terminalId, () => sup.spawnedOf(r.terminalId)?.restart.lastExit != null, 20_000);
+    // Longer than the first backoff: a restart would have happened by now.
+    await new Promise((res) => setTimeout(res, 2500));
+    const s = sup.spawnedOf(r.terminalId)!;
+    expect(s.restart.lastExit).toMatchObject({ status: 0, signal: null });
+    expect(s.restart.restarts).toBe(0);
+    expect(s.restart.gaveUp).toBeNull();
+    expect((await tmux('display-message', '-p', '-t', p, '#{pane_dead}')).stdout.trim()).toBe('1');
+    expect(sup.history(r.terminalId).map((x) => x.kind)).not.toContain('terminal.respawned');
+    expect((await sup.stopTerminal({ id: r.terminalId })).ended).toBe('already_gone');
+  }, 60_000);
+
   it('a CLI that keeps dying is started again up to its limit, then gives up, clearly', async () => {
     let error: PanewardError | null = null;
     await sup
