@@ -1,7 +1,7 @@
 /**
  * spawn and stop with the real Codex, offline against the loopback model server on a tmux server
- * of the test's own: started by its launch recipe, answered ready, ended by its own `/quit`, its
- * window gone.
+ * of the test's own: started by its launch recipe, answered ready, a prompt taken to its real
+ * outcome, ended by its own `/quit`, its window gone.
  */
 import { existsSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -53,14 +53,15 @@ describe.skipIf(missing && !process.env.CI)('spawn and stop with the real Codex'
     rmSync(SCRATCH, { recursive: true, force: true });
   });
 
-  it('starts Codex ready and ends it with /quit', async () => {
+  it('starts Codex ready, takes a prompt, and ends it with /quit', async () => {
     const launch = prepareCodex({
       scratchDir: SCRATCH,
       workDir: join(SCRATCH, 'work'),
       serverUrl: model.url,
       retries: 0,
     });
-    const bins = [dirname(codexAgent.bin), dirname(process.execPath), '/usr/bin', '/bin'];
+    // The whole PATH: Codex warns (in its footer) when it cannot find bubblewrap on it.
+    const bins = [dirname(codexAgent.bin), dirname(process.execPath), process.env.PATH ?? ''];
     const started = Date.now();
     const r = await sup.spawn({
       tool: 'codex',
@@ -72,6 +73,11 @@ describe.skipIf(missing && !process.env.CI)('spawn and stop with the real Codex'
     console.log(`codex spawn → ready in ${Date.now() - started} ms`);
     expect(sup.get(r.terminalId).readiness.status).toBe('ready');
     expect(r.spawned.argv[0]).toBe(resolve(codexAgent.bin));
+    // A reply that takes a second or more: Codex then says `Worked for 2s` (the profile reads
+    // that; a turn under a second reads `Worked for <1s`).
+    model.enqueue({ delayMs: 800, text: 'Hello from a spawned Codex.', chunkDelayMs: 120 });
+    const turn = await sup.runTurn(r.terminalId, 'Say hello', { timeoutMs: 60_000 });
+    expect(turn.lastTurn.result).toBe('success');
     const stopped = await sup.stopTerminal({ id: r.terminalId });
     expect(stopped.ended).toBe('exit_command');
     const panes = await tmux('list-panes', '-a', '-F', '#{pane_id}');
