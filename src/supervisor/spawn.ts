@@ -44,8 +44,8 @@ import {
 export const SPAWN_BUDGET_SECONDS = 14_400;
 const DEFAULT_READY_SECONDS = 60;
 const DEFAULT_STOP_SECONDS = 15;
-/** How often a spawned pane is asked whether its CLI still runs. */
-const DEATH_POLL_MS = 1000;
+/** How often a spawned pane is asked whether its CLI still runs, besides when its state says so. */
+const DEATH_POLL_MS = 5000;
 
 export interface SpawnDeps {
   transport: TmuxTransport;
@@ -361,9 +361,19 @@ export class Spawner {
     );
   }
 
-  /** Asks the pane every second whether its CLI still runs, and acts on its death. */
+  /**
+   * Asks the pane whether its CLI still runs whenever the terminal's state says its process is
+   * down, and every few seconds besides (a death the state has not shown yet), and acts on it.
+   */
   private watch(id: string, paneId: string): Subscription {
-    return interval(DEATH_POLL_MS, this.d.scheduler)
+    const down = this.d
+      .state$(id)
+      .pipe(
+        filter(
+          (s) => s.diagnostics.availability === 'tui_down' || s.diagnostics.process === 'tui_down',
+        ),
+      );
+    return merge(down, interval(DEATH_POLL_MS, this.d.scheduler))
       .pipe(exhaustMap(() => from(this.check(id, paneId).catch(() => undefined))))
       .subscribe();
   }
