@@ -30,6 +30,8 @@ export {
   type OperationVerdict,
 } from './supervisor/operations.js';
 export { PromptText, MAX_PROMPT_CHARS } from './schemas/prompt.js';
+export { SpawnRequest, StopInput, Spawned, RestartLimits } from './schemas/operations/spawn.js';
+export { LAUNCH_RECIPES, launchRecipe, type LaunchRecipe } from './profiles/launch.js';
 export { PanewardError, isPanewardError, type PanewardErrorCode } from './errors.js';
 export { TerminalState } from './schemas/terminal-state.js';
 export { Observation } from './schemas/observation.js';

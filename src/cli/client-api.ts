@@ -8,6 +8,10 @@ import type {
   History as HistoryContract,
   InputBody,
   Screen as ScreenContract,
+  SpawnRequest,
+  SpawnView,
+  StopAnswer,
+  StopInput,
   TerminalView,
   TurnResponse,
 } from '../schemas/operations/index.js';
@@ -169,6 +173,30 @@ export class ApiClient {
   async attach(body: z.input<typeof AttachBody>): Promise<TerminalView> {
     const { TerminalView } = await contracts();
     return this.call(TerminalView, 'POST', '/v1/terminals', body);
+  }
+
+  /**
+   * Starts an agent CLI in a new tmux window and attaches it (`POST /v1/terminals {spawn}`):
+   * answered once it is ready, or blocked on a first-run dialog.
+   */
+  async spawn(request: SpawnRequest): Promise<SpawnView> {
+    const { SpawnView } = await contracts();
+    return this.call(SpawnView, 'POST', '/v1/terminals', { spawn: request });
+  }
+
+  /**
+   * Ends a terminal's CLI with its own exit command, then closes its window
+   * (`DELETE /v1/terminals/{id}?stop=true`).
+   */
+  async stop(id: string, options: Omit<StopInput, 'id'> = {}): Promise<StopAnswer> {
+    const { StopAnswer } = await contracts();
+    const q = new URLSearchParams({ stop: 'true' });
+    if (options.force !== undefined) q.set('force', String(options.force));
+    if (options.removeWorktree !== undefined)
+      q.set('removeWorktree', String(options.removeWorktree));
+    if (options.timeoutSeconds !== undefined)
+      q.set('timeoutSeconds', String(options.timeoutSeconds));
+    return this.call(StopAnswer, 'DELETE', `${terminalPath(id)}?${q.toString()}`);
   }
 
   async input(id: string, body: z.input<typeof InputBody>): Promise<{ turnId: string }> {

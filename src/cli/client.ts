@@ -37,7 +37,7 @@ export interface ClientIo {
   color: boolean;
 }
 
-const defaultIo = (): ClientIo => ({
+export const defaultIo = (): ClientIo => ({
   out: (l) => process.stdout.write(`${l}\n`),
   err: (l) => process.stderr.write(`${l}\n`),
   env: process.env,
@@ -58,7 +58,7 @@ function describeState(v: TerminalView): string[] {
 }
 
 /** Runs one client command: prints, and throws CliExit for a non-zero exit. */
-async function run(
+export async function run(
   io: ClientIo,
   o: ClientOptions,
   body: (api: ApiClient) => Promise<number>,
@@ -147,10 +147,14 @@ async function followEvents(
 }
 
 /** What a terminal argument accepts. */
-const TERMINAL_ARG = 'terminal id, pane id %N, or session:window.pane';
+export const TERMINAL_ARG = 'terminal id, pane id %N, or session:window.pane';
 
 /** The terminal id an argument names: a pane id or a target is looked up in the list. */
-async function terminalIdOf(api: ApiClient, arg: string, argName = '<terminal>'): Promise<string> {
+export async function terminalIdOf(
+  api: ApiClient,
+  arg: string,
+  argName = '<terminal>',
+): Promise<string> {
   try {
     return await resolveTerminal(api, arg, argName);
   } catch (error) {
@@ -161,7 +165,7 @@ async function terminalIdOf(api: ApiClient, arg: string, argName = '<terminal>')
   }
 }
 
-function common(cmd: Command): Command {
+export function common(cmd: Command): Command {
   return cmd
     .option('--url <url>', `server URL (PANEWARD_URL, default ${DEFAULT_URL})`)
     .option('--token-file <file>', 'bearer token (else PANEWARD_TOKEN)')

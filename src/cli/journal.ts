@@ -52,6 +52,12 @@ export function briefRecord(r: JournalRecord): string {
       return `${head} ${r.target} ${r.tool}${r.readopted ? ' (re-adopted)' : ''}`;
     case 'terminal.restarted':
       return `${head} attempt ${r.attempt} in ${r.delaySeconds}s: ${r.error}`;
+    case 'terminal.spawned':
+      return `${head} ${r.tool} in ${r.paneId} (${r.cwd}), restart ${r.restart}`;
+    case 'terminal.respawned':
+      return `${head} attempt ${r.attempt} after ${r.delaySeconds}s (${r.signal ?? `status ${r.exitStatus}`})${r.resumed ? ', resumed' : ''}`;
+    case 'terminal.respawn_gave_up':
+      return `${head} after ${r.restarts} restarts: ${r.reason}`;
     case 'turn.started':
       return `${head} ${r.turnId} (${r.source})`;
     case 'turn.ended':

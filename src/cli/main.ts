@@ -78,6 +78,19 @@ const MODULES: ReadonlyArray<{
     ],
   },
   {
+    load: async () => (await import('./spawn.js')).registerSpawn,
+    commands: [
+      [
+        'spawn [options] <tool> [args...]',
+        'Start an agent CLI in a new tmux window and supervise it; prints its terminal id once it is ready.',
+      ],
+      [
+        'stop [options] <terminal>',
+        "End a terminal's CLI with its own exit command, then its window.",
+      ],
+    ],
+  },
+  {
     load: async () => (await import('./serve.js')).registerServe,
     commands: [['serve [options]', 'Serve the HTTP API (and SSE record stream) of a supervisor.']],
   },

@@ -29,6 +29,10 @@ export const CLIENT_FIELDS: FieldNames = {
   terminal: '--terminal',
   url: '--url',
   limit: '--limit',
+  sessionWallClockSeconds: '--budget',
+  readyTimeoutSeconds: '--ready-timeout',
+  removeWorktree: '--remove-worktree',
+  args: '[args...]',
 };
 
 /** The options and arguments of one command, by the field names commander hands over. */

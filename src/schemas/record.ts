@@ -118,6 +118,41 @@ export const JournalRecord = z.discriminatedUnion('kind', [
     delaySeconds: z.number().nonnegative(),
     error: z.string(),
   }),
+  /** paneward started the pane's CLI (`spawn`); environment values are never recorded. */
+  z.object({
+    ...Base,
+    kind: z.literal('terminal.spawned'),
+    tool: z.string(),
+    paneId: z.string(),
+    session: z.string(),
+    window: z.string(),
+    cwd: z.string(),
+    argv: z.array(z.string()),
+    envNames: z.array(z.string()),
+    worktree: z.object({ path: z.string(), branch: z.string() }).nullable(),
+    restart: z.enum(['never', 'on-failure']),
+  }),
+  /** A spawned CLI died and was started again in the same pane (restart policy `on-failure`). */
+  z.object({
+    ...Base,
+    kind: z.literal('terminal.respawned'),
+    attempt: z.number().int().positive(),
+    delaySeconds: z.number().nonnegative(),
+    /** How it ended: its exit status, or the signal that killed it. */
+    exitStatus: z.number().int().nullable(),
+    signal: z.string().nullable(),
+    /** Started with the CLI's resume option (continuing the last conversation). */
+    resumed: z.boolean(),
+  }),
+  /** A spawned CLI died once more than its restart limit allows: it stays down. */
+  z.object({
+    ...Base,
+    kind: z.literal('terminal.respawn_gave_up'),
+    restarts: z.number().int().nonnegative(),
+    exitStatus: z.number().int().nullable(),
+    signal: z.string().nullable(),
+    reason: z.string(),
+  }),
   z.object({
     ...Base,
     kind: z.literal('state'),

@@ -67,6 +67,8 @@ const STATUS: Partial<Record<PanewardErrorCode | string, ContentfulStatusCode>> 
   tmux_missing: 409,
   tmux_failed: 502,
   tmux_timeout: 504,
+  // A spawned CLI was not ready in time (the request names the field).
+  timeout: 504,
   // A fleet could not reach the host that owns the terminal: the command was not delivered.
   host_unreachable: 503,
   // The owning host did not answer in time: the command may or may not have reached it.

@@ -4,6 +4,7 @@ import { PanewardError } from '../errors.js';
 import {
   AttachBody,
   COMMANDS,
+  DeleteQuery,
   ErrorBody,
   EventsQuery,
   History,
@@ -11,6 +12,11 @@ import {
   InputAccepted,
   InputBody,
   Screen,
+  SpawnBody,
+  spawn,
+  SpawnView,
+  StopAnswer,
+  stop,
   TerminalId,
   TerminalList,
   TerminalView,
@@ -74,10 +80,12 @@ export function terminalRoutes(
 ): void {
   const view = (id: string): TerminalView => {
     const state = sup.get(id);
+    const spawned = sup.spawnedOf?.(id) ?? null;
     return {
       ...state,
       ...sup.viewDetails?.(id),
       operations: sup.operations?.(id) ?? operationsFor(state),
+      ...(spawned ? { spawned } : {}),
     };
   };
 
@@ -95,12 +103,25 @@ export function terminalRoutes(
     createRoute({
       method: 'post',
       path: '/v1/terminals',
-      summary: COMMANDS.attach.summary,
-      request: { body: body(AttachBody) },
-      responses: { 201: json(TerminalView, 'attached'), ...ERRORS },
+      summary: `${COMMANDS.attach.summary}; or, with \`{spawn: {...}}\`: ${spawn.summary}`,
+      request: { body: body(z.union([AttachBody, SpawnBody])) },
+      responses: {
+        201: json(z.union([SpawnView, TerminalView]), 'attached (or spawned: `spawned` says what)'),
+        ...ERRORS,
+        504: json(
+          ErrorBody,
+          'started, but not ready within `readyTimeoutSeconds` (its window is closed)',
+        ),
+      },
     }),
     async (c) => {
-      const { terminalId } = await cmd.attach({ body: c.req.valid('json') });
+      const b = c.req.valid('json');
+      if ('spawn' in b) {
+        if (!sup.spawn) throw new PanewardError('refused', 'this server does not start sessions');
+        const { terminalId } = await sup.spawn(b.spawn);
+        return c.json(view(terminalId), 201);
+      }
+      const { terminalId } = await cmd.attach({ body: b });
       return c.json(view(terminalId), 201);
     },
   );
@@ -229,11 +250,36 @@ export function terminalRoutes(
     createRoute({
       method: 'delete',
       path: '/v1/terminals/{id}',
-      summary: COMMANDS.detach.summary,
-      request: { params: Params },
-      responses: { 200: json(COMMANDS.detach.output, 'detached'), ...TERMINAL_ERRORS },
+      summary: `${COMMANDS.detach.summary}; with \`stop=true\`: ${stop.summary}`,
+      request: { params: Params, query: DeleteQuery },
+      responses: {
+        200: json(z.union([StopAnswer, COMMANDS.detach.output]), 'detached (or stopped)'),
+        409: json(ErrorBody, 'stop refused: the pane was not started by paneward, or not ready'),
+        ...TERMINAL_ERRORS,
+      },
     }),
-    async (c) => c.json(await cmd.detach({ id: c.req.valid('param').id }), 200),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      const q = c.req.valid('query');
+      if (q.stop !== true) {
+        if (q.removeWorktree === true) {
+          throw new PanewardError(
+            'invalid_input',
+            'query `removeWorktree`: only with `stop=true` (a detached CLI still runs in it)',
+          );
+        }
+        return c.json(await cmd.detach({ id }), 200);
+      }
+      if (!sup.stopTerminal)
+        throw new PanewardError('refused', 'this server does not stop sessions');
+      const input = {
+        id,
+        ...(q.force !== undefined ? { force: q.force } : {}),
+        ...(q.removeWorktree !== undefined ? { removeWorktree: q.removeWorktree } : {}),
+        ...(q.timeoutSeconds !== undefined ? { timeoutSeconds: q.timeoutSeconds } : {}),
+      };
+      return c.json(await sup.stopTerminal(input), 200);
+    },
   );
 }
 

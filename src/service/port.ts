@@ -2,7 +2,13 @@ import type { Observable } from 'rxjs';
 import type { SourceHealth } from '../observe/frame-source.js';
 import type { JournalRecord } from '../schemas/record.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
-import type { FleetHost } from '../schemas/operations/index.js';
+import type {
+  FleetHost,
+  SpawnRequest,
+  Spawned,
+  StopAnswer,
+  StopInput,
+} from '../schemas/operations/index.js';
 import type { AttachRequest, Telemetry, TurnResult } from '../supervisor/supervisor.js';
 import type { Operations } from '../supervisor/operations.js';
 
@@ -72,6 +78,15 @@ export interface SupervisorPort {
   interrupt(id: string): Promise<void>;
   resume(id: string): Promise<void>;
   detach(id: string): void | Promise<void>;
+  /**
+   * Starts an agent CLI in a new tmux window and attaches it (answered once it is ready or
+   * blocked on a first-run dialog). Absent where nothing can be started (a fleet server).
+   */
+  spawn?(request: SpawnRequest): Promise<{ terminalId: string; spawned: Spawned }>;
+  /** Ends a terminal's CLI with its exit command, then its window (absent: refused). */
+  stopTerminal?(input: StopInput): Promise<StopAnswer>;
+  /** What paneward started in a terminal's pane; null for a pane it only attached. */
+  spawnedOf?(id: string): Spawned | null;
   /** The pane's latest capture as text and its observation time; null before the first. */
   screen(id: string): Promise<{ text: string; t: number } | null>;
   /**

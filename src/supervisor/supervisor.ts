@@ -39,6 +39,8 @@ import {
   type TurnResult,
 } from './options.js';
 import { ToolCatalog } from './tools.js';
+import { Spawner } from './spawn.js';
+import type { Spawned, SpawnRequest, StopAnswer, StopInput } from '../schemas/operations/spawn.js';
 import { answered, waitForTurn } from './turns.js';
 import type { z } from 'zod';
 
@@ -69,6 +71,7 @@ export class Supervisor {
   private readonly actor: Actor<typeof supervisorMachine>;
   private readonly terminals: TerminalActors;
   private readonly attacher: Attach;
+  private readonly spawner: Spawner;
   private readonly restarts: RestartRecord[] = [];
   /** Panes that read no input, and why. */
   private readonly readsNoInput = new Map<string, string>();
@@ -159,6 +162,21 @@ export class Supervisor {
         this.actor.send({ type: 'evt_detach', terminalId: id });
       },
     });
+    this.spawner = new Spawner({
+      transport: this.transport,
+      journal: this.journal,
+      scheduler: this.scheduler,
+      env: process.env,
+      attach: (request) => this.attach(request),
+      state$: (id) => this.state$(id),
+      get: (id) => this.get(id),
+      takenIds: () => this.terminals.takenIds(),
+      detach: (id) => this.detach(id),
+      commandsOf: (id) => this.commandsOf(id),
+      toolOf: (id) => this.get(id).tool,
+      paneOf: (id) => this.terminals.paneOf(id),
+      assertRunning: () => this.assertRunning(),
+    });
     // Re-adoption: every terminal attached and not detached continues where it was.
     const readopted = this.journal.index.attached();
     for (const [id, facts] of readopted) this.terminals.spawn(id, readoptedRequest(facts), true);
@@ -178,6 +196,31 @@ export class Supervisor {
    */
   async attach(request: AttachRequest): Promise<string> {
     return this.attacher.attach(request);
+  }
+
+  /**
+   * Starts an agent CLI in a new tmux window the way its launch recipe says (argv, never a
+   * shell string) and attaches it: a terminal of paneward's own, with the watchdog's default
+   * budget (14,400 s) and its restart policy. Resolves once it is `ready`, or `blocked` on a
+   * first-run question; rejects with `timeout` (naming `readyTimeoutSeconds`) or `not_ready`
+   * (it died first), the terminal staying attached. See docs/spawn.md.
+   */
+  spawn(request: SpawnRequest): Promise<{ terminalId: string; spawned: Spawned }> {
+    return this.spawner.spawn(request);
+  }
+
+  /**
+   * Ends a terminal's CLI with its own exit command (typed with the same checks as a prompt),
+   * waits for it to end (bounded, then its window is killed anyway), closes its window and
+   * detaches. Refused (`refused`) for a pane paneward did not start unless `force`.
+   */
+  stopTerminal(input: StopInput): Promise<StopAnswer> {
+    return this.spawner.stop(input);
+  }
+
+  /** What paneward started in a terminal's pane; null for a pane it only attached. */
+  spawnedOf(id: string): Spawned | null {
+    return this.spawner.spawnedOf(id);
   }
 
   /** @deprecated The same as {@link Supervisor.attach}, under its former name. */
@@ -216,6 +259,7 @@ export class Supervisor {
       throw new PanewardError('refused', `terminal ${id} refuses detach: ${refused.reason}`);
     }
     this.readsNoInput.delete(id);
+    this.spawner.forget(id);
     void this.record({ kind: 'terminal.detached', terminalId: id });
     this.actor.send({ type: 'evt_detach', terminalId: id });
   }
@@ -357,6 +401,7 @@ export class Supervisor {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       this.discovery?.unsubscribe();
+      this.spawner.close();
       this.actor.send({ type: 'evt_stop' });
       await firstValueFrom(from(this.actor).pipe(filter((s) => s.status === 'done')), {
         defaultValue: null,

@@ -1,11 +1,15 @@
 import { filter, firstValueFrom, from, timeout as rxTimeout, type SchedulerLike } from 'rxjs';
 import { PanewardError } from '../errors.js';
+import type { ExitStep } from '../profiles/launch-recipe.js';
 import type { ToolProfile } from '../profiles/types.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import { gate, type Operation, type TerminalFacts } from '../supervisor/operations.js';
 import type { TerminalPipeline } from './pipeline.js';
 import type { PaneTyping } from './typing.js';
 import { pressInterrupt, sleep, typingError } from './typing.js';
+
+/** The pause after each step of an exit command: a CLI's menu settles before the next key. */
+const EXIT_STEP_PAUSE_MS = 400;
 
 /** What every acting command carries: `force` overrides a refusal the gate allows to be forced. */
 export interface CommandOptions extends TerminalFacts {
@@ -72,6 +76,25 @@ export class TerminalCommands {
     return this.enqueue(() => {
       this.check('interrupt', options);
       return pressInterrupt(this.profile, (keys) => this.typing.keys(keys));
+    });
+  }
+
+  /**
+   * Types the CLI's own exit command (text typed literally, keys pressed, a pause after each),
+   * once the gate lets it through as it would a prompt.
+   */
+  exit(steps: readonly ExitStep[], options: CommandOptions = {}): Promise<void> {
+    return this.enqueue(async () => {
+      this.check('sendInput', options);
+      for (const step of steps) {
+        if ('text' in step) {
+          await this.typing.literal(step.text);
+          await this.typing.untilDrawn(step.text);
+        } else {
+          await this.typing.keys(step.keys);
+        }
+        await sleep(EXIT_STEP_PAUSE_MS);
+      }
     });
   }
 

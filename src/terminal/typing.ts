@@ -30,6 +30,11 @@ export class PaneTyping {
     return this.tmux(['send-keys', '-t', this.target, ...keys]).then(() => {});
   }
 
+  /** Types `text` literally (`send-keys -l`): a CLI's own short command, never a prompt. */
+  literal(text: string): Promise<void> {
+    return this.tmux(['send-keys', '-t', this.target, '-l', '--', text]).then(() => {});
+  }
+
   /**
    * Loads `text` into a buffer of its own (loaded from stdin, so any length arrives whole and
    * nothing in it is read as a tmux command or key); types nothing. Returns the buffer's name.

@@ -9,6 +9,7 @@ export * from './attach.js';
 export * from './control.js';
 export * from './input.js';
 export * from './reads.js';
+export * from './spawn.js';
 export * from './turns.js';
 
 /**

@@ -3,6 +3,7 @@ import { Operations } from '../../supervisor/operations.js';
 import { JournalRecord } from '../record.js';
 import { TerminalState } from '../terminal-state.js';
 import { HostId } from './contract.js';
+import { Spawned } from './spawned.js';
 
 /**
  * The observer's own health (`observer_lagging`): whether paneward falls behind sampling its
@@ -44,9 +45,15 @@ export const TerminalView = z
     /** On a fleet server: the host whose pane it is. */
     host: FleetHost.optional(),
     operations: Operations,
+    /** A terminal paneward started (`spawn`): what it started and where its restarts stand. */
+    spawned: Spawned.optional(),
   })
   .openapi('Terminal');
 export type TerminalView = z.infer<typeof TerminalView>;
+
+/** What `POST /v1/terminals {spawn}` answers: the terminal, and what was started. */
+export const SpawnView = TerminalView.extend({ spawned: Spawned }).openapi('SpawnedTerminal');
+export type SpawnView = z.infer<typeof SpawnView>;
 
 export const TerminalList = z.object({ terminals: z.array(TerminalView) }).openapi('TerminalList');
 

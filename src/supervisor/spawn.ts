@@ -1,0 +1,572 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import {
+  filter,
+  firstValueFrom,
+  from,
+  map,
+  merge,
+  timeout as rxTimeout,
+  type Observable,
+  type SchedulerLike,
+  type Subscription,
+  interval,
+  exhaustMap,
+  Subject,
+} from 'rxjs';
+import { isPanewardError, PanewardError } from '../errors.js';
+import { terminalNameFor, uniqueName } from '../internal/terminal-name.js';
+import type { Journal } from '../journal/journal.js';
+import type { TmuxTransport } from '../observe/transport.js';
+import { launchRecipe, type LaunchRecipe } from '../profiles/launch.js';
+import {
+  RestartLimits,
+  SpawnRequest,
+  StopInput,
+  type Spawned,
+  type StopAnswer,
+} from '../schemas/operations/spawn.js';
+import type { TerminalState } from '../schemas/terminal-state.js';
+import type { TerminalCommands } from '../terminal/commands.js';
+import type { AttachRequest } from './options.js';
+import { invalid } from './options.js';
+import {
+  cliArgv,
+  newSessionArgs,
+  newWindowArgs,
+  resolveExecutable,
+  respawnArgs,
+  type LaunchPlan,
+} from './spawn-argv.js';
+
+/** A spawned terminal's default session wall-clock budget (docs/statecharts.md §7). */
+export const SPAWN_BUDGET_SECONDS = 14_400;
+const DEFAULT_READY_SECONDS = 60;
+const DEFAULT_STOP_SECONDS = 15;
+/** How often a spawned pane is asked whether its CLI still runs, besides when its state says so. */
+const DEATH_POLL_MS = 5000;
+
+export interface SpawnDeps {
+  transport: TmuxTransport;
+  journal: Journal;
+  scheduler: SchedulerLike;
+  /** The service's environment (its `PATH` finds executables). */
+  env: NodeJS.ProcessEnv;
+  attach(request: AttachRequest): Promise<string>;
+  state$(id: string): Observable<TerminalState>;
+  get(id: string): TerminalState;
+  takenIds(): Set<string>;
+  detach(id: string): void;
+  commandsOf(id: string): TerminalCommands;
+  toolOf(id: string): string;
+  paneOf(id: string): string | undefined;
+  assertRunning(): void;
+}
+
+/** A terminal paneward started, and its restart bookkeeping. */
+interface Owned {
+  recipe: LaunchRecipe;
+  plan: LaunchPlan;
+  userArgs: readonly string[];
+  executable: string;
+  spawned: Spawned;
+  limits: RestartLimits;
+  /** When each restart in the limit's window happened (epoch ms). */
+  restartTimes: number[];
+  /** Set while paneward itself ends the CLI (stop): its death is no failure. */
+  stopping: boolean;
+  /** A restart is waiting for its backoff. */
+  restarting: boolean;
+  watch: Subscription;
+}
+
+interface PaneFacts {
+  dead: boolean;
+  status: number | null;
+  signal: string | null;
+  pid: number | null;
+}
+
+/**
+ * Starting agent CLIs in windows of paneward's own, and supervising them: each started the way
+ * its launch recipe says (argv, never a shell string), attached at once, started again in the
+ * same pane when it dies under the `on-failure` policy, and ended with its own exit command.
+ */
+export class Spawner {
+  private readonly owned = new Map<string, Owned>();
+  private readonly changed = new Subject<string>();
+
+  constructor(private readonly d: SpawnDeps) {}
+
+  /** What paneward started in a terminal's pane; null for a pane it only attached. */
+  spawnedOf(id: string): Spawned | null {
+    const o = this.owned.get(id);
+    return o ? structuredClone(o.spawned) : null;
+  }
+
+  /** See `Supervisor.spawn`. */
+  async spawn(request: SpawnRequest): Promise<{ terminalId: string; spawned: Spawned }> {
+    this.d.assertRunning();
+    const parsed = SpawnRequest.safeParse(request);
+    if (!parsed.success) throw invalid('spawn', parsed.error);
+    const r = parsed.data;
+    const recipe = launchRecipe(r.tool);
+    if (!recipe) {
+      throw new PanewardError(
+        'invalid_input',
+        `spawn: field \`tool\`: paneward has no launch recipe for ${r.tool}`,
+      );
+    }
+    let cwd = r.cwd ?? process.cwd();
+    if (!existsSync(cwd)) {
+      throw new PanewardError('invalid_input', `spawn: field \`cwd\`: no folder ${cwd}`);
+    }
+    const env = Object.entries(r.env ?? {});
+    const path = r.env?.PATH ?? this.d.env.PATH;
+    const executable = resolveExecutable(recipe.executable, path);
+    if (executable === null) {
+      throw new PanewardError(
+        'invalid_input',
+        `spawn: field \`tool\`: ${recipe.executable} (${r.tool}) was not found on PATH${r.env?.PATH ? ' (env.PATH)' : ''}`,
+      );
+    }
+    const session = r.session ?? 'paneward';
+    const window = r.name ?? r.tool;
+    const id = r.id ?? uniqueName(terminalNameFor(session, window), this.d.takenIds());
+    if (this.d.takenIds().has(id)) {
+      throw new PanewardError(
+        'invalid_input',
+        `spawn: field \`id\`: terminal ${id} already exists`,
+      );
+    }
+    const worktree = r.worktree ? await addWorktree(cwd, r.worktree) : null;
+    if (worktree) cwd = worktree.path;
+    const userArgs = r.args ?? [];
+    const plan: LaunchPlan = {
+      session,
+      window,
+      cwd,
+      env,
+      argv: cliArgv(recipe, executable, userArgs, false),
+    };
+    const paneId = await this.openWindow(plan);
+    const policy = r.restart ?? 'never';
+    await this.run(['set-option', '-w', '-t', paneId, 'remain-on-exit', 'on']);
+    await this.run(respawnArgs(paneId, plan));
+    const spawned: Spawned = {
+      tool: r.tool,
+      paneId,
+      session,
+      window,
+      cwd,
+      argv: [...plan.argv],
+      envNames: env.map(([k]) => k),
+      worktree,
+      restart: { policy, restarts: 0, gaveUp: null, lastExit: null },
+    };
+    const terminalId = await this.d.attach({
+      target: paneId,
+      tool: r.tool,
+      id,
+      sessionWallClockSeconds: r.sessionWallClockSeconds ?? SPAWN_BUDGET_SECONDS,
+      ...(r.config ? { config: r.config } : {}),
+    });
+    void this.d.journal
+      .append({
+        kind: 'terminal.spawned',
+        terminalId,
+        tool: r.tool,
+        paneId,
+        session,
+        window,
+        cwd,
+        argv: spawned.argv,
+        envNames: spawned.envNames,
+        worktree,
+        restart: policy,
+      })
+      .catch(() => null);
+    const owned: Owned = {
+      recipe,
+      plan,
+      userArgs,
+      executable,
+      spawned,
+      limits: RestartLimits.parse(r.restartLimits ?? {}),
+      restartTimes: [],
+      stopping: false,
+      restarting: false,
+      watch: this.watch(terminalId, paneId),
+    };
+    this.owned.set(terminalId, owned);
+    await this.untilReady(terminalId, owned, r.readyTimeoutSeconds ?? DEFAULT_READY_SECONDS);
+    return { terminalId, spawned: structuredClone(owned.spawned) };
+  }
+
+  /** See `Supervisor.stopTerminal`. */
+  async stop(input: StopInput): Promise<StopAnswer> {
+    const parsed = StopInput.safeParse(input);
+    if (!parsed.success) throw invalid('stop', parsed.error);
+    const { id, force = false, removeWorktree = false } = parsed.data;
+    const timeoutMs = (parsed.data.timeoutSeconds ?? DEFAULT_STOP_SECONDS) * 1000;
+    this.d.get(id);
+    const owned = this.owned.get(id);
+    if (!owned && !force) {
+      throw new PanewardError(
+        'refused',
+        `terminal ${id} was not started by paneward: stop would type into a pane it only observes (\`force\` overrides)`,
+        { details: { operation: 'stop', reason: 'not_spawned' } },
+      );
+    }
+    const worktree = owned?.spawned.worktree ?? null;
+    if (removeWorktree) {
+      if (!worktree) {
+        throw new PanewardError(
+          'invalid_input',
+          `stop: field \`removeWorktree\`: terminal ${id} was not started in a worktree`,
+        );
+      }
+      const changes = await worktreeChanges(worktree.path);
+      if (changes.length > 0 && !force) {
+        throw new PanewardError(
+          'refused',
+          `stop: field \`removeWorktree\`: the worktree ${worktree.path} has changes (${changes.length} paths); \`force\` removes it anyway`,
+          { details: { reason: 'worktree_changed', changes: changes.slice(0, 20) } },
+        );
+      }
+    }
+    const paneId = owned?.spawned.paneId ?? this.d.paneOf(id) ?? '';
+    const recipe = owned?.recipe ?? launchRecipe(this.d.toolOf(id));
+    if (!recipe) {
+      throw new PanewardError('refused', `terminal ${id}: no exit command is known for its tool`);
+    }
+    if (owned) owned.stopping = true;
+    let ended: StopAnswer['ended'];
+    try {
+      const before = await this.paneFacts(paneId);
+      if (before === null || before.dead) {
+        ended = 'already_gone';
+      } else {
+        await this.d.commandsOf(id).exit(recipe.exit, { force });
+        ended = (await this.untilDead(paneId, timeoutMs)) ? 'exit_command' : 'killed';
+      }
+    } catch (error) {
+      if (owned) owned.stopping = false;
+      throw error;
+    }
+    owned?.watch.unsubscribe();
+    this.owned.delete(id);
+    // A window paneward opened goes whole; a pane it only attached goes alone.
+    await this.run(owned ? ['kill-window', '-t', paneId] : ['kill-pane', '-t', paneId]).catch(
+      (error: unknown) => {
+        if (!isPanewardError(error) || error.code !== 'tmux_missing') throw error;
+      },
+    );
+    this.d.detach(id);
+    let removed: string | null = null;
+    if (removeWorktree && worktree) {
+      await removeWorktreeAt(worktree.path, force);
+      removed = worktree.path;
+    }
+    return { ok: true, ended, worktreeRemoved: removed };
+  }
+
+  /** Forgets a terminal that was detached (its window stays; it is no longer watched). */
+  forget(id: string): void {
+    this.owned.get(id)?.watch.unsubscribe();
+    this.owned.delete(id);
+  }
+
+  /** Stops every watch (the supervisor stops; the CLIs keep running). */
+  close(): void {
+    for (const o of this.owned.values()) o.watch.unsubscribe();
+    this.owned.clear();
+    this.changed.complete();
+  }
+
+  /** Opens the window (its session too when missing) holding the placeholder; its pane id. */
+  private async openWindow(plan: LaunchPlan): Promise<string> {
+    const exists = await this.run(['has-session', '-t', `=${plan.session}`]).then(
+      () => true,
+      (error: unknown) => {
+        if (isPanewardError(error) && error.code === 'tmux_missing') return false;
+        throw error;
+      },
+    );
+    const out = exists
+      ? await this.run(newWindowArgs(plan))
+      : await this.run(newSessionArgs(plan)).catch((error: unknown) => {
+          // Another caller created it in between.
+          if (isPanewardError(error) && /duplicate session/.test(error.message)) {
+            return this.run(newWindowArgs(plan));
+          }
+          throw error;
+        });
+    const paneId = out.trim();
+    if (!/^%\d+$/.test(paneId)) {
+      throw new PanewardError('tmux_failed', `tmux answered no pane id: ${JSON.stringify(out)}`);
+    }
+    return paneId;
+  }
+
+  /**
+   * Answers once the terminal is `ready` or `blocked` (a first-run question is the answer).
+   * A CLI that died before it was ready (and is not being started again) or ran out of time is
+   * an error naming the terminal, which stays attached so its screen can be read.
+   */
+  private async untilReady(id: string, owned: Owned, seconds: number): Promise<void> {
+    const failed = this.changed.pipe(
+      filter((t) => t === id),
+      map(() => owned.spawned.restart),
+      filter((r) => r.gaveUp !== null || (r.policy === 'never' && r.lastExit !== null)),
+      map(() => 'died' as const),
+    );
+    const ready = this.d.state$(id).pipe(
+      filter((s) => s.readiness.status === 'ready' || s.readiness.status === 'blocked'),
+      map(() => 'ready' as const),
+    );
+    const outcome = await firstValueFrom(
+      merge(ready, failed).pipe(
+        rxTimeout({
+          first: seconds * 1000,
+          scheduler: this.d.scheduler,
+          with: () => from(['timeout' as const]),
+        }),
+      ),
+      { defaultValue: 'timeout' as const },
+    );
+    if (outcome === 'ready') return;
+    const state = this.d.get(id);
+    const details = {
+      terminalId: id,
+      readiness: state.readiness.status,
+      restart: structuredClone(owned.spawned.restart),
+    };
+    if (outcome === 'timeout') {
+      throw new PanewardError(
+        'timeout',
+        `spawn: field \`readyTimeoutSeconds\`: terminal ${id} was not ready within ${seconds} s (readiness ${state.readiness.status}); it stays attached`,
+        { details },
+      );
+    }
+    const exit = owned.spawned.restart.lastExit;
+    const how = exit?.signal
+      ? `was killed by ${exit.signal}`
+      : `exited with status ${exit?.status}`;
+    throw new PanewardError(
+      'not_ready',
+      `spawn: terminal ${id}: the CLI ${how} before it was ready${owned.spawned.restart.gaveUp ? `; ${owned.spawned.restart.gaveUp.reason}` : ''}; it stays attached (its screen shows why)`,
+      { details },
+    );
+  }
+
+  /**
+   * Asks the pane whether its CLI still runs whenever the terminal's state says its process is
+   * down, and every few seconds besides (a death the state has not shown yet), and acts on it.
+   */
+  private watch(id: string, paneId: string): Subscription {
+    const down = this.d
+      .state$(id)
+      .pipe(
+        filter(
+          (s) => s.diagnostics.availability === 'tui_down' || s.diagnostics.process === 'tui_down',
+        ),
+      );
+    return merge(down, interval(DEATH_POLL_MS, this.d.scheduler))
+      .pipe(exhaustMap(() => from(this.check(id, paneId).catch(() => undefined))))
+      .subscribe();
+  }
+
+  private async check(id: string, paneId: string): Promise<void> {
+    const o = this.owned.get(id);
+    if (!o || o.stopping || o.restarting) return;
+    const facts = await this.paneFacts(paneId);
+    if (facts === null || !facts.dead) return;
+    const at = new Date(this.d.scheduler.now()).toISOString();
+    o.spawned.restart.lastExit = { status: facts.status, signal: facts.signal, at };
+    const clean = facts.status === 0 && facts.signal === null;
+    if (o.spawned.restart.policy !== 'on-failure' || clean || o.spawned.restart.gaveUp) {
+      // A clean exit (the user typed the exit command) is not a failure: nothing is restarted.
+      o.stopping = true;
+      this.changed.next(id);
+      return;
+    }
+    const now = this.d.scheduler.now();
+    o.restartTimes = o.restartTimes.filter((t) => now - t < o.limits.windowSeconds * 1000);
+    const how = facts.signal ? `signal ${facts.signal}` : `status ${facts.status}`;
+    if (o.restartTimes.length >= o.limits.limit) {
+      const reason = `the CLI died ${o.restartTimes.length + 1} times within ${o.limits.windowSeconds} s (last: ${how}); restarts gave up at the limit of ${o.limits.limit}`;
+      o.spawned.restart.gaveUp = { reason, at };
+      o.stopping = true;
+      await this.d.journal
+        .append({
+          kind: 'terminal.respawn_gave_up',
+          terminalId: id,
+          restarts: o.spawned.restart.restarts,
+          exitStatus: facts.status,
+          signal: facts.signal,
+          reason,
+        })
+        .catch(() => null);
+      this.changed.next(id);
+      return;
+    }
+    const delaySeconds = Math.min(
+      o.limits.maxSeconds,
+      o.limits.initialSeconds * 2 ** o.restartTimes.length,
+    );
+    o.restarting = true;
+    this.changed.next(id);
+    await new Promise<void>((resolve) => {
+      this.d.scheduler.schedule(() => resolve(), delaySeconds * 1000);
+    });
+    try {
+      if (o.stopping || !this.owned.has(id)) return;
+      const resumed = o.recipe.resumeArgs !== null;
+      const plan = { ...o.plan, argv: cliArgv(o.recipe, o.executable, o.userArgs, resumed) };
+      await this.run(respawnArgs(paneId, plan));
+      o.restartTimes.push(this.d.scheduler.now());
+      o.spawned.restart.restarts += 1;
+      await this.d.journal
+        .append({
+          kind: 'terminal.respawned',
+          terminalId: id,
+          attempt: o.spawned.restart.restarts,
+          delaySeconds,
+          exitStatus: facts.status,
+          signal: facts.signal,
+          resumed,
+        })
+        .catch(() => null);
+    } finally {
+      o.restarting = false;
+      this.changed.next(id);
+    }
+  }
+
+  /** Whether the pane's process ended (`remain-on-exit` keeps the pane); null when the pane is gone. */
+  private async paneFacts(paneId: string): Promise<PaneFacts | null> {
+    let out: string;
+    try {
+      out = await this.run([
+        'display-message',
+        '-p',
+        '-t',
+        paneId,
+        '#{pane_dead}\t#{pane_dead_status}\t#{pane_dead_signal}\t#{pane_pid}',
+      ]);
+    } catch (error) {
+      if (isPanewardError(error) && error.code === 'tmux_missing') return null;
+      throw error;
+    }
+    const [dead, status, signal, pid] = out.trim().split('\t');
+    let alive = dead !== '1';
+    const p = Number(pid);
+    // The dead TUI's last screen stays: only the pane's process tells the truth.
+    if (alive && Number.isInteger(p) && p > 1) {
+      try {
+        process.kill(p, 0);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ESRCH') alive = false;
+      }
+    }
+    return {
+      dead: !alive,
+      status: status !== undefined && /^\d+$/.test(status) ? Number(status) : null,
+      signal: signal !== undefined && /^\d+$/.test(signal) ? signalName(Number(signal)) : null,
+      pid: Number.isInteger(p) && p > 0 ? p : null,
+    };
+  }
+
+  /** Polls until the pane's CLI has ended (or the pane is gone); false when time ran out. */
+  private async untilDead(paneId: string, timeoutMs: number): Promise<boolean> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const f = await this.paneFacts(paneId);
+      if (f === null || f.dead) return true;
+      if (Date.now() >= until) return false;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  private run(args: readonly string[]): Promise<string> {
+    return this.d.transport.run(args);
+  }
+}
+
+const SIGNALS: Record<number, string> = {
+  1: 'SIGHUP',
+  2: 'SIGINT',
+  3: 'SIGQUIT',
+  6: 'SIGABRT',
+  9: 'SIGKILL',
+  11: 'SIGSEGV',
+  13: 'SIGPIPE',
+  15: 'SIGTERM',
+};
+const signalName = (n: number) => SIGNALS[n] ?? `signal ${n}`;
+
+/**
+ * `git worktree add -b BRANCH <repo>.worktrees/BRANCH` from the folder's repository: refused
+ * (naming the field) when the folder is not in a git repository, the branch exists or is not a
+ * valid name, or the path is taken.
+ */
+async function addWorktree(cwd: string, branch: string): Promise<{ path: string; branch: string }> {
+  const git = (args: string[], dir = cwd) => execa('git', ['-C', dir, ...args], { reject: false });
+  const top = await git(['rev-parse', '--show-toplevel']);
+  if (top.exitCode !== 0) {
+    throw new PanewardError(
+      'invalid_input',
+      `spawn: field \`worktree\`: ${cwd} is not in a git repository`,
+    );
+  }
+  const repo = top.stdout.trim();
+  const ok = await execa('git', ['check-ref-format', '--branch', branch], { reject: false });
+  if (ok.exitCode !== 0) {
+    throw new PanewardError(
+      'invalid_input',
+      `spawn: field \`worktree\`: not a branch name: ${branch}`,
+    );
+  }
+  const exists = await git(['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], repo);
+  if (exists.exitCode === 0) {
+    throw new PanewardError(
+      'invalid_input',
+      `spawn: field \`worktree\`: branch ${branch} already exists in ${repo}`,
+    );
+  }
+  const path = join(`${repo}.worktrees`, branch);
+  if (existsSync(path)) {
+    throw new PanewardError('invalid_input', `spawn: field \`worktree\`: ${path} already exists`);
+  }
+  const add = await git(['worktree', 'add', '-b', branch, '--', path], repo);
+  if (add.exitCode !== 0) {
+    throw new PanewardError(
+      'invalid_input',
+      `spawn: field \`worktree\`: git worktree add failed: ${add.stderr.trim().slice(0, 300)}`,
+    );
+  }
+  return { path, branch };
+}
+
+/** The paths a worktree has changed or added (`git status --porcelain`). */
+export async function worktreeChanges(path: string): Promise<string[]> {
+  const r = await execa('git', ['-C', path, 'status', '--porcelain'], { reject: false });
+  if (r.exitCode !== 0) return [];
+  return r.stdout.split('\n').filter((l) => l.trim() !== '');
+}
+
+async function removeWorktreeAt(path: string, force: boolean): Promise<void> {
+  const r = await execa(
+    'git',
+    ['-C', path, 'worktree', 'remove', ...(force ? ['--force'] : []), '--', path],
+    { reject: false },
+  );
+  if (r.exitCode !== 0) {
+    throw new PanewardError(
+      'internal',
+      `the window is closed, but removing the worktree ${path} failed: ${r.stderr.trim().slice(0, 300)}`,
+    );
+  }
+}
