@@ -57,6 +57,15 @@ function ruleOf(t: AnyTransitionDefinition): string | undefined {
   return typeof meta?.rule === 'string' ? meta.rule : guardName(t.guard);
 }
 
+/**
+ * The branch a transition of the sent event is: its rule (`meta.rule`) or guard, or `otherwise`
+ * for the last of several.
+ */
+function ruleFor(t: AnyTransitionDefinition): string | undefined {
+  const branches = t.source.transitions.get(t.eventType)?.length ?? 0;
+  return ruleOf(t) ?? (branches > 1 ? 'otherwise' : undefined);
+}
+
 const targets = (t: AnyTransitionDefinition, to: string): boolean =>
   t.target?.some((node) => node.key === to) ?? false;
 
@@ -92,6 +101,8 @@ export class ChartRunner<TActor extends AnyActorRef> {
   private rule: string | undefined;
   /** The chart's snapshot before the microstep being reported. */
   private last: AnyMachineSnapshot;
+  /** Microsteps of the event being sent that left the chart's state as it was, oldest first. */
+  private unread: Array<[AnyMachineSnapshot, EventObject]> = [];
   private readonly unwatch: () => void;
 
   constructor(
@@ -109,14 +120,26 @@ export class ChartRunner<TActor extends AnyActorRef> {
       const before = this.last;
       this.last = ev.snapshot as AnyMachineSnapshot;
       const to = valueOf(ev.snapshot);
-      const t = taken(before, ev.event, to);
-      if (t && t.eventType === this.sending) {
-        // The branch the chart took: its rule (`meta.rule`) or guard, or `otherwise` for the
-        // last of several.
-        const branches = t.source.transitions.get(t.eventType)?.length ?? 0;
-        this.rule = ruleOf(t) ?? (branches > 1 ? 'otherwise' : undefined);
+      if (to === this.current) {
+        // No step: its transition only matters as the rule of a step later in this send, so
+        // it is looked up then (most events leave every chart where it was).
+        if (this.sending !== null) this.unread.push([before, ev.event]);
+        return;
       }
-      if (to === this.current) return;
+      const t = taken(before, ev.event, to);
+      if (t && t.eventType === this.sending) this.rule = ruleFor(t);
+      else {
+        // The latest microstep of the sent event before this one that names a rule.
+        for (let i = this.unread.length - 1; i >= 0; i--) {
+          const [b, e] = this.unread[i]!;
+          const u = taken(b, e, valueOf(b));
+          if (u && u.eventType === this.sending) {
+            this.rule = ruleFor(u);
+            break;
+          }
+        }
+      }
+      this.unread = [];
       const step: Step = {
         from: this.current,
         to,
@@ -143,17 +166,24 @@ export class ChartRunner<TActor extends AnyActorRef> {
 
   /** Sends one event and returns the state changes it caused. */
   send<E extends { type: string }>(event: E): Step[] {
-    const outer = { collected: this.collected, sending: this.sending, rule: this.rule };
+    const outer = {
+      collected: this.collected,
+      sending: this.sending,
+      rule: this.rule,
+      unread: this.unread,
+    };
     const steps: Step[] = [];
     this.collected = steps;
     this.sending = event.type;
     this.rule = undefined;
+    this.unread = [];
     try {
       this.actor.send(event as EventObject);
     } finally {
       this.collected = outer.collected;
       this.sending = outer.sending;
       this.rule = outer.rule;
+      this.unread = outer.unread;
       outer.collected?.push(...steps);
     }
     return steps;

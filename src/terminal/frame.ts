@@ -59,7 +59,10 @@ export function readFrame(
       error = { kind: 'parse_error', message: err instanceof Error ? err.message : String(err) };
     }
   }
-  const screenHash = createHash('sha256').update(screen.text).digest('hex').slice(0, 16);
+  // The hash is taken when something reads it (a record of this frame, an unrecognised screen):
+  // most frames change nothing and are never recorded. The text is let go once hashed.
+  let text: string | null = screen.text;
+  let screenHash: string | null = null;
   return {
     outcome: { transport: probe.transport, process: probe.process, parse, error },
     result,
@@ -68,7 +71,13 @@ export function readFrame(
       profileVersion: toolVersion ?? null,
       detector: result?.evidence.detector ?? profile.id,
       rule: result?.evidence.rule ?? parse,
-      screenHash,
+      get screenHash(): string {
+        if (screenHash === null) {
+          screenHash = createHash('sha256').update(text!).digest('hex').slice(0, 16);
+          text = null;
+        }
+        return screenHash;
+      },
     },
     unrecognised: result?.recognised === false && parse === 'parsed',
   };
