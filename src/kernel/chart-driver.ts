@@ -29,8 +29,10 @@ export abstract class ChartDriver<TActor extends AnyActorRef> {
     private readonly stallOrder: number,
     protected readonly emit: (record: KernelRecord) => void,
     protected readonly turn?: number,
+    /** See ChartRunner's `skipRepeats`. */
+    skipRepeats = false,
   ) {
-    this.runner = new ChartRunner(actor, hub);
+    this.runner = new ChartRunner(actor, hub, undefined, { skipRepeats });
     this.listen('stall_timer.start', (ev: { seconds: number }) => {
       this.timers.set(this.stallKey, this.now + ev.seconds, this.stallOrder, (due) =>
         this.dispatch(due, { type: 'evt_unknown_timeout' }),

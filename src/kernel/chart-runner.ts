@@ -32,6 +32,11 @@ export class InspectionHub {
 
   constructor(private readonly observer?: (ev: InspectionEvent) => void) {}
 
+  /** True when someone outside the terminal watches every event the charts take. */
+  get observed(): boolean {
+    return this.observer !== undefined;
+  }
+
   /** Give this to `createActor(..., { inspect })` of the system's root. */
   readonly inspect = (ev: InspectionEvent): void => {
     if (ev.type === '@xstate.microstep') this.listeners.get(ev.actorRef)?.(ev);
@@ -89,6 +94,26 @@ const valueOf = (snapshot: unknown): string =>
   // Stryker disable next-line StringLiteral: every chart is a state machine, whose snapshots always have a value
   String((snapshot as { value?: unknown }).value ?? '');
 
+/** Structural equality of two events (plain objects, arrays and primitives). */
+function sameEvent(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x);
+  if (keys.length !== Object.keys(y).length) return false;
+  for (const k of keys) if (!(k in y) || !sameEvent(x[k], y[k])) return false;
+  return true;
+}
+
+/** What a send left as it found it: the event, and the chart's state and context. */
+interface Unchanged {
+  event: EventObject;
+  value: string;
+  context: unknown;
+}
+
 /**
  * Drives one chart actor (a child in the terminal's actor tree, or a root in a standalone
  * kernel) and reports the state changes each event causes, in order.
@@ -101,6 +126,12 @@ export class ChartRunner<TActor extends AnyActorRef> {
   private rule: string | undefined;
   /** The chart's snapshot before the microstep being reported. */
   private last: AnyMachineSnapshot;
+  private readonly skipRepeats: boolean = false;
+  private readonly offEmitted: { unsubscribe(): void } | null = null;
+  /** Events the chart emitted (counted only while repeats are skipped). */
+  private emitted = 0;
+  /** The last event sent, when it changed nothing. */
+  private unchanged: Unchanged | null = null;
   /** Microsteps of the event being sent that left the chart's state as it was, oldest first. */
   private unread: Array<[AnyMachineSnapshot, EventObject]> = [];
   private readonly unwatch: () => void;
@@ -113,8 +144,21 @@ export class ChartRunner<TActor extends AnyActorRef> {
      * chart's context as the step leaves it (the actor's snapshot is updated only after).
      */
     private readonly onStep?: (step: Step, context: unknown) => void,
+    options: {
+      /**
+       * An event equal to the last one sent, which left the chart's state and context as they
+       * were and emitted nothing, is not sent again: it would do the same. Only for a chart whose
+       * actions are `raise` and `emit` alone, and only while nobody outside watches the events
+       * (an inspector would miss the repeats).
+       */
+      skipRepeats?: boolean;
+    } = {},
   ) {
     this.last = actor.getSnapshot() as AnyMachineSnapshot;
+    if (options.skipRepeats && !hub.observed) {
+      this.skipRepeats = true;
+      this.offEmitted = actor.on('*' as never, () => void this.emitted++);
+    }
     this.current = valueOf(this.last);
     this.unwatch = hub.watch(actor, (ev) => {
       const before = this.last;
@@ -166,6 +210,28 @@ export class ChartRunner<TActor extends AnyActorRef> {
 
   /** Sends one event and returns the state changes it caused. */
   send<E extends { type: string }>(event: E): Step[] {
+    if (!this.skipRepeats) return this.sendNow(event);
+    const before = this.actor.getSnapshot() as AnyMachineSnapshot;
+    const value = valueOf(before);
+    const u = this.unchanged;
+    if (u && u.value === value && u.context === before.context && sameEvent(u.event, event)) {
+      return [];
+    }
+    const emitted = this.emitted;
+    const steps = this.sendNow(event);
+    const after = this.actor.getSnapshot() as AnyMachineSnapshot;
+    this.unchanged =
+      steps.length === 0 &&
+      this.emitted === emitted &&
+      after.status === 'active' &&
+      after.context === before.context &&
+      valueOf(after) === value
+        ? { event, value, context: before.context }
+        : null;
+    return steps;
+  }
+
+  private sendNow<E extends { type: string }>(event: E): Step[] {
     const outer = {
       collected: this.collected,
       sending: this.sending,
@@ -190,6 +256,7 @@ export class ChartRunner<TActor extends AnyActorRef> {
   }
 
   dispose(): void {
+    this.offEmitted?.unsubscribe();
     this.unwatch();
   }
 }

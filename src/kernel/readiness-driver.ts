@@ -14,7 +14,19 @@ export class ReadinessDriver extends ChartDriver<ActorRefFrom<typeof readinessMa
     timers: Timers,
     emit: (r: KernelRecord) => void,
   ) {
-    super('readiness', actor, hub, timers, 'readiness.stall', TimerOrder.readinessStall, emit);
+    // Its actions are raise and emit: an observation like the last, which changed nothing,
+    // would change nothing again.
+    super(
+      'readiness',
+      actor,
+      hub,
+      timers,
+      'readiness.stall',
+      TimerOrder.readinessStall,
+      emit,
+      undefined,
+      true,
+    );
   }
 
   observe(t: number, observation: SurfaceObservation): void {

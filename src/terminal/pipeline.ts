@@ -107,8 +107,12 @@ export class TerminalPipeline {
         ...(turn !== undefined && this.completionTurnId ? { turnId: this.completionTurnId } : {}),
       });
     });
-    this.diagnostics = new ChartRunner(site.charts.diagnostics, site.hub, (step) =>
-      this.transitions.push({ machine: 'diagnostics', ...step }),
+    // Its actions are raise alone: a probe like the last, which changed nothing, is not sent.
+    this.diagnostics = new ChartRunner(
+      site.charts.diagnostics,
+      site.hub,
+      (step) => this.transitions.push({ machine: 'diagnostics', ...step }),
+      { skipRepeats: true },
     );
     this.turns = new TurnDriver({
       turnPhase: site.charts.turnPhase,

@@ -226,3 +226,67 @@ describe('InspectionHub', () => {
     ]);
   });
 });
+
+describe('ChartRunner skipping repeats', () => {
+  // A chart that counts, outside itself, how often its guard classified an event.
+  function counting(observer?: (ev: InspectionEvent) => void) {
+    let asked = 0;
+    const machine = setup({
+      types: { events: {} as { type: 'ping'; n: number } | { type: 'reset' } },
+      guards: { high: ({ event }) => (asked++, event.type === 'ping' && event.n > 5) },
+      actions: { tell: emit({ type: 'told' as const }) },
+    }).createMachine({
+      initial: 'low',
+      states: {
+        low: { on: { ping: [{ guard: 'high', target: 'high' }, {}], reset: {} } },
+        high: { on: { ping: { actions: 'tell' }, reset: { target: 'low' } } },
+      },
+    });
+    const hub = new InspectionHub(observer);
+    const actor = createActor(machine, { inspect: hub.inspect }).start();
+    const runner = new ChartRunner(actor, hub, undefined, { skipRepeats: true });
+    return { runner, asked: () => asked };
+  }
+
+  it('does not send again an event equal to the last, which changed nothing', () => {
+    const { runner, asked } = counting();
+    expect(runner.send({ type: 'ping', n: 1 })).toEqual([]);
+    expect(runner.send({ type: 'ping', n: 1 })).toEqual([]);
+    expect(asked()).toBe(1);
+    // A different event is sent, and classified.
+    expect(runner.send({ type: 'ping', n: 2 })).toEqual([]);
+    expect(asked()).toBe(2);
+    expect(runner.send({ type: 'ping', n: 9 })).toEqual([
+      { from: 'low', to: 'high', event: 'ping', rule: 'high' },
+    ]);
+  });
+
+  it('sends again an event after which the chart emitted something', () => {
+    const { runner } = counting();
+    runner.send({ type: 'ping', n: 9 });
+    const told: unknown[] = [];
+    runner.actor.on('told', (e) => told.push(e));
+    runner.send({ type: 'ping', n: 9 });
+    runner.send({ type: 'ping', n: 9 });
+    expect(told).toHaveLength(2);
+  });
+
+  it('skips nothing while someone outside watches the events', () => {
+    const seen: string[] = [];
+    const { runner, asked } = counting((ev) => ev.type === '@xstate.event' && seen.push(ev.type));
+    runner.send({ type: 'ping', n: 1 });
+    runner.send({ type: 'ping', n: 1 });
+    expect(asked()).toBe(2);
+  });
+
+  it('sends an equal event again once the state moved in between', () => {
+    const { runner, asked } = counting();
+    runner.send({ type: 'ping', n: 1 });
+    runner.send({ type: 'ping', n: 9 });
+    runner.send({ type: 'reset' });
+    expect(runner.state).toBe('low');
+    const before = asked();
+    runner.send({ type: 'ping', n: 1 });
+    expect(asked()).toBe(before + 1);
+  });
+});
