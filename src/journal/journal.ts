@@ -269,8 +269,9 @@ export class Journal {
       ...draft,
     } as JournalRecord;
     this.index.apply(record);
-    const line = encodeLine(record);
-    this.assignedBytes += Buffer.byteLength(line);
+    // Only a journal on disk writes the line (and counts its bytes toward the segment's size).
+    const line = this.dir === null ? '' : encodeLine(record);
+    this.assignedBytes += line.length === 0 ? 0 : Buffer.byteLength(line);
     return new Promise<JournalRecord>((resolve, reject) => {
       this.pending.push({ record, line, rotate, since: performance.now(), resolve, reject });
       this.draining ??= this.drain();

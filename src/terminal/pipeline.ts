@@ -367,7 +367,8 @@ export class TerminalPipeline {
       t: times.now,
       changed,
       transitions,
-      evidence: this.evidence,
+      // A plain copy: the screen hash is taken now, and the record keeps no screen text.
+      evidence: this.evidence && { ...this.evidence },
     });
     this.subject.next(next);
   }

@@ -216,21 +216,41 @@ const isPlain = (v: unknown): v is Record<string, unknown> =>
 const leafDiffers = (x: unknown, y: unknown): boolean =>
   x !== y && JSON.stringify(x) !== JSON.stringify(y);
 
-function walkChanges(x: unknown, y: unknown, path: string, out: Record<string, unknown>): void {
+function walkChanges(
+  x: Record<string, unknown>,
+  y: Record<string, unknown>,
+  prefix: string,
+  out: Record<string, unknown>,
+): void {
+  // The keys of `x` in order, then those only `y` has: the order the changes are listed in.
+  for (const k in x) compareAt(x[k], y[k], prefix, k, out);
+  for (const k in y) if (!(k in x)) compareAt(undefined, y[k], prefix, k, out);
+}
+
+function compareAt(
+  a: unknown,
+  b: unknown,
+  prefix: string,
+  k: string,
+  out: Record<string, unknown>,
+): void {
+  // Most leaves are the same value: no path is made for them.
+  if (a === b) return;
+  const path = prefix ? `${prefix}.${k}` : k;
   if (CLOCK_FIELDS.has(path)) return;
-  if (isPlain(x) && isPlain(y)) {
-    // The keys of `x` in order, then those only `y` has: the order the changes are listed in.
-    for (const k in x) walkChanges(x[k], y[k], path ? `${path}.${k}` : k, out);
-    for (const k in y) if (!(k in x)) walkChanges(undefined, y[k], path ? `${path}.${k}` : k, out);
-    return;
-  }
-  if (leafDiffers(x, y)) out[path] = y === undefined ? null : y;
+  if (isPlain(a) && isPlain(b)) walkChanges(a, b, path, out);
+  else if (leafDiffers(a, b)) out[path] = b === undefined ? null : b;
 }
 
 /** The public-state leaves that differ, as dotted paths with their new values. */
 export function changedFields(a: TerminalState, b: TerminalState): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  walkChanges(a, b, '', out);
+  walkChanges(
+    a as unknown as Record<string, unknown>,
+    b as unknown as Record<string, unknown>,
+    '',
+    out,
+  );
   return out;
 }
 
