@@ -39,12 +39,20 @@ export const isSubmitReady = (o: SurfaceObservation): boolean =>
 
 /** Split lines, right-trim each, join with `\n`, trim the whole (docs/statecharts.md §2). */
 export function normalizeProjection(text: string): string {
-  return text
+  // One frame's projection is normalised by the pipeline, the turn driver and the completion
+  // chart alike: the last one is kept.
+  if (text === lastProjection.text) return lastProjection.key;
+  const key = text
     .split(/\r?\n/)
     .map((line) => line.trimEnd())
     .join('\n')
     .trim();
+  lastProjection.text = text;
+  lastProjection.key = key;
+  return key;
 }
+
+const lastProjection = { text: '', key: '' };
 
 /** Post-submit evidence of one turn; both flags are sticky (docs/statecharts.md §2). */
 export interface Evidence {

@@ -1,4 +1,4 @@
-import type { AnyActorRef } from 'xstate';
+import type { AnyActorRef, EventObject } from 'xstate';
 import type { KernelMachine, KernelRecord, TransitionRecord } from '../schemas/kernel.js';
 import { ChartRunner, type InspectionHub, type Step } from './chart-runner.js';
 import type { Timers } from './timers.js';
@@ -29,10 +29,10 @@ export abstract class ChartDriver<TActor extends AnyActorRef> {
     private readonly stallOrder: number,
     protected readonly emit: (record: KernelRecord) => void,
     protected readonly turn?: number,
-    /** See ChartRunner's `skipRepeats`. */
-    skipRepeats = false,
+    /** See ChartRunner's `skipRepeats` and `repeatKey`. */
+    repeats: { skipRepeats?: boolean; repeatKey?: (event: EventObject) => string } = {},
   ) {
-    this.runner = new ChartRunner(actor, hub, undefined, { skipRepeats });
+    this.runner = new ChartRunner(actor, hub, undefined, repeats);
     this.listen('stall_timer.start', (ev: { seconds: number }) => {
       this.timers.set(this.stallKey, this.now + ev.seconds, this.stallOrder, (due) =>
         this.dispatch(due, { type: 'evt_unknown_timeout' }),

@@ -109,7 +109,8 @@ function sameEvent(a: unknown, b: unknown): boolean {
 
 /** What a send left as it found it: the event, and the chart's state and context. */
 interface Unchanged {
-  event: EventObject;
+  /** The event, or its key (`repeatKey`). */
+  event: unknown;
   value: string;
   context: unknown;
 }
@@ -127,6 +128,7 @@ export class ChartRunner<TActor extends AnyActorRef> {
   /** The chart's snapshot before the microstep being reported. */
   private last: AnyMachineSnapshot;
   private readonly skipRepeats: boolean = false;
+  private readonly repeatKey: ((event: EventObject) => string) | null = null;
   private readonly offEmitted: { unsubscribe(): void } | null = null;
   /** Events the chart emitted (counted only while repeats are skipped). */
   private emitted = 0;
@@ -152,11 +154,17 @@ export class ChartRunner<TActor extends AnyActorRef> {
        * (an inspector would miss the repeats).
        */
       skipRepeats?: boolean;
+      /**
+       * With `skipRepeats`: what of an event the chart's guards and actions read. Two events
+       * with the same key count as equal (by default, equal events are).
+       */
+      repeatKey?: (event: EventObject) => string;
     } = {},
   ) {
     this.last = actor.getSnapshot() as AnyMachineSnapshot;
     if (options.skipRepeats && !hub.observed) {
       this.skipRepeats = true;
+      this.repeatKey = options.repeatKey ?? null;
       this.offEmitted = actor.on('*' as never, () => void this.emitted++);
     }
     this.current = valueOf(this.last);
@@ -214,7 +222,8 @@ export class ChartRunner<TActor extends AnyActorRef> {
     const before = this.actor.getSnapshot() as AnyMachineSnapshot;
     const value = valueOf(before);
     const u = this.unchanged;
-    if (u && u.value === value && u.context === before.context && sameEvent(u.event, event)) {
+    const seen = this.repeatKey ? this.repeatKey(event) : event;
+    if (u && u.value === value && u.context === before.context && sameEvent(u.event, seen)) {
       return [];
     }
     const emitted = this.emitted;
@@ -226,7 +235,7 @@ export class ChartRunner<TActor extends AnyActorRef> {
       after.status === 'active' &&
       after.context === before.context &&
       valueOf(after) === value
-        ? { event, value, context: before.context }
+        ? { event: seen, value, context: before.context }
         : null;
     return steps;
   }

@@ -229,7 +229,10 @@ describe('InspectionHub', () => {
 
 describe('ChartRunner skipping repeats', () => {
   // A chart that counts, outside itself, how often its guard classified an event.
-  function counting(observer?: (ev: InspectionEvent) => void) {
+  function counting(
+    observer?: (ev: InspectionEvent) => void,
+    repeatKey?: (event: { type: string }) => string,
+  ) {
     let asked = 0;
     const machine = setup({
       types: { events: {} as { type: 'ping'; n: number } | { type: 'reset' } },
@@ -244,7 +247,7 @@ describe('ChartRunner skipping repeats', () => {
     });
     const hub = new InspectionHub(observer);
     const actor = createActor(machine, { inspect: hub.inspect }).start();
-    const runner = new ChartRunner(actor, hub, undefined, { skipRepeats: true });
+    const runner = new ChartRunner(actor, hub, undefined, { skipRepeats: true, repeatKey });
     return { runner, asked: () => asked };
   }
 
@@ -288,5 +291,15 @@ describe('ChartRunner skipping repeats', () => {
     const before = asked();
     runner.send({ type: 'ping', n: 1 });
     expect(asked()).toBe(before + 1);
+  });
+
+  it('counts events with the same key as equal', () => {
+    // The key says the chart reads only whether n is above 5.
+    const key = (e: { type: string; n?: number }) => `${e.type} ${(e.n ?? 0) > 5}`;
+    const { runner, asked } = counting(undefined, key);
+    runner.send({ type: 'ping', n: 1 });
+    runner.send({ type: 'ping', n: 2 });
+    expect(asked()).toBe(1);
+    expect(runner.send({ type: 'ping', n: 7 })).toHaveLength(1);
   });
 });
