@@ -94,17 +94,47 @@ const valueOf = (snapshot: unknown): string =>
   // Stryker disable next-line StringLiteral: every chart is a state machine, whose snapshots always have a value
   String((snapshot as { value?: unknown }).value ?? '');
 
-/** Structural equality of two events (plain objects, arrays and primitives). */
-function sameEvent(a: unknown, b: unknown): boolean {
+const plainOrArray = (v: object): boolean => {
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === Array.prototype || proto === null;
+};
+
+/**
+ * Structural equality of plain data (plain objects, arrays and primitives); any other object
+ * (a Map, a Date, a class instance) equals only itself.
+ */
+function sameData(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (!plainOrArray(a) || !plainOrArray(b)) return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
   const x = a as Record<string, unknown>;
   const y = b as Record<string, unknown>;
   const keys = Object.keys(x);
   if (keys.length !== Object.keys(y).length) return false;
-  for (const k of keys) if (!(k in y) || !sameEvent(x[k], y[k])) return false;
+  for (const k of keys) if (!(k in y) || !sameData(x[k], y[k])) return false;
   return true;
+}
+
+/** Whether a runner skips events that would change nothing (see each field). */
+export interface RepeatOptions {
+  /**
+   * An event equal to the last one sent, which left the chart's state and context as they
+   * were and emitted nothing, is not sent again: it would do the same. Only for a chart whose
+   * guards and actions are pure (`raise`, `emit`, `assign`), and only while nobody outside
+   * watches the events (an inspector would miss the repeats).
+   */
+  skipRepeats?: boolean;
+  /**
+   * With `skipRepeats`: what of an event the chart's guards and actions read. Two events
+   * with the same key count as equal (by default, equal events are).
+   */
+  repeatKey?: (event: EventObject) => string;
+  /**
+   * With `skipRepeats`: a context that an action rebuilt with the same values counts as
+   * unchanged (a chart that notes every observation in its context).
+   */
+  contextByValue?: boolean;
 }
 
 /** What a send left as it found it: the event, and the chart's state and context. */
@@ -129,6 +159,7 @@ export class ChartRunner<TActor extends AnyActorRef> {
   private last: AnyMachineSnapshot;
   private readonly skipRepeats: boolean = false;
   private readonly repeatKey: ((event: EventObject) => string) | null = null;
+  private readonly contextByValue: boolean = false;
   private readonly offEmitted: { unsubscribe(): void } | null = null;
   /** Events the chart emitted (counted only while repeats are skipped). */
   private emitted = 0;
@@ -146,25 +177,13 @@ export class ChartRunner<TActor extends AnyActorRef> {
      * chart's context as the step leaves it (the actor's snapshot is updated only after).
      */
     private readonly onStep?: (step: Step, context: unknown) => void,
-    options: {
-      /**
-       * An event equal to the last one sent, which left the chart's state and context as they
-       * were and emitted nothing, is not sent again: it would do the same. Only for a chart whose
-       * actions are `raise` and `emit` alone, and only while nobody outside watches the events
-       * (an inspector would miss the repeats).
-       */
-      skipRepeats?: boolean;
-      /**
-       * With `skipRepeats`: what of an event the chart's guards and actions read. Two events
-       * with the same key count as equal (by default, equal events are).
-       */
-      repeatKey?: (event: EventObject) => string;
-    } = {},
+    options: RepeatOptions = {},
   ) {
     this.last = actor.getSnapshot() as AnyMachineSnapshot;
     if (options.skipRepeats && !hub.observed) {
       this.skipRepeats = true;
       this.repeatKey = options.repeatKey ?? null;
+      this.contextByValue = options.contextByValue ?? false;
       this.offEmitted = actor.on('*' as never, () => void this.emitted++);
     }
     this.current = valueOf(this.last);
@@ -223,8 +242,8 @@ export class ChartRunner<TActor extends AnyActorRef> {
     const value = valueOf(before);
     const u = this.unchanged;
     const seen = this.repeatKey ? this.repeatKey(event) : event;
-    if (u && u.value === value && u.context === before.context && sameEvent(u.event, seen)) {
-      return [];
+    if (u && u.value === value && this.sameContext(u.context, before.context)) {
+      if (sameData(u.event, seen)) return [];
     }
     const emitted = this.emitted;
     const steps = this.sendNow(event);
@@ -233,11 +252,15 @@ export class ChartRunner<TActor extends AnyActorRef> {
       steps.length === 0 &&
       this.emitted === emitted &&
       after.status === 'active' &&
-      after.context === before.context &&
-      valueOf(after) === value
-        ? { event: seen, value, context: before.context }
+      valueOf(after) === value &&
+      this.sameContext(after.context, before.context)
+        ? { event: seen, value, context: after.context }
         : null;
     return steps;
+  }
+
+  private sameContext(a: unknown, b: unknown): boolean {
+    return a === b || (this.contextByValue && sameData(a, b));
   }
 
   private sendNow<E extends { type: string }>(event: E): Step[] {

@@ -4,7 +4,7 @@
  * the event it sent; the hub hands every inspection event to an outside observer unchanged.
  */
 import { describe, expect, it } from 'vitest';
-import { createActor, emit, setup, type InspectionEvent } from 'xstate';
+import { assign, createActor, emit, setup, type InspectionEvent } from 'xstate';
 import { readinessMachine } from '../../machines/readiness.js';
 import type { SurfaceObservation } from '../../machines/surface.js';
 import { ChartRunner, InspectionHub, type Step } from '../../src/kernel/chart-runner.js';
@@ -301,5 +301,26 @@ describe('ChartRunner skipping repeats', () => {
     runner.send({ type: 'ping', n: 2 });
     expect(asked()).toBe(1);
     expect(runner.send({ type: 'ping', n: 7 })).toHaveLength(1);
+  });
+
+  it('counts a context rebuilt with the same values as unchanged when asked to', () => {
+    const noting = (contextByValue: boolean) => {
+      let asked = 0;
+      const machine = setup({
+        types: { context: {} as { last: number }, events: {} as { type: 'ping'; n: number } },
+        guards: { any: () => (asked++, true) },
+      }).createMachine({
+        context: { last: 0 },
+        on: { ping: { guard: 'any', actions: assign({ last: ({ event }) => event.n }) } },
+      });
+      const hub = new InspectionHub();
+      const actor = createActor(machine, { inspect: hub.inspect }).start();
+      const runner = new ChartRunner(actor, hub, undefined, { skipRepeats: true, contextByValue });
+      for (let i = 0; i < 3; i++) runner.send({ type: 'ping', n: 1 });
+      expect(actor.getSnapshot().context).toEqual({ last: 1 });
+      return asked;
+    };
+    expect(noting(false)).toBe(3);
+    expect(noting(true)).toBe(2);
   });
 });
