@@ -37,6 +37,8 @@ export function readFrame(
   toolVersion: string | undefined,
   screen: Screen,
   probe: ProbeFacts,
+  /** Reads the screen with `profile` (a caller may remember the last reading: parse is pure). */
+  read: (screen: Screen) => ProfileResult = (sc) => profile.parse(sc),
 ): FrameReading {
   let result: ProfileResult | null = null;
   let parse: ParseOutcome;
@@ -46,13 +48,13 @@ export function readFrame(
   else if (probe.process === 'unsupported_tool' || profile.processNames.length === 0) {
     parse = 'unsupported_tool';
     try {
-      result = profile.parse(screen);
+      result = read(screen);
     } catch {
       // No result: the evidence names the parse outcome instead.
     }
   } else {
     try {
-      result = profile.parse(screen);
+      result = read(screen);
       parse = 'parsed';
     } catch (err) {
       parse = 'parse_error';

@@ -67,6 +67,24 @@ export class TerminalPipeline {
   private transitions: ChartTransition[] = [];
   private evidence: RecordEvidence | null = null;
   private disposed = false;
+  /** The last screen read and its reading: a pane at rest is captured the same many times. */
+  private lastReading: { profile: ToolProfile; screen: Screen; result: ProfileResult } | null =
+    null;
+  /** Reads a screen with the current profile; a profile is pure, so a repeat is not read again. */
+  private readonly readScreen = (screen: Screen): ProfileResult => {
+    const last = this.lastReading;
+    if (
+      last &&
+      last.profile === this.profile &&
+      last.screen.text === screen.text &&
+      last.screen.ansi === screen.ansi
+    ) {
+      return last.result;
+    }
+    const result = this.profile.parse(screen);
+    this.lastReading = { profile: this.profile, screen, result };
+    return result;
+  };
   /** The latest capture, for people looking at the pane (never published or journaled). */
   private lastScreen: { text: string; t: number } | null = null;
 
@@ -201,7 +219,7 @@ export class TerminalPipeline {
   frame(t: number, screen: Screen, probe: ProbeFacts): void {
     this.advance(t);
     this.lastScreen = { text: screen.text, t };
-    const read = readFrame(this.profile, this.toolVersion, screen, probe);
+    const read = readFrame(this.profile, this.toolVersion, screen, probe, this.readScreen);
     this.evidence = read.evidence;
     if (!read.unrecognised || this.unrecognised.note(t, read.evidence.screenHash!)) {
       this.flushUnrecognised(t);
