@@ -75,7 +75,7 @@ export function readFrame(
       rule: result?.evidence.rule ?? parse,
       get screenHash(): string {
         if (screenHash === null) {
-          screenHash = createHash('sha256').update(text!).digest('hex').slice(0, 16);
+          screenHash = hashScreen(text!);
           text = null;
         }
         return screenHash;
@@ -83,6 +83,17 @@ export function readFrame(
     },
     unrecognised: result?.recognised === false && parse === 'parsed',
   };
+}
+
+/** The last screen hashed: a pane at rest is recorded with the same screen many times. */
+const lastHashed = { text: '', hash: '' };
+
+function hashScreen(text: string): string {
+  if (text !== lastHashed.text || lastHashed.hash === '') {
+    lastHashed.hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
+    lastHashed.text = text;
+  }
+  return lastHashed.hash;
 }
 
 /** One poll that produced no capture: its outcome and evidence. */

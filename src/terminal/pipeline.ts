@@ -60,7 +60,13 @@ export class TerminalPipeline {
   private readonly unrecognised = new UnrecognisedScreens();
   private parsed: ProfileResult | null = null;
   private probeOutcome: ProbeOutcome | null = null;
-  private surfaceKey: string | null = null;
+  /** The surface as last seen: a change of it restarts the stability window. */
+  private surfaceKey: {
+    availability: string;
+    businessState: string;
+    inputMode: string;
+    projection: string;
+  } | null = null;
   private readonly times: StateTimes;
   private completionTurnId: string | null = null;
   /** Transitions since the last published state, and what they were decided on. */
@@ -310,14 +316,21 @@ export class TerminalPipeline {
       // empty one would count as a change, evidence for a turn that did nothing).
       projectionText: obs.projectionText,
     });
-    const key = JSON.stringify([
-      obs.availability,
-      obs.businessState,
-      obs.inputMode,
-      normalizeProjection(obs.projectionText),
-    ]);
-    if (key !== this.surfaceKey) {
-      this.surfaceKey = key;
+    const key = this.surfaceKey;
+    const projection = normalizeProjection(obs.projectionText);
+    if (
+      key === null ||
+      key.availability !== obs.availability ||
+      key.businessState !== obs.businessState ||
+      key.inputMode !== obs.inputMode ||
+      key.projection !== projection
+    ) {
+      this.surfaceKey = {
+        availability: obs.availability,
+        businessState: obs.businessState,
+        inputMode: obs.inputMode,
+        projection,
+      };
       this.times.surfaceSince = t;
       this.armStability(t);
     }
