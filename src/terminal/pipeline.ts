@@ -1,7 +1,7 @@
 import { BehaviorSubject, asyncScheduler, type Observable } from 'rxjs';
 import type { ActorRefFrom } from 'xstate';
 import type { diagnosticsMachine } from '../../machines/diagnostics.js';
-import { normalizeProjection } from '../../machines/surface.js';
+import { normalizeProjection, type SurfaceObservation } from '../../machines/surface.js';
 import { ChartRunner } from '../kernel/chart-runner.js';
 import { Kernel } from '../kernel/kernel.js';
 import { TimerOrder, Timers } from '../kernel/timers.js';
@@ -60,6 +60,8 @@ export class TerminalPipeline {
   private readonly unrecognised = new UnrecognisedScreens();
   private parsed: ProfileResult | null = null;
   private probeOutcome: ProbeOutcome | null = null;
+  /** The observation made of the last reading (while diagnostics were available). */
+  private lastObservation: { result: ProfileResult; obs: SurfaceObservation } | null = null;
   /** The surface as last seen: a change of it restarts the stability window. */
   private surfaceKey: {
     availability: string;
@@ -307,7 +309,13 @@ export class TerminalPipeline {
     this.diagnostics.send({ type: 'probe', probe: outcome });
     const diagnostics = this.diagnostics.state;
     if (result) this.parsed = result;
-    const obs = observationOf(diagnostics, outcome.parse, result, this.projectionText);
+    // A repeated screen's reading is observed as the same object (the charts compare it first).
+    const last = this.lastObservation;
+    const obs =
+      diagnostics === 'available' && result !== null && last?.result === result
+        ? last.obs
+        : observationOf(diagnostics, outcome.parse, result, this.projectionText);
+    this.lastObservation = diagnostics === 'available' && result !== null ? { result, obs } : null;
     this.kernel.observe(t, obs);
     this.turns.frame(t, {
       available: diagnostics === 'available' && result !== null,
