@@ -34,6 +34,8 @@ export interface HoumaoResult {
   /** houmao median over paneward median (and means): how many times faster paneward is. */
   medianRatio: number;
   meanRatio: number;
+  /** The same per CLI. */
+  byTool: Record<string, { houmao: FrameStats; paneward: FrameStats; medianRatio: number }>;
 }
 
 /** What one `npm run bench:frame` measured. */
@@ -141,10 +143,11 @@ class HoumaoChild {
     await this.next();
   }
 
-  async pass(): Promise<number[]> {
+  /** Per-frame nanoseconds of each recording, in the order given. */
+  async pass(): Promise<number[][]> {
     this.child.stdin.write('pass\n');
     const r = await this.next();
-    return r.ns as number[];
+    return r.ns as number[][];
   }
 
   close(): void {
@@ -184,7 +187,7 @@ export async function runFrameBench(o: FrameBenchOptions): Promise<FrameBenchRep
     await houmao?.ready();
     const perRec = recordings.map((): number[] => []);
     const reference: number[] = [];
-    const houmaoNs: number[] = [];
+    const houmaoNs = houmaoRecs.map((): number[] => []);
     let sink = 0;
     for (let round = 0; round < o.warmupRounds + o.rounds; round++) {
       const counted = round >= o.warmupRounds;
@@ -199,7 +202,7 @@ export async function runFrameBench(o: FrameBenchOptions): Promise<FrameBenchRep
       }
       if (houmao) {
         const ns = await houmao.pass();
-        if (counted) houmaoNs.push(...ns);
+        if (counted) ns.forEach((r, j) => houmaoNs[j]!.push(...r));
       }
     }
     if (sink === 0) throw new Error('reference workload did nothing');
@@ -220,7 +223,16 @@ export async function runFrameBench(o: FrameBenchOptions): Promise<FrameBenchRep
       const same = stats(
         recordings.flatMap((r, j) => (HOUMAO_TOOLS.has(r.header.tool) ? perRec[j]! : [])),
       );
-      const h = stats(houmaoNs);
+      const h = stats(houmaoNs.flat());
+      const toolsSeen = [...new Set(houmaoRecs.map((r) => r.header.tool))].sort();
+      const houmaoByTool: HoumaoResult['byTool'] = {};
+      for (const tool of toolsSeen) {
+        const hh = stats(
+          houmaoRecs.flatMap((r, j) => (r.header.tool === tool ? houmaoNs[j]! : [])),
+        );
+        const pp = stats(recordings.flatMap((r, j) => (r.header.tool === tool ? perRec[j]! : [])));
+        houmaoByTool[tool] = { houmao: hh, paneward: pp, medianRatio: hh.medianUs / pp.medianUs };
+      }
       houmaoResult = {
         dir: o.houmaoDir,
         tools: [...new Set(houmaoRecs.map((r) => r.header.tool))].sort(),
@@ -229,6 +241,7 @@ export async function runFrameBench(o: FrameBenchOptions): Promise<FrameBenchRep
         paneward: same,
         medianRatio: h.medianUs / same.medianUs,
         meanRatio: h.meanUs / same.meanUs,
+        byTool: houmaoByTool,
       };
     }
     const cpu = cpus();
@@ -308,6 +321,10 @@ export function formatFrameReport(r: FrameBenchReport): string {
       `  houmao    median ${num(h.houmao.medianUs)} µs  mean ${num(h.houmao.meanUs)} µs  p99 ${num(h.houmao.p99Us)} µs`,
       `  paneward  median ${num(h.paneward.medianUs)} µs  mean ${num(h.paneward.meanUs)} µs  p99 ${num(h.paneward.p99Us)} µs`,
       `  paneward is ${num(h.medianRatio)}× faster (medians), ${num(h.meanRatio)}× (means)`,
+      ...Object.entries(h.byTool).map(
+        ([tool, g]) =>
+          `  ${tool}: houmao median ${num(g.houmao.medianUs)} µs, paneward ${num(g.paneward.medianUs)} µs: ${num(g.medianRatio)}×`,
+      ),
     );
   } else {
     out.push('', 'Houmao: not measured (set PANEWARD_HOUMAO_DIR to a Houmao checkout)');

@@ -4,7 +4,7 @@ Run by `npm run bench:frame` when PANEWARD_HOUMAO_DIR names a Houmao checkout; n
 paneward. Reads one JSON object on the first line of stdin: {"recordings": [{"tool", "version",
 "lines": [[t, text] | [t, null] (a submitted prompt)]}]}. Then, for each line "pass" on stdin,
 feeds every recording through a fresh TuiTrackerSession on virtual time and prints one JSON line
-{"ns": [per-frame nanoseconds...]}. A frame is: move the scheduler to the frame's time (firing
+{"ns": [[per-frame nanoseconds of each recording...]...]}. A frame is: move the scheduler to the frame's time (firing
 due timers), hand the tracker the screen, read its state.
 """
 
@@ -67,8 +67,10 @@ def main() -> None:
     for command in sys.stdin:
         if command.strip() != "pass":
             break
-        out: list[int] = []
+        out: list[list[int]] = []
         for rec in recordings:
+            mine: list[int] = []
+            out.append(mine)
             scheduler = TestScheduler()
             session = TuiTrackerSession(
                 app_id=APP[rec["tool"]],
@@ -86,7 +88,7 @@ def main() -> None:
                 session.on_snapshot(text)
                 session.current_state()
                 session.drain_events()
-                out.append(clock() - start)
+                mine.append(clock() - start)
             session.close()
         print(json.dumps({"ns": out}), flush=True)
 
