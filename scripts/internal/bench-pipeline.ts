@@ -83,7 +83,7 @@ function pipelineParses(line: RecordingFrame): boolean {
  * Feeds one recording through a fresh pipeline on virtual time, exactly as replay does, and
  * appends the duration (ns) of each `frame()` call to `out`.
  */
-function runPipeline(rec: BenchRecording, out: number[]): void {
+export function runPipeline(rec: BenchRecording, out: number[]): void {
   const { pipeline, clock } = pipelineFor(rec, { terminalId: 'bench' });
   // Replay keeps one subscriber on the state stream; so does the bench.
   const sub = pipeline.state$.subscribe(() => undefined);

@@ -274,8 +274,9 @@ export class Journal {
     // of its own; and it is what a reader of the files gets.
     const record = JSON.parse(json) as JournalRecord;
     this.index.apply(record);
-    const line = lineOfJson(json);
-    this.assignedBytes += Buffer.byteLength(line);
+    // Only a journal on disk writes the line (and counts its bytes toward the segment's size).
+    const line = this.dir === null ? '' : lineOfJson(json);
+    this.assignedBytes += line.length === 0 ? 0 : Buffer.byteLength(line);
     return new Promise<JournalRecord>((resolve, reject) => {
       this.pending.push({ record, line, rotate, since: performance.now(), resolve, reject });
       this.draining ??= this.drain();

@@ -1,6 +1,6 @@
 import type { AnyActorRef } from 'xstate';
 import type { KernelMachine, KernelRecord, TransitionRecord } from '../schemas/kernel.js';
-import { ChartRunner, type InspectionHub, type Step } from './chart-runner.js';
+import { ChartRunner, type InspectionHub, type RepeatOptions, type Step } from './chart-runner.js';
 import type { Timers } from './timers.js';
 
 /**
@@ -29,8 +29,10 @@ export abstract class ChartDriver<TActor extends AnyActorRef> {
     private readonly stallOrder: number,
     protected readonly emit: (record: KernelRecord) => void,
     protected readonly turn?: number,
+    /** See ChartRunner's `skipRepeats`, `repeatKey` and `contextByValue`. */
+    repeats: RepeatOptions = {},
   ) {
-    this.runner = new ChartRunner(actor, hub);
+    this.runner = new ChartRunner(actor, hub, undefined, repeats);
     this.listen('stall_timer.start', (ev: { seconds: number }) => {
       this.timers.set(this.stallKey, this.now + ev.seconds, this.stallOrder, (due) =>
         this.dispatch(due, { type: 'evt_unknown_timeout' }),

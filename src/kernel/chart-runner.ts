@@ -32,6 +32,11 @@ export class InspectionHub {
 
   constructor(private readonly observer?: (ev: InspectionEvent) => void) {}
 
+  /** True when someone outside the terminal watches every event the charts take. */
+  get observed(): boolean {
+    return this.observer !== undefined;
+  }
+
   /** Give this to `createActor(..., { inspect })` of the system's root. */
   readonly inspect = (ev: InspectionEvent): void => {
     if (ev.type === '@xstate.microstep') this.listeners.get(ev.actorRef)?.(ev);
@@ -57,6 +62,15 @@ function ruleOf(t: AnyTransitionDefinition): string | undefined {
   return typeof meta?.rule === 'string' ? meta.rule : guardName(t.guard);
 }
 
+/**
+ * The branch a transition of the sent event is: its rule (`meta.rule`) or guard, or `otherwise`
+ * for the last of several.
+ */
+function ruleFor(t: AnyTransitionDefinition): string | undefined {
+  const branches = t.source.transitions.get(t.eventType)?.length ?? 0;
+  return ruleOf(t) ?? (branches > 1 ? 'otherwise' : undefined);
+}
+
 const targets = (t: AnyTransitionDefinition, to: string): boolean =>
   t.target?.some((node) => node.key === to) ?? false;
 
@@ -80,6 +94,57 @@ const valueOf = (snapshot: unknown): string =>
   // Stryker disable next-line StringLiteral: every chart is a state machine, whose snapshots always have a value
   String((snapshot as { value?: unknown }).value ?? '');
 
+const plainOrArray = (v: object): boolean => {
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === Array.prototype || proto === null;
+};
+
+/**
+ * Structural equality of plain data (plain objects, arrays and primitives); any other object
+ * (a Map, a Date, a class instance) equals only itself.
+ */
+function sameData(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (!plainOrArray(a) || !plainOrArray(b)) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x);
+  if (keys.length !== Object.keys(y).length) return false;
+  for (const k of keys) if (!(k in y) || !sameData(x[k], y[k])) return false;
+  return true;
+}
+
+/** Whether a runner skips events that would change nothing (see each field). */
+export interface RepeatOptions {
+  /**
+   * An event equal to the last one sent, which left the chart's state and context as they
+   * were and emitted nothing, is not sent again: it would do the same. Only for a chart whose
+   * guards and actions are pure (`raise`, `emit`, `assign`), and only while nobody outside
+   * watches the events (an inspector would miss the repeats).
+   */
+  skipRepeats?: boolean;
+  /**
+   * With `skipRepeats`: what of an event the chart's guards and actions read. Two events
+   * with the same key count as equal (by default, equal events are).
+   */
+  repeatKey?: (event: EventObject) => string;
+  /**
+   * With `skipRepeats`: a context that an action rebuilt with the same values counts as
+   * unchanged (a chart that notes every observation in its context).
+   */
+  contextByValue?: boolean;
+}
+
+/** What a send left as it found it: the event, and the chart's state and context. */
+interface Unchanged {
+  /** The event, or its key (`repeatKey`). */
+  event: unknown;
+  value: string;
+  context: unknown;
+}
+
 /**
  * Drives one chart actor (a child in the terminal's actor tree, or a root in a standalone
  * kernel) and reports the state changes each event causes, in order.
@@ -92,6 +157,16 @@ export class ChartRunner<TActor extends AnyActorRef> {
   private rule: string | undefined;
   /** The chart's snapshot before the microstep being reported. */
   private last: AnyMachineSnapshot;
+  private readonly skipRepeats: boolean = false;
+  private readonly repeatKey: ((event: EventObject) => string) | null = null;
+  private readonly contextByValue: boolean = false;
+  private readonly offEmitted: { unsubscribe(): void } | null = null;
+  /** Events the chart emitted (counted only while repeats are skipped). */
+  private emitted = 0;
+  /** The last event sent, when it changed nothing. */
+  private unchanged: Unchanged | null = null;
+  /** Microsteps of the event being sent that left the chart's state as it was, oldest first. */
+  private unread: Array<[AnyMachineSnapshot, EventObject]> = [];
   private readonly unwatch: () => void;
 
   constructor(
@@ -102,21 +177,40 @@ export class ChartRunner<TActor extends AnyActorRef> {
      * chart's context as the step leaves it (the actor's snapshot is updated only after).
      */
     private readonly onStep?: (step: Step, context: unknown) => void,
+    options: RepeatOptions = {},
   ) {
     this.last = actor.getSnapshot() as AnyMachineSnapshot;
+    if (options.skipRepeats && !hub.observed) {
+      this.skipRepeats = true;
+      this.repeatKey = options.repeatKey ?? null;
+      this.contextByValue = options.contextByValue ?? false;
+      this.offEmitted = actor.on('*' as never, () => void this.emitted++);
+    }
     this.current = valueOf(this.last);
     this.unwatch = hub.watch(actor, (ev) => {
       const before = this.last;
       this.last = ev.snapshot as AnyMachineSnapshot;
       const to = valueOf(ev.snapshot);
-      const t = taken(before, ev.event, to);
-      if (t && t.eventType === this.sending) {
-        // The branch the chart took: its rule (`meta.rule`) or guard, or `otherwise` for the
-        // last of several.
-        const branches = t.source.transitions.get(t.eventType)?.length ?? 0;
-        this.rule = ruleOf(t) ?? (branches > 1 ? 'otherwise' : undefined);
+      if (to === this.current) {
+        // No step: its transition only matters as the rule of a step later in this send, so
+        // it is looked up then (most events leave every chart where it was).
+        if (this.sending !== null) this.unread.push([before, ev.event]);
+        return;
       }
-      if (to === this.current) return;
+      const t = taken(before, ev.event, to);
+      if (t && t.eventType === this.sending) this.rule = ruleFor(t);
+      else {
+        // The latest microstep of the sent event before this one that names a rule.
+        for (let i = this.unread.length - 1; i >= 0; i--) {
+          const [b, e] = this.unread[i]!;
+          const u = taken(b, e, valueOf(b));
+          if (u && u.eventType === this.sending) {
+            this.rule = ruleFor(u);
+            break;
+          }
+        }
+      }
+      this.unread = [];
       const step: Step = {
         from: this.current,
         to,
@@ -143,23 +237,58 @@ export class ChartRunner<TActor extends AnyActorRef> {
 
   /** Sends one event and returns the state changes it caused. */
   send<E extends { type: string }>(event: E): Step[] {
-    const outer = { collected: this.collected, sending: this.sending, rule: this.rule };
+    if (!this.skipRepeats) return this.sendNow(event);
+    const before = this.actor.getSnapshot() as AnyMachineSnapshot;
+    const value = valueOf(before);
+    const u = this.unchanged;
+    const seen = this.repeatKey ? this.repeatKey(event) : event;
+    if (u && u.value === value && this.sameContext(u.context, before.context)) {
+      if (sameData(u.event, seen)) return [];
+    }
+    const emitted = this.emitted;
+    const steps = this.sendNow(event);
+    const after = this.actor.getSnapshot() as AnyMachineSnapshot;
+    this.unchanged =
+      steps.length === 0 &&
+      this.emitted === emitted &&
+      after.status === 'active' &&
+      valueOf(after) === value &&
+      this.sameContext(after.context, before.context)
+        ? { event: seen, value, context: after.context }
+        : null;
+    return steps;
+  }
+
+  private sameContext(a: unknown, b: unknown): boolean {
+    return a === b || (this.contextByValue && sameData(a, b));
+  }
+
+  private sendNow<E extends { type: string }>(event: E): Step[] {
+    const outer = {
+      collected: this.collected,
+      sending: this.sending,
+      rule: this.rule,
+      unread: this.unread,
+    };
     const steps: Step[] = [];
     this.collected = steps;
     this.sending = event.type;
     this.rule = undefined;
+    this.unread = [];
     try {
       this.actor.send(event as EventObject);
     } finally {
       this.collected = outer.collected;
       this.sending = outer.sending;
       this.rule = outer.rule;
+      this.unread = outer.unread;
       outer.collected?.push(...steps);
     }
     return steps;
   }
 
   dispose(): void {
+    this.offEmitted?.unsubscribe();
     this.unwatch();
   }
 }

@@ -40,6 +40,9 @@ export class CompletionDriver extends ChartDriver<ActorRefFrom<typeof completion
       TimerOrder.completionStall,
       emit,
       turnNumber,
+      // Its actions are raise, emit and assign: an observation equal to the last, which left
+      // the context with the same values and emitted nothing, would do the same again.
+      { skipRepeats: true, contextByValue: true },
     );
     this.stabilityKey = `${key}.stability`;
     this.listen('stability_window.start', (ev: { seconds: number }) => {

@@ -37,6 +37,8 @@ export function readFrame(
   toolVersion: string | undefined,
   screen: Screen,
   probe: ProbeFacts,
+  /** Reads the screen with `profile` (a caller may remember the last reading: parse is pure). */
+  read: (screen: Screen) => ProfileResult = (sc) => profile.parse(sc),
 ): FrameReading {
   let result: ProfileResult | null = null;
   let parse: ParseOutcome;
@@ -46,20 +48,23 @@ export function readFrame(
   else if (probe.process === 'unsupported_tool' || profile.processNames.length === 0) {
     parse = 'unsupported_tool';
     try {
-      result = profile.parse(screen);
+      result = read(screen);
     } catch {
       // No result: the evidence names the parse outcome instead.
     }
   } else {
     try {
-      result = profile.parse(screen);
+      result = read(screen);
       parse = 'parsed';
     } catch (err) {
       parse = 'parse_error';
       error = { kind: 'parse_error', message: err instanceof Error ? err.message : String(err) };
     }
   }
-  const screenHash = createHash('sha256').update(screen.text).digest('hex').slice(0, 16);
+  // The hash is taken when something reads it (a record of this frame, an unrecognised screen):
+  // most frames change nothing and are never recorded. The text is let go once hashed.
+  let text: string | null = screen.text;
+  let screenHash: string | null = null;
   return {
     outcome: { transport: probe.transport, process: probe.process, parse, error },
     result,
@@ -68,10 +73,27 @@ export function readFrame(
       profileVersion: toolVersion ?? null,
       detector: result?.evidence.detector ?? profile.id,
       rule: result?.evidence.rule ?? parse,
-      screenHash,
+      get screenHash(): string {
+        if (screenHash === null) {
+          screenHash = hashScreen(text!);
+          text = null;
+        }
+        return screenHash;
+      },
     },
     unrecognised: result?.recognised === false && parse === 'parsed',
   };
+}
+
+/** The last screen hashed: a pane at rest is recorded with the same screen many times. */
+const lastHashed = { text: '', hash: '' };
+
+function hashScreen(text: string): string {
+  if (text !== lastHashed.text || lastHashed.hash === '') {
+    lastHashed.hash = createHash('sha256').update(text).digest('hex').slice(0, 16);
+    lastHashed.text = text;
+  }
+  return lastHashed.hash;
 }
 
 /** One poll that produced no capture: its outcome and evidence. */

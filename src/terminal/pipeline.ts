@@ -1,7 +1,7 @@
 import { BehaviorSubject, asyncScheduler, type Observable } from 'rxjs';
 import type { ActorRefFrom } from 'xstate';
 import type { diagnosticsMachine } from '../../machines/diagnostics.js';
-import { normalizeProjection } from '../../machines/surface.js';
+import { normalizeProjection, type SurfaceObservation } from '../../machines/surface.js';
 import { ChartRunner } from '../kernel/chart-runner.js';
 import { Kernel } from '../kernel/kernel.js';
 import { TimerOrder, Timers } from '../kernel/timers.js';
@@ -68,12 +68,32 @@ export class TerminalPipeline {
   private parsed: ProfileResult | null = null;
   private probeOutcome: ProbeOutcome | null = null;
   private surfaceKey: SurfaceKey | null = null;
+  /** The observation made of the last reading (while diagnostics were available). */
+  private lastObservation: { result: ProfileResult; obs: SurfaceObservation } | null = null;
   private readonly times: StateTimes;
   private completionTurnId: string | null = null;
   /** Transitions since the last published state, and what they were decided on. */
   private transitions: ChartTransition[] = [];
   private evidence: RecordEvidence | null = null;
   private disposed = false;
+  /** The last screen read and its reading: a pane at rest is captured the same many times. */
+  private lastReading: { profile: ToolProfile; screen: Screen; result: ProfileResult } | null =
+    null;
+  /** Reads a screen with the current profile; a profile is pure, so a repeat is not read again. */
+  private readonly readScreen = (screen: Screen): ProfileResult => {
+    const last = this.lastReading;
+    if (
+      last &&
+      last.profile === this.profile &&
+      last.screen.text === screen.text &&
+      last.screen.ansi === screen.ansi
+    ) {
+      return last.result;
+    }
+    const result = this.profile.parse(screen);
+    this.lastReading = { profile: this.profile, screen, result };
+    return result;
+  };
   /** The latest capture, for people looking at the pane (never published or journaled). */
   private lastScreen: { text: string; t: number } | null = null;
 
@@ -114,8 +134,12 @@ export class TerminalPipeline {
         ...(turn !== undefined && this.completionTurnId ? { turnId: this.completionTurnId } : {}),
       });
     });
-    this.diagnostics = new ChartRunner(site.charts.diagnostics, site.hub, (step) =>
-      this.transitions.push({ machine: 'diagnostics', ...step }),
+    // Its actions are raise alone: a probe like the last, which changed nothing, is not sent.
+    this.diagnostics = new ChartRunner(
+      site.charts.diagnostics,
+      site.hub,
+      (step) => this.transitions.push({ machine: 'diagnostics', ...step }),
+      { skipRepeats: true },
     );
     this.turns = new TurnDriver({
       turnPhase: site.charts.turnPhase,
@@ -204,7 +228,7 @@ export class TerminalPipeline {
   frame(t: number, screen: Screen, probe: ProbeFacts): void {
     this.advance(t);
     this.lastScreen = { text: screen.text, t };
-    const read = readFrame(this.profile, this.toolVersion, screen, probe);
+    const read = readFrame(this.profile, this.toolVersion, screen, probe, this.readScreen);
     this.evidence = read.evidence;
     if (!read.unrecognised || this.unrecognised.note(t, read.evidence.screenHash!)) {
       this.flushUnrecognised(t);
@@ -286,7 +310,13 @@ export class TerminalPipeline {
     this.diagnostics.send({ type: 'probe', probe: outcome });
     const diagnostics = this.diagnostics.state;
     if (result) this.parsed = result;
-    const obs = observationOf(diagnostics, outcome.parse, result, this.projectionText);
+    // A repeated screen's reading is observed as the same object (the charts compare it first).
+    const last = this.lastObservation;
+    const obs =
+      diagnostics === 'available' && result !== null && last?.result === result
+        ? last.obs
+        : observationOf(diagnostics, outcome.parse, result, this.projectionText);
+    this.lastObservation = diagnostics === 'available' && result !== null ? { result, obs } : null;
     this.kernel.observe(t, obs);
     this.turns.frame(t, {
       available: diagnostics === 'available' && result !== null,
@@ -372,7 +402,8 @@ export class TerminalPipeline {
       t: times.now,
       changed,
       transitions,
-      evidence: this.evidence,
+      // A plain copy: the screen hash is taken now, and the record keeps no screen text.
+      evidence: this.evidence && { ...this.evidence },
     });
     this.subject.next(next);
   }

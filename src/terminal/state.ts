@@ -145,11 +145,11 @@ export function settleTimes(
   stampTimes(next, times);
   // stableForSeconds is how long the public state has been unchanged: a change (a fresh
   // success too) is published with 0, not stable. The stability fields themselves do not count.
-  const restarted = Object.keys(changedFields(prev, next)).some((k) => !k.startsWith('stability.'));
-  if (restarted) {
-    times.stateSince = times.now;
-    stampTimes(next, times);
-  }
+  const changed = changedFields(prev, next);
+  const restarted = Object.keys(changed).some((k) => !k.startsWith('stability.'));
+  if (!restarted) return { changed, restarted };
+  times.stateSince = times.now;
+  stampTimes(next, times);
   return { changed: changedFields(prev, next), restarted };
 }
 
@@ -209,26 +209,48 @@ export function initialState(o: {
 /** Fields that never count as a change: they move with the clock alone. */
 const CLOCK_FIELDS = new Set(['t', 'stability.stableForSeconds']);
 
+const isPlain = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Two leaves differ: as their JSON differs (the identical ones, most of them, are not encoded). */
+const leafDiffers = (x: unknown, y: unknown): boolean =>
+  x !== y && JSON.stringify(x) !== JSON.stringify(y);
+
+function walkChanges(
+  x: Record<string, unknown>,
+  y: Record<string, unknown>,
+  prefix: string,
+  out: Record<string, unknown>,
+): void {
+  // The keys of `x` in order, then those only `y` has: the order the changes are listed in.
+  for (const k in x) compareAt(x[k], y[k], prefix, k, out);
+  for (const k in y) if (!(k in x)) compareAt(undefined, y[k], prefix, k, out);
+}
+
+function compareAt(
+  a: unknown,
+  b: unknown,
+  prefix: string,
+  k: string,
+  out: Record<string, unknown>,
+): void {
+  // Most leaves are the same value: no path is made for them.
+  if (a === b) return;
+  const path = prefix ? `${prefix}.${k}` : k;
+  if (CLOCK_FIELDS.has(path)) return;
+  if (isPlain(a) && isPlain(b)) walkChanges(a, b, path, out);
+  else if (leafDiffers(a, b)) out[path] = b === undefined ? null : b;
+}
+
 /** The public-state leaves that differ, as dotted paths with their new values. */
 export function changedFields(a: TerminalState, b: TerminalState): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const plain = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
-  const walk = (x: unknown, y: unknown, path: string) => {
-    if (CLOCK_FIELDS.has(path)) return;
-    if (plain(x) && plain(y)) {
-      const keys = new Set([...Object.keys(x as object), ...Object.keys(y as object)]);
-      for (const k of keys) {
-        walk(
-          (x as Record<string, unknown>)[k],
-          (y as Record<string, unknown>)[k],
-          path ? `${path}.${k}` : k,
-        );
-      }
-      return;
-    }
-    if (JSON.stringify(x) !== JSON.stringify(y)) out[path] = y === undefined ? null : y;
-  };
-  walk(a, b, '');
+  walkChanges(
+    a as unknown as Record<string, unknown>,
+    b as unknown as Record<string, unknown>,
+    '',
+    out,
+  );
   return out;
 }
 

@@ -77,6 +77,9 @@ export class TurnDriver {
   private readonly phase: ChartRunner<ActorRefFrom<typeof turnPhaseMachine>>;
   private readonly last: ChartRunner<ActorRefFrom<typeof lastTurnMachine>>;
   private now = 0;
+  /** The signals last checked, and what the check gave. */
+  private signalsIn: unknown = null;
+  private signalsOut: TurnSignals | null = null;
   private readonly subs: Array<{ unsubscribe(): void }> = [];
 
   constructor(private readonly o: TurnDriverOptions) {
@@ -134,7 +137,12 @@ export class TurnDriver {
 
   /** Runs the chart's priority chain for one frame. */
   frame(t: number, input: TurnFrameInput): void {
-    const signals = TurnSignals.parse(input.signals);
+    // A repeated screen's reading hands over the same signals: checked once.
+    if (input.signals !== this.signalsIn) {
+      this.signalsOut = TurnSignals.parse(input.signals);
+      this.signalsIn = input.signals;
+    }
+    const signals = this.signalsOut!;
     this.send(t, {
       type: 'frame',
       t,

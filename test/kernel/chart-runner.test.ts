@@ -4,7 +4,7 @@
  * the event it sent; the hub hands every inspection event to an outside observer unchanged.
  */
 import { describe, expect, it } from 'vitest';
-import { createActor, emit, setup, type InspectionEvent } from 'xstate';
+import { assign, createActor, emit, setup, type InspectionEvent } from 'xstate';
 import { readinessMachine } from '../../machines/readiness.js';
 import type { SurfaceObservation } from '../../machines/surface.js';
 import { ChartRunner, InspectionHub, type Step } from '../../src/kernel/chart-runner.js';
@@ -224,5 +224,103 @@ describe('InspectionHub', () => {
     expect(rb.send(obs({ businessState: 'unknown' }))).toEqual([
       { from: 'waiting', to: 'unknown', event: 'evt_unknown_for_stall', rule: 'unknown_for_stall' },
     ]);
+  });
+});
+
+describe('ChartRunner skipping repeats', () => {
+  // A chart that counts, outside itself, how often its guard classified an event.
+  function counting(
+    observer?: (ev: InspectionEvent) => void,
+    repeatKey?: (event: { type: string }) => string,
+  ) {
+    let asked = 0;
+    const machine = setup({
+      types: { events: {} as { type: 'ping'; n: number } | { type: 'reset' } },
+      guards: { high: ({ event }) => (asked++, event.type === 'ping' && event.n > 5) },
+      actions: { tell: emit({ type: 'told' as const }) },
+    }).createMachine({
+      initial: 'low',
+      states: {
+        low: { on: { ping: [{ guard: 'high', target: 'high' }, {}], reset: {} } },
+        high: { on: { ping: { actions: 'tell' }, reset: { target: 'low' } } },
+      },
+    });
+    const hub = new InspectionHub(observer);
+    const actor = createActor(machine, { inspect: hub.inspect }).start();
+    const runner = new ChartRunner(actor, hub, undefined, { skipRepeats: true, repeatKey });
+    return { runner, asked: () => asked };
+  }
+
+  it('does not send again an event equal to the last, which changed nothing', () => {
+    const { runner, asked } = counting();
+    expect(runner.send({ type: 'ping', n: 1 })).toEqual([]);
+    expect(runner.send({ type: 'ping', n: 1 })).toEqual([]);
+    expect(asked()).toBe(1);
+    // A different event is sent, and classified.
+    expect(runner.send({ type: 'ping', n: 2 })).toEqual([]);
+    expect(asked()).toBe(2);
+    expect(runner.send({ type: 'ping', n: 9 })).toEqual([
+      { from: 'low', to: 'high', event: 'ping', rule: 'high' },
+    ]);
+  });
+
+  it('sends again an event after which the chart emitted something', () => {
+    const { runner } = counting();
+    runner.send({ type: 'ping', n: 9 });
+    const told: unknown[] = [];
+    runner.actor.on('told', (e) => told.push(e));
+    runner.send({ type: 'ping', n: 9 });
+    runner.send({ type: 'ping', n: 9 });
+    expect(told).toHaveLength(2);
+  });
+
+  it('skips nothing while someone outside watches the events', () => {
+    const seen: string[] = [];
+    const { runner, asked } = counting((ev) => ev.type === '@xstate.event' && seen.push(ev.type));
+    runner.send({ type: 'ping', n: 1 });
+    runner.send({ type: 'ping', n: 1 });
+    expect(asked()).toBe(2);
+  });
+
+  it('sends an equal event again once the state moved in between', () => {
+    const { runner, asked } = counting();
+    runner.send({ type: 'ping', n: 1 });
+    runner.send({ type: 'ping', n: 9 });
+    runner.send({ type: 'reset' });
+    expect(runner.state).toBe('low');
+    const before = asked();
+    runner.send({ type: 'ping', n: 1 });
+    expect(asked()).toBe(before + 1);
+  });
+
+  it('counts events with the same key as equal', () => {
+    // The key says the chart reads only whether n is above 5.
+    const key = (e: { type: string; n?: number }) => `${e.type} ${(e.n ?? 0) > 5}`;
+    const { runner, asked } = counting(undefined, key);
+    runner.send({ type: 'ping', n: 1 });
+    runner.send({ type: 'ping', n: 2 });
+    expect(asked()).toBe(1);
+    expect(runner.send({ type: 'ping', n: 7 })).toHaveLength(1);
+  });
+
+  it('counts a context rebuilt with the same values as unchanged when asked to', () => {
+    const noting = (contextByValue: boolean) => {
+      let asked = 0;
+      const machine = setup({
+        types: { context: {} as { last: number }, events: {} as { type: 'ping'; n: number } },
+        guards: { any: () => (asked++, true) },
+      }).createMachine({
+        context: { last: 0 },
+        on: { ping: { guard: 'any', actions: assign({ last: ({ event }) => event.n }) } },
+      });
+      const hub = new InspectionHub();
+      const actor = createActor(machine, { inspect: hub.inspect }).start();
+      const runner = new ChartRunner(actor, hub, undefined, { skipRepeats: true, contextByValue });
+      for (let i = 0; i < 3; i++) runner.send({ type: 'ping', n: 1 });
+      expect(actor.getSnapshot().context).toEqual({ last: 1 });
+      return asked;
+    };
+    expect(noting(false)).toBe(3);
+    expect(noting(true)).toBe(2);
   });
 });
