@@ -78,11 +78,18 @@ interface Owned {
   stopping: boolean;
   /** A restart is waiting for its backoff. */
   restarting: boolean;
+  /** When the CLI's process was first seen gone before tmux had marked the pane dead. */
+  goneSince: number | null;
   watch: Subscription;
 }
 
+/** How long a gone process may wait for tmux to mark its pane dead before it is decided without. */
+const UNREAPED_GRACE_MS = 3000;
+
 interface PaneFacts {
   dead: boolean;
+  /** tmux itself marked the pane dead (its exit status and signal are then known). */
+  tmuxDead: boolean;
   status: number | null;
   signal: string | null;
   pid: number | null;
@@ -197,6 +204,7 @@ export class Spawner {
       restartTimes: [],
       stopping: false,
       restarting: false,
+      goneSince: null,
       watch: this.watch(terminalId, paneId),
     };
     this.owned.set(terminalId, owned);
@@ -383,6 +391,15 @@ export class Spawner {
     if (!o || o.stopping || o.restarting) return;
     const facts = await this.paneFacts(paneId);
     if (facts === null || !facts.dead) return;
+    // The process can be gone a moment before tmux reaps it and marks the pane dead with its exit
+    // status: a clean exit would read as an unknown one (and be restarted as a failure). Wait for
+    // tmux's word, up to a bound, before deciding without it.
+    if (!facts.tmuxDead) {
+      const now = this.d.scheduler.now();
+      o.goneSince ??= now;
+      if (now - o.goneSince < UNREAPED_GRACE_MS) return;
+    }
+    o.goneSince = null;
     const at = new Date(this.d.scheduler.now()).toISOString();
     o.spawned.restart.lastExit = { status: facts.status, signal: facts.signal, at };
     const clean = facts.status === 0 && facts.signal === null;
@@ -473,6 +490,7 @@ export class Spawner {
     }
     return {
       dead: !alive,
+      tmuxDead: dead === '1',
       status: status !== undefined && /^\d+$/.test(status) ? Number(status) : null,
       signal: signal !== undefined && /^\d+$/.test(signal) ? signalName(Number(signal)) : null,
       pid: Number.isInteger(p) && p > 0 ? p : null,
