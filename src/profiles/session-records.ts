@@ -1,3 +1,6 @@
+import { codexSessionRecord } from './codex/session-record.js';
+import { geminiCliSessionRecord } from './gemini_cli/session-record.js';
+import { qwenCodeSessionRecord } from './qwen_code/session-record.js';
 import type { SessionRecordReader } from './session-record.js';
 
 export type {
@@ -13,7 +16,11 @@ export type {
  * The session-record reader of each CLI that writes a record paneward can read, by profile id
  * (docs/profiles.md). A CLI without one is witnessed by its screen alone.
  */
-export const SESSION_RECORDS: Readonly<Record<string, SessionRecordReader>> = {};
+export const SESSION_RECORDS: Readonly<Record<string, SessionRecordReader>> = {
+  codex: codexSessionRecord,
+  gemini_cli: geminiCliSessionRecord,
+  qwen_code: qwenCodeSessionRecord,
+};
 
 /** The session-record reader for a tool id, if it has one. */
 export function sessionRecordReader(tool: string): SessionRecordReader | undefined {
