@@ -95,11 +95,11 @@ function failureKind(content: unknown): string {
 function read(piece: string, position: RecordPosition): RecordReading {
   const line = jsonObject(piece);
   if (!line) return { unknown: 'not a JSON object' };
-  const keys = Object.keys(line);
-  if (keys.length > 0 && keys.every((k) => k.startsWith('$'))) {
-    return keys.every((k) => HEADER_UPDATES.has(k))
+  const updates = Object.keys(line).filter((k) => k.startsWith('$'));
+  if (updates.length > 0) {
+    return updates.every((k) => HEADER_UPDATES.has(k))
       ? { events: [] }
-      : { unknown: `header update ${keys.join(', ')}` };
+      : { unknown: `header update ${updates.join(', ')}` };
   }
   if (line.type === undefined && typeof line.sessionId === 'string') return { events: [] };
   if (typeof line.type !== 'string') return { unknown: 'a line without a type' };
