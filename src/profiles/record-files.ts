@@ -189,29 +189,46 @@ export async function processStarts(
 /**
  * This process's session among those started in its folder, not followed by another pane.
  *
- * With the start times of the processes like it (`starts`), each session belongs to the process
- * that started last before the session did (a CLI starts its session within seconds of its own
- * start, and a computed process start is never later than the real one), and the newest of this
- * process's sessions is taken (a session begun anew in the same process replaces the first).
- * Without them, the earliest session started after the process is taken: a later one may belong
- * to a pane started after this one.
+ * With the start times of the processes like it (`starts`), the sessions (all of them, claimed
+ * or not, recorded or only announced) are handed out in order: each process, earliest first,
+ * gets the first session started after it that no earlier process got (a CLI starts its first
+ * session in its first seconds, and under load two panes' sessions may both begin after the
+ * second pane started, still in the order the panes did). A session left over (begun anew in a
+ * running process) goes to the process that started last before it. Of this process's sessions
+ * the newest not claimed is taken. Without `starts`, the earliest unclaimed session started
+ * after the process is taken: a later one may belong to a pane started after this one.
  */
 export function pickSession(
   sessions: readonly StartedSession[],
   context: Pick<SessionContext, 'startedAtMs' | 'claimed'>,
   starts: ProcessStarts | null,
-): string | null {
-  const open = sessions.filter((s) => !context.claimed.has(s.file));
+): StartedSession | null {
+  const byStart = [...sessions].sort(
+    (a, b) => a.startedAtMs - b.startedAtMs || a.file.localeCompare(b.file),
+  );
   if (starts) {
-    const mine = open.filter((s) => {
-      const owner = Math.max(-Infinity, ...starts.all.filter((t) => t <= s.startedAtMs));
-      return owner === starts.self;
-    });
-    mine.sort((a, b) => b.startedAtMs - a.startedAtMs || a.file.localeCompare(b.file));
-    return mine[0]?.file ?? null;
+    const processes = [...new Set(starts.all)].sort((a, b) => a - b);
+    const owner = new Map<StartedSession, number>();
+    let next = 0;
+    for (const p of processes) {
+      while (next < byStart.length && byStart[next]!.startedAtMs < p) next += 1;
+      if (next >= byStart.length) break;
+      owner.set(byStart[next]!, p);
+      next += 1;
+    }
+    for (const s of byStart) {
+      if (owner.has(s)) continue;
+      const before = processes.filter((p) => p <= s.startedAtMs);
+      if (before.length > 0) owner.set(s, before[before.length - 1]!);
+    }
+    const mine = byStart.filter(
+      (s) => owner.get(s) === starts.self && !context.claimed.has(s.file),
+    );
+    return mine[mine.length - 1] ?? null;
   }
-  const after = open
-    .filter((s) => s.startedAtMs >= context.startedAtMs - START_SLACK_MS)
-    .sort((a, b) => a.startedAtMs - b.startedAtMs || a.file.localeCompare(b.file));
-  return after[0]?.file ?? null;
+  return (
+    byStart.find(
+      (s) => s.startedAtMs >= context.startedAtMs - START_SLACK_MS && !context.claimed.has(s.file),
+    ) ?? null
+  );
 }

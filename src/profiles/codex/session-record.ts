@@ -97,29 +97,51 @@ async function rolloutFiles(sessions: string, sinceMs: number): Promise<string[]
 }
 
 /** The thread a rollout file records, from its `session_meta` line. */
-async function threadOf(file: string): Promise<{ cwd: string; startedAtMs: number } | null> {
+async function threadOf(
+  file: string,
+): Promise<{ id: string; cwd: string; startedAtMs: number } | null> {
   const line = await firstLine(file);
   const meta = line === null ? null : jsonObject(line);
   if (meta?.type !== 'session_meta') return null;
   const payload = meta.payload as Record<string, unknown> | undefined;
   const startedAtMs = isoMs(payload?.timestamp) ?? isoMs(meta.timestamp);
   if (typeof payload?.cwd !== 'string' || startedAtMs === undefined) return null;
-  return { cwd: payload.cwd, startedAtMs };
+  const id = typeof payload.id === 'string' ? payload.id : '';
+  return { id, cwd: payload.cwd, startedAtMs };
+}
+
+/** When a thread started, from its id (a UUID v7 begins with its creation time in ms). */
+export function threadStartMs(id: string): number | undefined {
+  const hex = id.replace(/-/g, '');
+  if (!/^[0-9a-f]{32}$/i.test(hex) || hex[12] !== '7') return undefined;
+  return parseInt(hex.slice(0, 12), 16);
 }
 
 async function locate(context: SessionContext): Promise<string | null> {
   const starts = await processStarts(context);
   const since = Math.min(context.startedAtMs, starts?.self ?? Infinity) - START_SLACK_MS;
+  const home = folderOf(context);
   const sessions: StartedSession[] = [];
-  for (const file of await rolloutFiles(join(folderOf(context), 'sessions'), since)) {
+  const recorded = new Set<string>();
+  for (const file of await rolloutFiles(join(home, 'sessions'), since)) {
     const written = await modifiedAt(file);
     if (written === null || written < since) continue;
     const thread = await threadOf(file);
-    if (thread && thread.cwd === context.cwd) {
-      sessions.push({ file, startedAtMs: thread.startedAtMs });
-    }
+    if (!thread) continue;
+    recorded.add(thread.id);
+    if (thread.cwd === context.cwd) sessions.push({ file, startedAtMs: thread.startedAtMs });
   }
-  return pickSession(sessions, context, starts);
+  // The TUI announces each thread it starts here, before its rollout file exists (that waits
+  // for the thread's first prompt): a thread not recorded yet may be a pane's in this folder,
+  // so it keeps its place when the sessions are handed out to the panes.
+  const announced = join(home, 'tui-thread-reference-capabilities');
+  for (const id of await namesIn(announced)) {
+    const startedAtMs = threadStartMs(id);
+    if (startedAtMs === undefined || startedAtMs < since || recorded.has(id)) continue;
+    sessions.push({ file: join(announced, id), startedAtMs });
+  }
+  const mine = pickSession(sessions, context, starts);
+  return mine && !mine.file.startsWith(announced) ? mine.file : null;
 }
 
 function read(piece: string, position: RecordPosition): RecordReading {

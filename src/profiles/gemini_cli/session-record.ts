@@ -71,7 +71,7 @@ async function locate(context: SessionContext): Promise<string | null> {
       sessions.push({ file, startedAtMs });
     }
   }
-  return pickSession(sessions, context, starts);
+  return pickSession(sessions, context, starts)?.file ?? null;
 }
 
 /** A `user` message typed by the user (text), not a tool's result handed back to the model. */

@@ -86,7 +86,7 @@ async function locate(context: SessionContext): Promise<string | null> {
       if (startedAtMs === undefined || startedAtMs < since) continue;
       sessions.push({ file: join(chats, `${id}.jsonl`), startedAtMs });
     }
-    const file = pickSession(sessions, context, starts);
+    const file = pickSession(sessions, context, starts)?.file ?? null;
     // The record appears with the session's first prompt.
     return file !== null && (await modifiedAt(file)) !== null ? file : null;
   }
@@ -101,7 +101,7 @@ async function locate(context: SessionContext): Promise<string | null> {
     const startedAtMs = isoMs(line === null ? undefined : jsonObject(line)?.timestamp);
     if (startedAtMs !== undefined) sessions.push({ file, startedAtMs });
   }
-  return pickSession(sessions, context, starts);
+  return pickSession(sessions, context, starts)?.file ?? null;
 }
 
 type Parts = Array<Record<string, unknown> | null> | undefined;

@@ -2,7 +2,10 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { codexSessionRecord as reader } from '../../../src/profiles/codex/session-record.js';
+import {
+  codexSessionRecord as reader,
+  threadStartMs,
+} from '../../../src/profiles/codex/session-record.js';
 import { sessionRecordReader } from '../../../src/profiles/session-records.js';
 import type { SessionContext } from '../../../src/profiles/session-record.js';
 import {
@@ -173,6 +176,14 @@ describe('codex session record: locate on a home folder tree', () => {
     expect(await reader.locate(context({ claimed: new Set([first, second]) }))).toBeNull();
     // `before` is the session of a process started earlier.
     expect(await reader.locate(context({ startedAtMs: t0 - 200_000 }))).toBe(before);
+  });
+
+  it('reads a thread’s start from its id (UUID v7)', () => {
+    expect(threadStartMs('01a21ae2-7430-76a3-bc92-46fc260e9c60')).toBe(
+      Date.parse('2026-11-27T02:42:58.224Z'),
+    );
+    expect(threadStartMs('01a21ae2-7430-46a3-bc92-46fc260e9c60')).toBeUndefined();
+    expect(threadStartMs('notes')).toBeUndefined();
   });
 
   it('looks under CODEX_HOME when it is set', async () => {

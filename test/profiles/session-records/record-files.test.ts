@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { pickSession, processStarts } from '../../../src/profiles/record-files.js';
+import {
+  pickSession as pickSessionEntry,
+  processStarts,
+} from '../../../src/profiles/record-files.js';
 import { contextFromProc } from './proc-context.js';
 
 const s = (file: string, startedAtMs: number) => ({ file, startedAtMs });
+const pickSession = (...args: Parameters<typeof pickSessionEntry>) =>
+  pickSessionEntry(...args)?.file ?? null;
 
 describe('pickSession', () => {
   const sessions = [s('a', 1_000), s('b', 5_000), s('c', 9_000)];
@@ -17,6 +22,12 @@ describe('pickSession', () => {
     expect(pickSession(sessions, context(0), { self: 0, all })).toBe('a');
     expect(pickSession(sessions, context(4_000), { self: 4_000, all })).toBe('c');
     expect(pickSession(sessions, context(4_000, ['c']), { self: 4_000, all })).toBe('b');
+    // Two panes started at once: both sessions begin after the second pane's start, in order.
+    const together = [s('x', 3_000), s('y', 3_300)];
+    expect(pickSession(together, context(0), { self: 0, all: [0, 500] })).toBe('x');
+    expect(pickSession(together, context(500), { self: 500, all: [0, 500] })).toBe('y');
+    // A claimed session keeps its place: the other pane does not get it, nor the next one.
+    expect(pickSession(together, context(0, ['x']), { self: 0, all: [0, 500] })).toBeNull();
     // A pane started after every session has none yet.
     expect(pickSession(sessions, context(9_500), { self: 9_500, all: [...all, 9_500] })).toBeNull();
   });
