@@ -169,21 +169,36 @@ export async function processStarts(
   const self = await processStart(context.pid, bootMs);
   if (program === null || self === null) return null;
   const home = context.env.HOME;
-  const all: number[] = [];
+  const found = new Map<number, { ppid: number; start: number }>();
   for (const name of await namesIn('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     const pid = Number(name);
-    if (pid === context.pid) {
-      all.push(self);
-      continue;
+    if (pid !== context.pid) {
+      if ((await procLink(`/proc/${pid}/cwd`)) !== context.cwd) continue;
+      if ((await programOf(pid)) !== program) continue;
+      if (envHome(await procText(`/proc/${pid}/environ`)) !== home) continue;
     }
-    if ((await procLink(`/proc/${pid}/cwd`)) !== context.cwd) continue;
-    if ((await programOf(pid)) !== program) continue;
-    if (envHome(await procText(`/proc/${pid}/environ`)) !== home) continue;
+    const stat = await procText(`/proc/${pid}/stat`);
     const start = await processStart(pid, bootMs);
-    if (start !== null) all.push(start);
+    if (stat === null || start === null) continue;
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    found.set(pid, { ppid, start });
   }
+  // A process the CLI starts itself (a worker running the same program) is not another pane.
+  const all = [...found.values()].filter((p) => !found.has(p.ppid)).map((p) => p.start);
+  if (!all.includes(self)) all.push(self);
   return { self, all };
+}
+
+/**
+ * The earliest a session that matters may have started: the start of the earliest process like
+ * this one (its sessions keep their place when sessions are handed out), less the slack.
+ */
+export function sessionsSince(
+  context: Pick<SessionContext, 'startedAtMs'>,
+  starts: ProcessStarts | null,
+): number {
+  return Math.min(context.startedAtMs, ...(starts?.all ?? [])) - START_SLACK_MS;
 }
 
 /**

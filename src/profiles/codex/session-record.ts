@@ -16,7 +16,7 @@ import {
   namesIn,
   pickSession,
   processStarts,
-  START_SLACK_MS,
+  sessionsSince,
   type StartedSession,
 } from '../record-files.js';
 
@@ -119,7 +119,7 @@ export function threadStartMs(id: string): number | undefined {
 
 async function locate(context: SessionContext): Promise<string | null> {
   const starts = await processStarts(context);
-  const since = Math.min(context.startedAtMs, starts?.self ?? Infinity) - START_SLACK_MS;
+  const since = sessionsSince(context, starts);
   const home = folderOf(context);
   const sessions: StartedSession[] = [];
   const recorded = new Set<string>();

@@ -17,7 +17,7 @@ import {
   namesIn,
   pickSession,
   processStarts,
-  START_SLACK_MS,
+  sessionsSince,
   type StartedSession,
 } from '../record-files.js';
 
@@ -52,7 +52,7 @@ const projectHash = (cwd: string) => createHash('sha256').update(cwd).digest('he
 
 async function locate(context: SessionContext): Promise<string | null> {
   const starts = await processStarts(context);
-  const since = Math.min(context.startedAtMs, starts?.self ?? Infinity) - START_SLACK_MS;
+  const since = sessionsSince(context, starts);
   const hash = projectHash(context.cwd);
   const tmp = tmpOf(context);
   const sessions: StartedSession[] = [];

@@ -16,7 +16,7 @@ import {
   namesIn,
   pickSession,
   processStarts,
-  START_SLACK_MS,
+  sessionsSince,
   type StartedSession,
 } from '../record-files.js';
 
@@ -65,7 +65,7 @@ async function debugStart(file: string): Promise<number | undefined> {
 
 async function locate(context: SessionContext): Promise<string | null> {
   const starts = await processStarts(context);
-  const since = Math.min(context.startedAtMs, starts?.self ?? Infinity) - START_SLACK_MS;
+  const since = sessionsSince(context, starts);
   const runtime = runtimeOf(context);
   const projects = join(runtime, 'projects');
   const chats = join(projects, qwenProjectFolder(context.cwd), 'chats');

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   pickSession as pickSessionEntry,
   processStarts,
+  sessionsSince,
 } from '../../../src/profiles/record-files.js';
 import { contextFromProc } from './proc-context.js';
 
@@ -37,6 +38,16 @@ describe('pickSession', () => {
     expect(pickSession(sessions, context(0, ['a']), null)).toBe('b');
     expect(pickSession(sessions, context(4_500), null)).toBe('b');
     expect(pickSession(sessions, context(20_000), null)).toBeNull();
+  });
+});
+
+describe('sessionsSince', () => {
+  it('reaches back to the earliest process like this one, so its sessions keep their place', () => {
+    // The second pane started 2.5 s after the first, whose session began 1.4 s before that: the
+    // first pane's session must still be seen when the second pane looks, or it takes the
+    // second pane's place.
+    expect(sessionsSince({ startedAtMs: 2_500 }, { self: 2_500, all: [0, 2_500] })).toBe(-1_000);
+    expect(sessionsSince({ startedAtMs: 2_500 }, null)).toBe(1_500);
   });
 });
 

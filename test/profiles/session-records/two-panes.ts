@@ -66,7 +66,7 @@ export function describeTwoPanes(cli: TwoPanesCli): void {
         if (!process.env.PANEWARD_KEEP_SCRATCH) rmSync(scratch, { recursive: true, force: true });
       });
 
-      const start = async (launch: AgentLaunch) => {
+      const open = async (launch: AgentLaunch) => {
         const pane = await startAgentSession({
           socketName: uniqueSocketName('pw-records'),
           cwd: launch.cwd,
@@ -76,10 +76,16 @@ export function describeTwoPanes(cli: TwoPanesCli): void {
           rows: 45,
         });
         panes.push(pane);
+        return pane;
+      };
+
+      const ready = async (pane: AgentSession) => {
         await pane.waitForText(cli.ready, cli.startupTimeoutMs);
         await sleep(cli.settleMs);
         return pane;
       };
+
+      const start = async (launch: AgentLaunch) => ready(await open(launch));
 
       const prompt = async (pane: AgentSession, text: string) => {
         await pane.sendText(text);
@@ -114,7 +120,6 @@ export function describeTwoPanes(cli: TwoPanesCli): void {
 
           const secondFile = await located(second, 'second pane asks', new Set());
           const firstFile = await located(first, 'first pane asks', new Set());
-          if (firstFile === null) console.log(await first.capture());
           expect(secondFile).not.toBeNull();
           expect(firstFile).not.toBeNull();
           expect(firstFile).not.toBe(secondFile);
