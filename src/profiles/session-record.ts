@@ -92,6 +92,12 @@ export interface SessionRecordReader {
   /** The record versions this reader was verified against (the CLI's versions). */
   verifiedVersions: readonly string[];
   /**
+   * The endings this record can tell, when not all three: a record that cannot tell one (Gemini
+   * CLI writes a reply before it knows whether tools follow, so it never tells `success`) leaves
+   * that ending to the screen, and its silence about it is no disagreement.
+   */
+  endings?: readonly RecordedEnding['reason'][];
+  /**
    * The record of the session running in this process, or null when there is none (yet): called
    * again after a turn is submitted and whenever the process changes.
    */

@@ -1,5 +1,8 @@
 import { clineSessionRecord } from './cline/session-record.js';
+import { codexSessionRecord } from './codex/session-record.js';
 import { copilotSessionRecord } from './copilot/session-record.js';
+import { geminiCliSessionRecord } from './gemini_cli/session-record.js';
+import { qwenCodeSessionRecord } from './qwen_code/session-record.js';
 import type { SessionRecordReader } from './session-record.js';
 
 export type {
@@ -17,7 +20,10 @@ export type {
  */
 export const SESSION_RECORDS: Readonly<Record<string, SessionRecordReader>> = {
   cline: clineSessionRecord,
+  codex: codexSessionRecord,
   copilot: copilotSessionRecord,
+  gemini_cli: geminiCliSessionRecord,
+  qwen_code: qwenCodeSessionRecord,
 };
 
 /** The session-record reader for a tool id, if it has one. */
