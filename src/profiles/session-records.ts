@@ -1,3 +1,4 @@
+import { claudeCodeSessionRecord } from './claude_code/session-record.js';
 import type { SessionRecordReader } from './session-record.js';
 
 export type {
@@ -13,7 +14,9 @@ export type {
  * The session-record reader of each CLI that writes a record paneward can read, by profile id
  * (docs/profiles.md). A CLI without one is witnessed by its screen alone.
  */
-export const SESSION_RECORDS: Readonly<Record<string, SessionRecordReader>> = {};
+export const SESSION_RECORDS: Readonly<Record<string, SessionRecordReader>> = {
+  claude_code: claudeCodeSessionRecord,
+};
 
 /** The session-record reader for a tool id, if it has one. */
 export function sessionRecordReader(tool: string): SessionRecordReader | undefined {
