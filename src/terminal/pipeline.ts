@@ -33,6 +33,7 @@ import {
 } from './records.js';
 import { composeState, settleTimes, type StateTimes } from './state.js';
 import { TurnDriver } from './turn-driver.js';
+import type { ObserverReport } from '../sessions/observer.js';
 
 export type { PipelineOptions, ProbeFacts };
 
@@ -67,6 +68,8 @@ export class TerminalPipeline {
   private transitions: ChartTransition[] = [];
   private evidence: RecordEvidence | null = null;
   private disposed = false;
+  /** The completion witness as shown in the public state (absent: the screen alone). */
+  private witness: NonNullable<TerminalState['witness']> | undefined;
   /** The latest capture, for people looking at the pane (never published or journaled). */
   private lastScreen: { text: string; t: number } | null = null;
 
@@ -95,7 +98,13 @@ export class TerminalPipeline {
         });
     const site = (this.site = o.site ?? this.ownSite!);
     this.timers = new Timers(scheduler, o.originMs ?? 0);
-    this.kernel = new Kernel({ config, host: site, timers: this.timers, observer: o.observer });
+    this.kernel = new Kernel({
+      config,
+      host: site,
+      timers: this.timers,
+      // A success the session record confirms completes a candidate at once (docs/statecharts.md §2).
+      observer: (obs, ev) => o.observer?.(obs, ev) ?? this.turns.recordSuccessEvidence(),
+    });
     this.kernel.records$.subscribe((r) => {
       if ('anomaly' in r) {
         void this.record(kernelAnomalyRecord(o.terminalId, r, this.profile.id));
@@ -118,7 +127,18 @@ export class TerminalPipeline {
       nextTurnId: () => `turn-${this.journal.index.nextTurn}`,
       onTransition: (_t, tr) => this.transitions.push(tr),
       onTurn: (ev) => void this.record(turnRecord(o.terminalId, ev)),
+      ...(o.witness ? { witness: o.witness } : {}),
+      onDisagreement: (d) =>
+        void this.record({
+          kind: 'anomaly',
+          anomaly: 'witness_disagreement',
+          terminalId: o.terminalId,
+          ...d,
+        }),
     });
+    this.witness = o.witness
+      ? { authority: o.witness.authority, record: 'searching', file: null, why: null }
+      : undefined;
     this.watchdog = new WatchdogDriver({
       actor: site.charts.watchdog,
       hub: site.hub,
@@ -259,6 +279,46 @@ export class TerminalPipeline {
     return turnId;
   }
 
+  /**
+   * What the terminal's session-record observer reports (docs/witness.md): where the record is,
+   * and its turn events, at observation time `t`.
+   */
+  sessionRecord(t: number, report: ObserverReport): void {
+    if (this.disposed || !this.witness) return;
+    this.advance(t);
+    if (report.type === 'status') {
+      const s = report.status;
+      this.witness = {
+        ...this.witness,
+        record: s.state,
+        file:
+          s.state === 'following'
+            ? s.file
+            : s.state === 'stepped_aside'
+              ? s.position.file
+              : this.witness.file,
+        why: s.state === 'stepped_aside' ? s.why : null,
+      };
+      this.turns.recordAvailable(t, s.state === 'following');
+      if (s.state === 'stepped_aside') {
+        void this.record({
+          kind: 'anomaly',
+          anomaly: 'session_record_unknown',
+          terminalId: this.o.terminalId,
+          t,
+          tool: this.profile.id,
+          file: s.position.file,
+          offset: s.position.offset,
+          why: s.why,
+        });
+      }
+    } else if (report.type === 'events') {
+      for (const e of report.events) this.turns.recordEvent(t, e);
+    }
+    this.evidence = null;
+    this.publish(t);
+  }
+
   dispose(): void {
     // Stryker disable next-line ConditionalExpression: a second dispose() would only repeat releases that are idempotent (charts, timers, subscriptions, closing the journal), with nothing left to record (an always-true guard is caught: nothing would be stopped)
     if (this.disposed) return;
@@ -383,6 +443,7 @@ export class TerminalPipeline {
         kernel: this.kernel.snapshot(),
         completionTurnId: this.completionTurnId,
         turn: this.turns.snapshot(),
+        ...(this.witness ? { witness: this.witness } : {}),
         watchdog: {
           state: this.watchdog.state as TerminalState['watchdog']['state'],
           sessionStartedAt: this.watchdog.sessionStartedAt,

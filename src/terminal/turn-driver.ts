@@ -55,8 +55,11 @@ export interface TurnSnapshot {
     source: TurnSource | 'none';
     turnId: string | null;
     at: number | null;
-    /** Which witness decided it (null: no outcome yet, or restored from the journal). */
-    witness: OutcomeWitness | null;
+    /**
+     * Which witness decided it; only with a completion witness set up, and not for an outcome
+     * restored from the journal.
+     */
+    witness?: OutcomeWitness;
   };
 }
 
@@ -119,6 +122,8 @@ export class TurnDriver {
   /** Who the next outcome is decided by, while the driver itself sends the event. */
   private deciding: OutcomeWitness | null = null;
   private lastWitness: OutcomeWitness | null = null;
+  /** When the latest turn started (it may have ended since). */
+  private lastStartedAt: number | null = null;
 
   constructor(private readonly o: TurnDriverOptions) {
     this.phase = new ChartRunner(o.turnPhase, o.hub, (step, context) => {
@@ -154,9 +159,10 @@ export class TurnDriver {
         }),
       ),
       o.turnPhase.on('outcome', (ev) => this.onOutcome(ev)),
-      o.turnPhase.on('turn_started', (ev) =>
-        o.onTurn({ kind: 'turn.started', t: this.now, turn: ev.turn }),
-      ),
+      o.turnPhase.on('turn_started', (ev) => {
+        this.lastStartedAt = ev.turn.startedAt;
+        o.onTurn({ kind: 'turn.started', t: this.now, turn: ev.turn });
+      }),
       o.turnPhase.on('turn_superseded', (ev) =>
         o.onTurn({
           kind: 'turn.ended',
@@ -244,7 +250,9 @@ export class TurnDriver {
         source: ctx.source,
         turnId: ctx.turnId,
         at: ctx.at,
-        witness: ctx.turnId === null ? null : this.lastWitness,
+        ...(this.o.witness && ctx.turnId !== null && this.lastWitness
+          ? { witness: this.lastWitness }
+          : {}),
       },
     };
   }
@@ -264,6 +272,18 @@ export class TurnDriver {
   ): void {
     this.now = t;
     this.phase.send(event);
+  }
+
+  /**
+   * The session record's evidence that the open turn ended with a success, or null: the payload
+   * of the kernel's completion observer (a candidate completes at once, docs/statecharts.md §2).
+   */
+  recordSuccessEvidence(): { file: string; offset: number; event: string } | null {
+    if (!this.o.witness || this.o.witness.authority === 'surface') return null;
+    // The completion chart outlives the turn's outcome: the latest turn started, open or not.
+    const startedAt = this.current?.startedAt ?? this.lastStartedAt;
+    const rec = startedAt === null ? null : this.recordOf(startedAt);
+    return rec?.ending?.reason === 'success' ? rec.endedBy : null;
   }
 
   /** The record's latest turn, when it is the open turn's (started no earlier than it). */
@@ -444,7 +464,7 @@ export class TurnDriver {
         turnId: ev.turnId,
         source: ev.source,
         outcome: OUTCOME_OF[ev.outcome],
-        ...(witness ? { witness } : {}),
+        ...(witness && this.o.witness ? { witness } : {}),
         ...(evidence ? { record: evidence } : {}),
       });
     }
