@@ -67,6 +67,8 @@ export const TerminalRequestFields = z.object({
   paneId: z.string().optional(),
   /** The terminal's own chart settings, when it was attached with some. */
   config: ChartSettings.optional(),
+  /** Its completion authority (docs/witness.md), when it was attached with one. */
+  completionAuthority: z.enum(['surface', 'markers', 'both']).optional(),
 });
 export type TerminalRequestFields = z.infer<typeof TerminalRequestFields>;
 

@@ -149,9 +149,12 @@ export class SessionObserver {
           );
     if (this.stopped || this.statusNow.state === 'stepped_aside') return;
     const current = this.statusNow.state === 'following' ? this.statusNow : null;
-    if (context && current && current.pid === context.pid) return; // same process, same record
     const file = context ? await this.o.reader.locate(context).catch(() => null) : null;
-    if (this.stopped) return;
+    if (this.stopped || (this.statusNow as ObserverStatus).state === 'stepped_aside') return;
+    // The same process: keep its record, unless it started another (a new session, `/clear`).
+    if (context && current && current.pid === context.pid && (!file || file === current.file)) {
+      return;
+    }
     if (!context || !file || !this.o.claims.claim(file, this.o.owner)) {
       if (current) {
         this.dropFollower();

@@ -68,7 +68,10 @@ export class TerminalPipeline {
   private transitions: ChartTransition[] = [];
   private evidence: RecordEvidence | null = null;
   private disposed = false;
-  /** The completion witness as shown in the public state (absent: the screen alone). */
+  /**
+   * The completion witness as shown in the public state: absent under the screen alone, and
+   * until the session record was first found.
+   */
   private witness: NonNullable<TerminalState['witness']> | undefined;
   /** The latest capture, for people looking at the pane (never published or journaled). */
   private lastScreen: { text: string; t: number } | null = null;
@@ -136,9 +139,7 @@ export class TerminalPipeline {
           ...d,
         }),
     });
-    this.witness = o.witness
-      ? { authority: o.witness.authority, record: 'searching', file: null, why: null }
-      : undefined;
+    this.witness = undefined;
     this.watchdog = new WatchdogDriver({
       actor: site.charts.watchdog,
       hub: site.hub,
@@ -284,19 +285,23 @@ export class TerminalPipeline {
    * and its turn events, at observation time `t`.
    */
   sessionRecord(t: number, report: ObserverReport): void {
-    if (this.disposed || !this.witness) return;
+    const authority = this.o.witness?.authority;
+    if (this.disposed || !authority) return;
     this.advance(t);
     if (report.type === 'status') {
       const s = report.status;
+      const was = this.witness ?? { authority, record: 'searching', file: null, why: null };
+      // Shown once a record was found: a terminal whose CLI never wrote one reads as before.
+      if (!this.witness && s.state === 'searching') return;
       this.witness = {
-        ...this.witness,
+        ...was,
         record: s.state,
         file:
           s.state === 'following'
             ? s.file
             : s.state === 'stepped_aside'
               ? s.position.file
-              : this.witness.file,
+              : was.file,
         why: s.state === 'stepped_aside' ? s.why : null,
       };
       this.turns.recordAvailable(t, s.state === 'following');

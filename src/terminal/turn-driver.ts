@@ -116,6 +116,8 @@ export class TurnDriver {
   private readonly subs: Array<{ unsubscribe(): void }> = [];
   /** The session record is being followed (found, and its reader has not stepped aside). */
   private recordLive = false;
+  /** The record was found at least once: from then on each outcome names its witness. */
+  private recordSeen = false;
   private recordTurn: RecordTurn | null = null;
   /** The screen's settle window ran out while the record's turn was still open. */
   private heldSettle = false;
@@ -197,7 +199,10 @@ export class TurnDriver {
   recordAvailable(t: number, available: boolean): void {
     this.now = Math.max(this.now, t);
     this.recordLive = available;
-    if (available) return;
+    if (available) {
+      this.recordSeen = true;
+      return;
+    }
     this.recordTurn = null;
     this.o.timers.clear(WITNESS_KEY);
     // A success held for the record goes ahead on the screen's word.
@@ -250,7 +255,7 @@ export class TurnDriver {
         source: ctx.source,
         turnId: ctx.turnId,
         at: ctx.at,
-        ...(this.o.witness && ctx.turnId !== null && this.lastWitness
+        ...(this.o.witness && this.recordSeen && ctx.turnId !== null && this.lastWitness
           ? { witness: this.lastWitness }
           : {}),
       },
@@ -464,7 +469,7 @@ export class TurnDriver {
         turnId: ev.turnId,
         source: ev.source,
         outcome: OUTCOME_OF[ev.outcome],
-        ...(witness && this.o.witness ? { witness } : {}),
+        ...(witness && this.o.witness && this.recordSeen ? { witness } : {}),
         ...(evidence ? { record: evidence } : {}),
       });
     }

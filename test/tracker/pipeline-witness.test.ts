@@ -28,12 +28,9 @@ describe('pipeline with a session-record witness', () => {
     const { p, frame, ofKind } = linePipeline({
       witness: { authority: 'both', windowSeconds: 3 },
     });
-    expect(p.state.witness).toEqual({
-      authority: 'both',
-      record: 'searching',
-      file: null,
-      why: null,
-    });
+    // Nothing shows until the record is found: a CLI that never writes one reads as before.
+    p.sessionRecord(0, { type: 'status', status: { state: 'searching' } });
+    expect(p.state).not.toHaveProperty('witness');
     frame(0, 'ready');
     p.submit(1);
     p.sessionRecord(1, { type: 'status', status: { state: 'following', file: FILE, pid: 42 } });
