@@ -66,7 +66,9 @@ export interface SessionObserverOptions {
   report: (report: ObserverReport) => void;
   /** How often the record is looked at without a change signalled, and a search retried, ms. */
   pollMs?: number;
-  /** How long a search goes on after it was asked for, ms (default 30 s). */
+  /** How often a search looks again, ms (default 200: a CLI writes its record as a turn starts). */
+  searchPollMs?: number;
+  /** How long a search goes on after it was asked for, ms (default 10 s). */
   searchMs?: number;
   /** How often the pane's agent process is checked for a restart, ms (default 2 s). */
   processCheckMs?: number;
@@ -94,6 +96,8 @@ export class SessionObserver {
   private processTimer: NodeJS.Timeout | null = null;
   private locating: Promise<void> | null = null;
   private stopped = false;
+  /** Records of this pane's earlier agent processes: a restarted CLI writes a new one. */
+  private readonly retired = new Set<string>();
 
   constructor(private readonly o: SessionObserverOptions) {
     this.processTimer = setInterval(() => void this.checkProcess(), o.processCheckMs ?? 2000);
@@ -109,12 +113,14 @@ export class SessionObserver {
   }
 
   /**
-   * Looks for the record now and keeps looking (every poll, for `searchMs`) until it is found:
-   * called when a turn is submitted (the CLI may write its record only then).
+   * Looks for the record now and keeps looking (every `searchPollMs`, for `searchMs`) until it is
+   * found: called when a turn of this pane starts (the CLI may write its record only then). Only
+   * then: a CLI that keeps no file open is told apart from another pane's in the same folder by
+   * its record being the newest one written right after its own turn started.
    */
   locate(): Promise<void> {
     if (this.stopped || this.statusNow.state === 'stepped_aside') return Promise.resolve();
-    this.searchUntil = Date.now() + (this.o.searchMs ?? 30_000);
+    this.searchUntil = Date.now() + (this.o.searchMs ?? 10_000);
     return this.tryLocate();
   }
 
@@ -141,6 +147,7 @@ export class SessionObserver {
   private async locateOnce(): Promise<void> {
     const pane = await this.o.panePid().catch(() => null);
     const claimed = this.o.claims.othersThan(this.o.owner);
+    for (const file of this.retired) claimed.add(file);
     const context =
       pane === null
         ? null
@@ -155,6 +162,7 @@ export class SessionObserver {
     if (context && current && current.pid === context.pid && (!file || file === current.file)) {
       return;
     }
+    if (current && context && current.pid !== context.pid) this.retired.add(current.file);
     if (!context || !file || !this.o.claims.claim(file, this.o.owner)) {
       if (current) {
         this.dropFollower();
@@ -180,7 +188,7 @@ export class SessionObserver {
     this.searchTimer = setTimeout(() => {
       this.searchTimer = null;
       void this.tryLocate();
-    }, this.o.pollMs ?? 500);
+    }, this.o.searchPollMs ?? 200);
     this.searchTimer.unref();
   }
 
@@ -196,9 +204,11 @@ export class SessionObserver {
             () => undefined,
           );
     if (pid === followed || this.statusNow.state !== 'following') return;
+    this.retired.add(this.statusNow.file);
     this.dropFollower();
+    // Looked for again when this pane's next turn starts: looking now could take the record
+    // of another pane's CLI in the same folder (the newest file is not necessarily ours).
     this.setStatus({ state: 'searching' });
-    await this.locate();
   }
 
   private onFollower(file: string, r: FollowerReport): void {

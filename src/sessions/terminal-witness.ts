@@ -36,8 +36,8 @@ export interface TerminalWitnessOptions {
 }
 
 /**
- * The session-record observer of one live terminal, looking for the record when the terminal
- * starts and whenever a turn starts. Returns what stops it.
+ * The session-record observer of one live terminal, looking for the record whenever a turn
+ * starts (docs/witness.md). Returns what stops it.
  */
 export function startTerminalWitness(o: TerminalWitnessOptions): () => void {
   const reader = sessionRecordReader(o.tool);
@@ -56,7 +56,6 @@ export function startTerminalWitness(o: TerminalWitnessOptions): () => void {
     if (id !== null && id !== turn) void observer.locate();
     turn = id;
   });
-  void observer.locate();
   return () => {
     sub.unsubscribe();
     observer.stop();

@@ -126,6 +126,8 @@ export class TurnDriver {
   private lastWitness: OutcomeWitness | null = null;
   /** When the latest turn started (it may have ended since). */
   private lastStartedAt: number | null = null;
+  /** The latest outcome the screen decided alone, which the record may yet confirm. */
+  private screenOnly: { startedAt: number; reason: string; at: number } | null = null;
 
   constructor(private readonly o: TurnDriverOptions) {
     this.phase = new ChartRunner(o.turnPhase, o.hub, (step, context) => {
@@ -325,6 +327,7 @@ export class TurnDriver {
   /** The record ended the open turn. */
   private recordEnded(t: number): void {
     const w = this.o.witness!;
+    this.confirmScreenOutcome(t);
     const rec = this.recordOfCurrent();
     if (!rec?.ending) return;
     if (w.authority === 'markers') {
@@ -338,6 +341,20 @@ export class TurnDriver {
       return;
     }
     this.armWindow(t);
+  }
+
+  /**
+   * The screen decided the latest turn's outcome alone, and the record now ends that turn the
+   * same way within the window: both witnessed it (the CLI may write its record a moment after
+   * it draws the marker).
+   */
+  private confirmScreenOutcome(t: number): void {
+    const last = this.screenOnly;
+    this.screenOnly = null;
+    if (!last || this.current || t - last.at > this.o.witness!.windowSeconds) return;
+    const rec = this.recordOf(last.startedAt);
+    if (rec?.ending?.reason !== last.reason) return;
+    this.lastWitness = 'both';
   }
 
   /**
@@ -460,6 +477,10 @@ export class TurnDriver {
       this.o.onTurn({ kind: 'turn.reopened', t: ev.at, turn });
     } else {
       this.lastWitness = witness;
+      this.screenOnly =
+        witness === 'surface'
+          ? { startedAt: ev.startedAt, reason: OUTCOME_OF[ev.outcome], at: ev.at }
+          : null;
       // The screen's own outcome ends whatever the witness was waiting for.
       this.o.timers.clear(WITNESS_KEY);
       this.heldSettle = false;

@@ -129,8 +129,17 @@ describe('SessionObserver', () => {
     await new Promise((r) => setTimeout(r, 20));
     writeFileSync(join(folder, 'new.jsonl'), 'start\n');
     pid.v = 11; // another process in the pane
+    await until(() => o.status.state === 'searching');
+    await o.locate(); // its first turn starts
     await until(() => o.status.state === 'following' && o.status.pid === 11);
     expect(o.status).toMatchObject({ file: join(folder, 'new.jsonl') });
+    // The old process's record is never taken again, even when it is the newest file.
+    await new Promise((r) => setTimeout(r, 20));
+    appendFileSync(join(folder, 'old.jsonl'), 'start\n');
+    pid.v = 12;
+    await until(() => o.status.state === 'searching');
+    await o.locate();
+    expect(o.status).toEqual({ state: 'searching' });
     expect(claims.ownerOf(join(folder, 'old.jsonl'))).toBeUndefined();
   });
 

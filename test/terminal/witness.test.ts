@@ -199,6 +199,30 @@ describe('completion witness: both', () => {
     expect(h.disagreements).toEqual([]);
   });
 
+  it('a screen interruption the record confirms within the window becomes both', () => {
+    const h = make('both');
+    h.arm();
+    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    h.reply();
+    h.frame({ interrupted: true });
+    expect(h.driver.snapshot().lastTurn).toMatchObject({
+      result: 'interrupted',
+      witness: 'surface',
+    });
+    h.wait(0.5);
+    h.ended({ reason: 'interrupted' });
+    expect(h.driver.snapshot().lastTurn).toMatchObject({ result: 'interrupted', witness: 'both' });
+  });
+
+  it('a record ending that differs from the screen, or comes too late, confirms nothing', () => {
+    const h = make('both');
+    h.arm();
+    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    h.frame({ interrupted: true });
+    h.ended({ reason: 'success' });
+    expect(h.driver.snapshot().lastTurn.witness).toBe('surface');
+  });
+
   it('a screen success the record says was interrupted is the record’s interruption', () => {
     const h = make('both');
     h.arm();
