@@ -124,6 +124,8 @@ export class TurnDriver {
   /** Who the next outcome is decided by, while the driver itself sends the event. */
   private deciding: OutcomeWitness | null = null;
   private lastWitness: OutcomeWitness | null = null;
+  /** The latest frame's signals: whether the screen reads ready (docs/witness.md). */
+  private lastFrame: { available: boolean; signals: TurnSignals } | null = null;
   /** When the latest turn started (it may have ended since). */
   private lastStartedAt: number | null = null;
   /** The latest outcome the screen decided alone, which the record may yet confirm. */
@@ -186,6 +188,7 @@ export class TurnDriver {
   /** Runs the chart's priority chain for one frame. */
   frame(t: number, input: TurnFrameInput): void {
     const signals = TurnSignals.parse(input.signals);
+    this.lastFrame = { available: input.available, signals };
     this.send(t, {
       type: 'frame',
       t,
@@ -365,12 +368,47 @@ export class TurnDriver {
     const rec = this.recordOfCurrent();
     if (rec?.ending?.reason !== 'success' || this.o.witness?.authority === 'surface') return false;
     const settling = this.phase.context.settling !== null;
-    if (!settling && !this.heldSettle) return false;
-    this.o.timers.clear(SETTLE_KEY);
+    if (settling || this.heldSettle) {
+      this.o.timers.clear(SETTLE_KEY);
+      this.o.timers.clear(WITNESS_KEY);
+      this.heldSettle = false;
+      this.decide(t, 'both', () => this.send(t, { type: 'settle_window_elapsed', t }));
+      return true;
+    }
+    // A ready idle prompt after the turn showed evidence agrees too: a CLI that draws a
+    // finished reply like any other idle screen (Cline) never shows a success candidate.
+    if (!this.screenReady()) return false;
     this.o.timers.clear(WITNESS_KEY);
-    this.heldSettle = false;
-    this.decide(t, 'both', () => this.send(t, { type: 'settle_window_elapsed', t }));
+    this.recordDecidesAgreed(t);
     return true;
+  }
+
+  /** The screen reads an idle prompt: ready posture, nothing active, no marker, no dialog. */
+  private screenReady(): boolean {
+    const f = this.lastFrame;
+    const evidence = this.phase.context.evidence;
+    if (!f?.available || !evidence || !(evidence.sawActive || evidence.projectionChanged)) {
+      return false;
+    }
+    const s = f.signals;
+    return (
+      s.readyPosture === 'yes' &&
+      s.acceptingInput === 'yes' &&
+      s.editingInput !== 'yes' &&
+      s.activeReasons.length === 0 &&
+      !s.interrupted &&
+      s.knownFailure === null &&
+      s.blockedPrompt === null &&
+      !s.ambiguous
+    );
+  }
+
+  /** The record's success, with the screen reading ready: both witnessed it. */
+  private recordDecidesAgreed(t: number): void {
+    this.heldSettle = false;
+    this.decide(t, 'both', () =>
+      this.send(t, { type: 'record_outcome', t, outcome: 'evt_success_settled' }),
+    );
   }
 
   private armWindow(t: number): void {

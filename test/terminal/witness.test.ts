@@ -186,6 +186,29 @@ describe('completion witness: both', () => {
     expect(ended).toMatchObject({ record: { file: '/r', offset: 4242, event: 'end' } });
   });
 
+  it('a success the record wrote agrees with a screen at a ready idle prompt (no candidate drawn)', () => {
+    const h = make('both');
+    h.arm();
+    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    h.reply();
+    // An idle prompt that is not a success candidate (the way Cline draws any finished turn).
+    h.frame({});
+    h.ended({ reason: 'success' });
+    expect(h.ends()).toEqual([{ outcome: 'success', witness: 'both', at: +(h.t - T0).toFixed(2) }]);
+    expect(h.disagreements).toEqual([]);
+  });
+
+  it('the record ending first, the next ready frame agrees at once', () => {
+    const h = make('both');
+    h.arm();
+    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    h.ended({ reason: 'success' });
+    expect(h.ends()).toEqual([]);
+    h.reply();
+    h.frame({});
+    expect(h.ends()).toEqual([expect.objectContaining({ outcome: 'success', witness: 'both' })]);
+  });
+
   it('an interruption the record wrote and the screen showed is decided by both', () => {
     const h = make('both');
     h.arm();
