@@ -39,6 +39,8 @@ export interface TerminalRequest {
   paneId?: string;
   /** This terminal's own chart settings, over the supervisor's. */
   config?: Partial<ChartConfig>;
+  /** Who decides its turns' outcomes (docs/witness.md), over the supervisor's. */
+  completionAuthority?: 'surface' | 'markers' | 'both';
 }
 
 export interface TerminalInput {

@@ -249,6 +249,14 @@ export const turnPhaseRules = setup({
     report_withdrawn: emit((a) => outcomeOf('evt_interrupted', 'b_turn_withdrawn', a)),
     report_known_failure: emit((a) => outcomeOf('evt_known_failure', 'c_known_failure', a)),
     report_success: emit((a) => outcomeOf('evt_success_settled', 'e_success_settled', a)),
+    /** On `record_outcome`: the outcome the session record gave. */
+    report_record_outcome: emit((a) =>
+      outcomeOf(
+        (a.event as Extract<TurnPhaseEvent, { type: 'record_outcome' }>).outcome,
+        'record_outcome',
+        a,
+      ),
+    ),
     /** Moves the phase with the chart's own event (docs/statecharts.md §4); `to` names the rule. */
     enter_phase: enqueueActions(
       ({ context, event, enqueue, check }, params: { to: keyof typeof PHASE_PICK }) => {

@@ -197,6 +197,17 @@ export const turnPhaseMachine = turnPhaseRules.createMachine({
       },
       { actions: 'settle_window_done' },
     ],
+    // The session record decided the open turn's outcome (docs/witness.md).
+    record_outcome: {
+      guard: 'turn_open',
+      actions: [
+        'cancel_settle_window',
+        'cancel_stale_window',
+        'report_record_outcome',
+        'end_turn',
+        { type: 'enter_phase', params: { to: 'ready' } },
+      ],
+    },
     stale_active_elapsed: [
       {
         guard: 'stale_active_recovery',

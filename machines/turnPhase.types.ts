@@ -39,6 +39,16 @@ export type TurnPhaseEvent =
   | { type: 'turn_armed'; t: number; turnId: string }
   | { type: 'settle_window_elapsed'; t: number }
   | { type: 'stale_active_elapsed'; t: number }
+  /**
+   * The completion witness decided the open turn's outcome from the CLI's session record
+   * (docs/witness.md): the record alone (`markers`), or the record winning a disagreement that
+   * lasted longer than its window (`both`).
+   */
+  | {
+      type: 'record_outcome';
+      t: number;
+      outcome: 'evt_success_settled' | 'evt_interrupted' | 'evt_known_failure';
+    }
   | { type: 'evt_ready_posture' }
   | { type: 'evt_turn_started' }
   | { type: 'evt_turn_finished' }

@@ -59,6 +59,17 @@ export {
   type ToolProfile,
   type Screen,
 } from './profiles/index.js';
+export {
+  SESSION_RECORDS,
+  sessionRecordReader,
+  type RecordedEnding,
+  type RecordEvent,
+  type RecordPosition,
+  type RecordReading,
+  type SessionContext,
+  type SessionRecordReader,
+} from './profiles/session-records.js';
+export type { CompletionAuthority, OutcomeWitness } from './terminal/witness.js';
 export { createExecaTransport } from './observe/execa-transport.js';
 export type { TmuxTransport } from './observe/transport.js';
 export * as machines from '../machines/index.js';

@@ -28,6 +28,11 @@ export const ChartOptionFields = {
   settle: seconds('--settle', MAX_WINDOW_SECONDS, 'nonnegative'),
   stability: seconds('--stability', MAX_WINDOW_SECONDS, 'nonnegative'),
   staleActive: seconds('--stale-active', MAX_TIMEOUT_SECONDS, 'positive'),
+  completionAuthority: z
+    .enum(['surface', 'markers', 'both'], {
+      error: '--completion-authority must be surface, markers or both',
+    })
+    .optional(),
 };
 
 type ChartOptions = {
@@ -53,6 +58,7 @@ const FLAGS = {
   settle: '--settle',
   stability: '--stability',
   staleActive: '--stale-active',
+  completionAuthority: '--completion-authority',
 } as const;
 
 /** Each chart option given, as its flag (false when not given). */
@@ -91,5 +97,9 @@ export function addChartOptions(command: Command): Command {
     .option(
       '--stale-active <seconds>',
       'a turn whose CLI sits at an unchanged idle prompt this long ends with no outcome (default: --settle + 3)',
+    )
+    .option(
+      '--completion-authority <mode>',
+      "who decides a turn's outcome: surface (the screen), markers (the CLI's session record) or both (default where the CLI's record can be read; docs/witness.md)",
     );
 }

@@ -215,18 +215,34 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
       .argument('<target>', 'session:window.pane or %N')
       .option('--tool <id>', 'profile id')
       .option('--id <id>', 'terminal id')
-      .option('--host <name>', 'on a fleet server: the host whose pane it is'),
-  ).action((target: string, o: ClientOptions & { tool?: string; id?: string; host?: string }) =>
-    run(io(), o, async (api) => {
-      const v = await api.attach({
-        target,
-        ...(o.tool ? { tool: o.tool } : {}),
-        ...(o.id ? { id: o.id } : {}),
-        ...(o.host ? { host: o.host } : {}),
-      });
-      io().out(o.json ? JSON.stringify(v) : `${v.terminalId} ${v.target} ${v.tool}`);
-      return EXIT.ok;
-    }),
+      .option('--host <name>', 'on a fleet server: the host whose pane it is')
+      .option(
+        '--completion-authority <mode>',
+        "who decides this terminal's turn outcomes: surface, markers or both (docs/witness.md)",
+      ),
+  ).action(
+    (
+      target: string,
+      o: ClientOptions & {
+        tool?: string;
+        id?: string;
+        host?: string;
+        completionAuthority?: string;
+      },
+    ) =>
+      run(io(), o, async (api) => {
+        const v = await api.attach({
+          target,
+          ...(o.tool ? { tool: o.tool } : {}),
+          ...(o.completionAuthority
+            ? { completionAuthority: o.completionAuthority as 'surface' | 'markers' | 'both' }
+            : {}),
+          ...(o.id ? { id: o.id } : {}),
+          ...(o.host ? { host: o.host } : {}),
+        });
+        io().out(o.json ? JSON.stringify(v) : `${v.terminalId} ${v.target} ${v.tool}`);
+        return EXIT.ok;
+      }),
   );
 
   common(

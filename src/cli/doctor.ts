@@ -60,6 +60,14 @@ export const DoctorTerminal = z.object({
   /** What tmux said, or the pane's foreground command when no CLI runs there. */
   paneDetail: z.string().nullable(),
   unrecognisedFrames: z.number().int().nonnegative(),
+  /**
+   * Its CLI's session record held a piece paneward's reader does not know, so that witness
+   * stepped aside and the screen alone decides its outcomes (docs/witness.md): what, and where.
+   * Absent when it never did (since the terminal was last attached).
+   */
+  sessionRecordSteppedAside: z
+    .object({ at: z.string(), file: z.string(), offset: z.number(), why: z.string() })
+    .optional(),
   lastRecordAt: z.string().nullable(),
 });
 export type DoctorTerminal = z.infer<typeof DoctorTerminal>;
@@ -111,6 +119,7 @@ export async function diagnose(
   const versions = new Map<string, string>();
   const unrecognised = new Map<string, number>();
   const lastAt = new Map<string, string>();
+  const steppedAside = new Map<string, NonNullable<DoctorTerminal['sessionRecordSteppedAside']>>();
   for (const r of records) {
     index.apply(r);
     const id = r.terminalId;
@@ -118,6 +127,10 @@ export async function diagnose(
     lastAt.set(id, r.at);
     const version = versionIn(r);
     if (version !== null) versions.set(id, version);
+    if (r.kind === 'terminal.attached') steppedAside.delete(id);
+    if (r.kind === 'anomaly' && r.anomaly === 'session_record_unknown') {
+      steppedAside.set(id, { at: r.at, file: r.file, offset: r.offset, why: r.why });
+    }
     if (r.kind === 'anomaly' && r.anomaly === 'unrecognised_screen' && Date.parse(r.at) >= since) {
       unrecognised.set(id, (unrecognised.get(id) ?? 0) + r.frames);
     }
@@ -139,6 +152,7 @@ export async function diagnose(
         pane: pane.state,
         paneDetail: pane.detail,
         unrecognisedFrames: unrecognised.get(id) ?? 0,
+        ...(steppedAside.has(id) ? { sessionRecordSteppedAside: steppedAside.get(id) } : {}),
         lastRecordAt: lastAt.get(id) ?? null,
       };
     }),
@@ -282,6 +296,13 @@ function problemsOf(r: DoctorReport): string[] {
         `${who}: ${t.unrecognisedFrames} frame${t.unrecognisedFrames === 1 ? '' : 's'} in ` +
           `${hour} matched no known screen; \`paneward journal --terminal ${t.terminalId}\` ` +
           `shows when, \`paneward record\` captures them for a profile fix`,
+      );
+    }
+    const aside = t.sessionRecordSteppedAside;
+    if (aside) {
+      out.push(
+        `${who}: its session record has a piece paneward does not know (${aside.why}, ` +
+          `${aside.file} at ${aside.offset}, ${aside.at}); the screen alone decides its outcomes`,
       );
     }
   }

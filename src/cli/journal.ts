@@ -61,7 +61,7 @@ export function briefRecord(r: JournalRecord): string {
     case 'turn.started':
       return `${head} ${r.turnId} (${r.source})`;
     case 'turn.ended':
-      return `${head} ${r.turnId} ${r.outcome}`;
+      return `${head} ${r.turnId} ${r.outcome}${r.witness ? ` (${r.witness})` : ''}`;
     case 'turn.reopened':
       return `${head} ${r.turnId}`;
     case 'anomaly':
@@ -70,6 +70,10 @@ export function briefRecord(r: JournalRecord): string {
           return `${head} ${r.anomaly} ${r.tool} ${r.toolVersion} (verified: ${r.verifiedVersions.join(', ') || 'none'}; screens read: ${r.screensRead})`;
         case 'unrecognised_screen':
           return `${head} ${r.anomaly} ${r.tool}${r.toolVersion ? ` ${r.toolVersion}` : ''}: ${r.frames} frame${r.frames === 1 ? '' : 's'}, latest #${r.screenHash}`;
+        case 'witness_disagreement':
+          return `${head} ${r.anomaly} ${r.turnId}: record ${r.record}, screen ${r.screen.phase}${r.screen.successCandidate ? ' (success candidate)' : ''}; decided by ${r.decided}`;
+        case 'session_record_unknown':
+          return `${head} ${r.anomaly} ${r.tool} ${r.file}@${r.offset}: ${r.why}; the screen alone decides`;
         default:
           return `${head} ${r.anomaly} ${r.phase}`;
       }

@@ -227,6 +227,7 @@ export async function startServe(
         },
         readUnverifiedVersions: o.readUnverified,
         source: o.source ?? 'control',
+        ...(o.completionAuthority ? { completionAuthority: o.completionAuthority } : {}),
       },
       discoverSeconds: o.discover ? o.discoverInterval : null,
       ...(o.inspect === false

@@ -124,6 +124,7 @@ export async function runWatch(
     },
     readUnverifiedVersions: o.readUnverified,
     source: o.source,
+    ...(o.completionAuthority ? { completionAuthority: o.completionAuthority } : {}),
   });
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();

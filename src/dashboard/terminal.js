@@ -5,6 +5,14 @@ import { request } from './api.js';
 import { howLong, reasons, seen, stateInWords, tone } from './words.js';
 import { timelinesChanged } from './timeline.js';
 
+const WITNESS_WORDS = { surface: 'screen', record: 'session record', both: 'screen and record' };
+
+/** The session-record witness in a few words: the authority and where its record is. */
+function recordWords(w) {
+  const where = w.record === 'stepped_aside' ? `stepped aside: ${w.why}` : w.record;
+  return `${where} (authority ${w.authority})`;
+}
+
 const CHARTS = ['readiness', 'turnPhase', 'lastTurn', 'completion', 'diagnostics', 'watchdog'];
 const diagrams = new Map();
 
@@ -187,6 +195,9 @@ export function renderDetail() {
       'last result',
       v.lastTurn.result === 'none' ? '-' : `${v.lastTurn.result} ${v.lastTurn.turnId}`,
     ],
+    // Which witness decided it, where the CLI's session record is read (docs/witness.md).
+    ...(v.lastTurn.witness ? [['decided by', WITNESS_WORDS[v.lastTurn.witness]]] : []),
+    ...(v.witness ? [['record', recordWords(v.witness)]] : []),
     ['diagnostics', v.diagnostics.availability],
     ['session', v.session.status],
     ['for', howLong(v)],

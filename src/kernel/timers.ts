@@ -10,6 +10,8 @@ export const TimerOrder = {
   watchdog: 4,
   surfaceStability: 5,
   staleActive: 6,
+  /** The completion witness's disagreement window (docs/witness.md). */
+  witness: 7,
 } as const;
 
 interface TimerEntry {

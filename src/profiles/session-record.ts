@@ -23,6 +23,11 @@ export interface SessionContext {
   /** When the process started, epoch ms: a record last written before it is not this session's. */
   startedAtMs: number;
   /**
+   * The process's command line (`/proc/<pid>/cmdline`), when read: a CLI-specific hint such as
+   * a session id given as an argument.
+   */
+  argv?: readonly string[];
+  /**
    * Files already followed by another pane's observer: never this pane's (two panes of one CLI
    * in one folder must each find their own).
    */

@@ -1,3 +1,4 @@
+import { claudeCodeSessionRecord } from './claude_code/session-record.js';
 import { clineSessionRecord } from './cline/session-record.js';
 import { codexSessionRecord } from './codex/session-record.js';
 import { copilotSessionRecord } from './copilot/session-record.js';
@@ -19,6 +20,7 @@ export type {
  * (docs/profiles.md). A CLI without one is witnessed by its screen alone.
  */
 export const SESSION_RECORDS: Readonly<Record<string, SessionRecordReader>> = {
+  claude_code: claudeCodeSessionRecord,
   cline: clineSessionRecord,
   codex: codexSessionRecord,
   copilot: copilotSessionRecord,

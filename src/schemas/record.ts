@@ -14,6 +14,13 @@ export const ChartName = z.enum([
 ]);
 export type ChartName = z.infer<typeof ChartName>;
 
+/** Where a session record said something: its file, offset, and the record's own event name. */
+export const RecordPlace = z.object({
+  file: z.string(),
+  offset: z.number().int().nonnegative(),
+  event: z.string(),
+});
+
 /** One state change of one chart, with the rule that caused it where one did. */
 export const ChartTransition = z.object({
   machine: ChartName,
@@ -60,6 +67,8 @@ export const TerminalRequestFields = z.object({
   paneId: z.string().optional(),
   /** The terminal's own chart settings, when it was attached with some. */
   config: ChartSettings.optional(),
+  /** Its completion authority (docs/witness.md), when it was attached with one. */
+  completionAuthority: z.enum(['surface', 'markers', 'both']).optional(),
 });
 export type TerminalRequestFields = z.infer<typeof TerminalRequestFields>;
 
@@ -178,6 +187,10 @@ export const JournalRecord = z.discriminatedUnion('kind', [
     /** `none`: another turn took its place before it showed an outcome. */
     outcome: z.enum(['success', 'interrupted', 'known_failure', 'none']),
     t: Seconds,
+    /** Which witness decided it (docs/witness.md); absent under the screen alone. */
+    witness: z.enum(['surface', 'record', 'both']).optional(),
+    /** The session record's evidence: file, byte offset (or entry), the record's event name. */
+    record: RecordPlace.optional(),
   }),
   z.object({
     ...Base,
@@ -231,6 +244,40 @@ export const JournalRecord = z.discriminatedUnion('kind', [
       firstT: Seconds,
       /** sha256 (first 16 hex digits) of the latest unrecognised screen. */
       screenHash: z.string(),
+    }),
+    /**
+     * The screen and the session record disagreed about a turn for longer than the witness's
+     * window (docs/witness.md): who decided, and what each showed.
+     */
+    z.object({
+      ...Base,
+      kind: z.literal('anomaly'),
+      anomaly: z.literal('witness_disagreement'),
+      t: Seconds,
+      turnId: z.string(),
+      /** The record's ending, or `open` when it had not ended the turn. */
+      record: z.enum(['success', 'interrupted', 'known_failure', 'open']),
+      screen: z.object({
+        phase: z.enum(['unknown', 'ready', 'active']),
+        successCandidate: z.boolean(),
+      }),
+      decided: z.enum(['surface', 'record', 'both']),
+      evidence: RecordPlace.nullable(),
+    }),
+    /**
+     * The session record held a piece its reader does not know: the record's witness stepped
+     * aside and the screen alone decides this terminal's outcomes (docs/witness.md).
+     */
+    z.object({
+      ...Base,
+      kind: z.literal('anomaly'),
+      anomaly: z.literal('session_record_unknown'),
+      t: Seconds,
+      tool: z.string(),
+      file: z.string(),
+      offset: z.number().int().nonnegative(),
+      /** What the reader did not know (a line type, a stop reason), never the record's text. */
+      why: z.string(),
     }),
   ]),
   z.object({

@@ -4,6 +4,8 @@ import { ParseOutcome, ProbeErrorInfo, ProcessOutcome, TransportOutcome } from '
 import { ChatContextState, TriState } from './signals.js';
 
 export const TurnSourceSchema = z.enum(['explicit_input', 'surface_inference']);
+export const CompletionAuthoritySchema = z.enum(['surface', 'markers', 'both']);
+export const OutcomeWitnessSchema = z.enum(['surface', 'record', 'both']);
 
 /** The public state of one terminal (docs/contracts.md §3): library, HTTP, replay and SSE. */
 export const TerminalState = z.object({
@@ -45,7 +47,26 @@ export const TerminalState = z.object({
     source: z.enum(['none', 'explicit_input', 'surface_inference']),
     turnId: z.string().nullable(),
     at: z.number().nullable(),
+    /**
+     * Which witness decided the outcome (docs/witness.md): the screen (`surface`), the CLI's
+     * session record (`record`), or the two agreeing (`both`). Absent under the screen alone.
+     */
+    witness: OutcomeWitnessSchema.optional(),
   }),
+  /**
+   * The terminal's completion witness (docs/witness.md), when it has a session record to read:
+   * the authority it runs under, and where its record is.
+   */
+  witness: z
+    .object({
+      authority: CompletionAuthoritySchema,
+      record: z.enum(['searching', 'following', 'stepped_aside']),
+      /** The record file followed (or last followed), when one was found. */
+      file: z.string().nullable(),
+      /** Why the record's witness stepped aside (the piece its reader did not know). */
+      why: z.string().nullable(),
+    })
+    .optional(),
   readiness: z.object({
     status: z.enum(['waiting', 'unknown', 'stalled', 'ready', 'blocked', 'failed']),
     /** Observation time the status last changed (null before the first frame). */

@@ -188,6 +188,7 @@ export class Attach {
         watchdogBudgetSeconds: r.sessionWallClockSeconds ?? this.d.defaultBudgetSeconds,
         paneId,
         ...(r.config ? { config: r.config } : {}),
+        ...(r.completionAuthority ? { completionAuthority: r.completionAuthority } : {}),
       },
       false,
     );

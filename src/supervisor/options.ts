@@ -9,7 +9,7 @@ import type { ProfileFactory } from '../profiles/index.js';
 import { ChartSettings, chartSettingsConflict, KernelConfig } from '../schemas/kernel.js';
 import { PromptText } from '../schemas/prompt.js';
 import { Target } from '../schemas/target.js';
-import type { TerminalState } from '../schemas/terminal-state.js';
+import { CompletionAuthoritySchema, type TerminalState } from '../schemas/terminal-state.js';
 
 export const SupervisorOptions = z.strictObject({
   /** tmux socket name (`-L`). */
@@ -41,6 +41,12 @@ export const SupervisorOptions = z.strictObject({
    * polling is used.
    */
   source: z.enum(['control', 'polling']).default('control'),
+  /**
+   * Who decides turn outcomes (docs/witness.md): the screen (`surface`), the CLI's session
+   * record (`markers`), or both (`both`, the default where the tool has a session-record
+   * reader; a tool without one is always witnessed by its screen alone).
+   */
+  completionAuthority: CompletionAuthoritySchema.optional(),
   /** Restart backoff of a terminal's runtime: first delay and cap, in seconds. */
   restartBackoff: z
     .strictObject({
@@ -79,6 +85,11 @@ export const AttachRequest = z.strictObject({
   sessionWallClockSeconds: z.number().nonnegative().max(MAX_BUDGET_SECONDS).optional(),
   /** This terminal's chart settings (stall clock, settle, stability, stale-active windows). */
   config: ChartSettings.optional(),
+  /**
+   * Who decides this terminal's turn outcomes (docs/witness.md): the screen (`surface`), the
+   * CLI's session record (`markers`), or both; default the supervisor's.
+   */
+  completionAuthority: CompletionAuthoritySchema.optional(),
 });
 export type AttachRequest = z.input<typeof AttachRequest>;
 

@@ -23,6 +23,7 @@ import type { JournalRecord } from '../schemas/record.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import { gate, operationsFor, type Operations, type TerminalFacts } from './operations.js';
 import type { TerminalCommands } from '../terminal/commands.js';
+import { ClaimRegistry } from '../sessions/observer.js';
 import { provideTerminal, RunningTerminals } from '../terminal/runtime.js';
 import { readoptedRequest, TerminalActors } from './terminals.js';
 import { Attach } from './attach.js';
@@ -124,6 +125,8 @@ export class Supervisor {
       detectTool: (target) => this.detectTool(target),
       onSample: (terminalId, ms) => this.telemetry.next({ kind: 'sample', terminalId, ms }),
       running: this.running,
+      completionAuthority: this.options.completionAuthority,
+      sessionClaims: new ClaimRegistry(),
     });
     const journal = this.journal;
     this.actor = createActor(

@@ -5,6 +5,7 @@ import type { ToolProfile } from '../profiles/types.js';
 import type { KernelConfigInput } from '../schemas/kernel.js';
 import type { RestoreFacts } from '../schemas/record.js';
 import type { TerminalHost } from './charts.js';
+import type { WitnessConfig } from './witness.js';
 
 /** What a {@link TerminalPipeline} is built from. */
 export interface PipelineOptions {
@@ -25,6 +26,11 @@ export interface PipelineOptions {
   /** What the journal remembers of this terminal (a restart continues from it). */
   restore?: RestoreFacts | null;
   observer?: CompletionObserver;
+  /**
+   * Completion authority with the CLI's session record as a second witness (docs/witness.md);
+   * the screen alone when absent. Record events come in through `TerminalPipeline.sessionRecord`.
+   */
+  witness?: WitnessConfig;
   /** Session wall-clock budget (standalone site only; a terminal actor gives it to its chart). */
   watchdogBudgetSeconds?: number;
   /** The watchdog cancelled the session: interrupt the agent (only called while a turn runs). */

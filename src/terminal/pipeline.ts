@@ -33,6 +33,7 @@ import {
 } from './records.js';
 import { composeState, settleTimes, type StateTimes } from './state.js';
 import { TurnDriver } from './turn-driver.js';
+import type { ObserverReport } from '../sessions/observer.js';
 
 export type { PipelineOptions, ProbeFacts };
 
@@ -94,6 +95,11 @@ export class TerminalPipeline {
     this.lastReading = { profile: this.profile, screen, result };
     return result;
   };
+  /**
+   * The completion witness as shown in the public state: absent under the screen alone, and
+   * until the session record was first found.
+   */
+  private witness: NonNullable<TerminalState['witness']> | undefined;
   /** The latest capture, for people looking at the pane (never published or journaled). */
   private lastScreen: { text: string; t: number } | null = null;
 
@@ -122,7 +128,13 @@ export class TerminalPipeline {
         });
     const site = (this.site = o.site ?? this.ownSite!);
     this.timers = new Timers(scheduler, o.originMs ?? 0);
-    this.kernel = new Kernel({ config, host: site, timers: this.timers, observer: o.observer });
+    this.kernel = new Kernel({
+      config,
+      host: site,
+      timers: this.timers,
+      // A success the session record confirms completes a candidate at once (docs/statecharts.md §2).
+      observer: (obs, ev) => o.observer?.(obs, ev) ?? this.turns.recordSuccessEvidence(),
+    });
     this.kernel.records$.subscribe((r) => {
       if ('anomaly' in r) {
         void this.record(kernelAnomalyRecord(o.terminalId, r, this.profile.id));
@@ -149,7 +161,16 @@ export class TerminalPipeline {
       nextTurnId: () => `turn-${this.journal.index.nextTurn}`,
       onTransition: (_t, tr) => this.transitions.push(tr),
       onTurn: (ev) => void this.record(turnRecord(o.terminalId, ev)),
+      ...(o.witness ? { witness: o.witness } : {}),
+      onDisagreement: (d) =>
+        void this.record({
+          kind: 'anomaly',
+          anomaly: 'witness_disagreement',
+          terminalId: o.terminalId,
+          ...d,
+        }),
     });
+    this.witness = undefined;
     this.watchdog = new WatchdogDriver({
       actor: site.charts.watchdog,
       hub: site.hub,
@@ -290,6 +311,50 @@ export class TerminalPipeline {
     return turnId;
   }
 
+  /**
+   * What the terminal's session-record observer reports (docs/witness.md): where the record is,
+   * and its turn events, at observation time `t`.
+   */
+  sessionRecord(t: number, report: ObserverReport): void {
+    const authority = this.o.witness?.authority;
+    if (this.disposed || !authority) return;
+    this.advance(t);
+    if (report.type === 'status') {
+      const s = report.status;
+      const was = this.witness ?? { authority, record: 'searching', file: null, why: null };
+      // Shown once a record was found: a terminal whose CLI never wrote one reads as before.
+      if (!this.witness && s.state === 'searching') return;
+      this.witness = {
+        ...was,
+        record: s.state,
+        file:
+          s.state === 'following'
+            ? s.file
+            : s.state === 'stepped_aside'
+              ? s.position.file
+              : was.file,
+        why: s.state === 'stepped_aside' ? s.why : null,
+      };
+      this.turns.recordAvailable(t, s.state === 'following');
+      if (s.state === 'stepped_aside') {
+        void this.record({
+          kind: 'anomaly',
+          anomaly: 'session_record_unknown',
+          terminalId: this.o.terminalId,
+          t,
+          tool: this.profile.id,
+          file: s.position.file,
+          offset: s.position.offset,
+          why: s.why,
+        });
+      }
+    } else if (report.type === 'events') {
+      for (const e of report.events) this.turns.recordEvent(t, e);
+    }
+    this.evidence = null;
+    this.publish(t);
+  }
+
   dispose(): void {
     // Stryker disable next-line ConditionalExpression: a second dispose() would only repeat releases that are idempotent (charts, timers, subscriptions, closing the journal), with nothing left to record (an always-true guard is caught: nothing would be stopped)
     if (this.disposed) return;
@@ -423,6 +488,7 @@ export class TerminalPipeline {
         kernel: this.kernel.snapshot(),
         completionTurnId: this.completionTurnId,
         turn: this.turns.snapshot(),
+        ...(this.witness ? { witness: this.witness } : {}),
         watchdog: {
           state: this.watchdog.state as TerminalState['watchdog']['state'],
           sessionStartedAt: this.watchdog.sessionStartedAt,

@@ -52,6 +52,8 @@ export function turnRecord(terminalId: string, ev: TurnLifecycle): RecordDraft {
     source: ev.source,
     outcome: ev.outcome,
     t: ev.t,
+    ...(ev.witness ? { witness: ev.witness } : {}),
+    ...(ev.record ? { record: ev.record } : {}),
   };
 }
 

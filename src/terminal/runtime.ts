@@ -20,6 +20,9 @@ import type { TerminalHost } from './charts.js';
 import { TerminalCommands } from './commands.js';
 import { TerminalPipeline } from './pipeline.js';
 import { PaneTyping } from './typing.js';
+import type { CompletionAuthority } from './witness.js';
+import type { ClaimRegistry } from '../sessions/observer.js';
+import { startTerminalWitness, witnessConfigFor } from '../sessions/terminal-witness.js';
 
 /** What the terminal runtime needs from the supervisor. */
 export interface TerminalRuntimeDeps {
@@ -37,6 +40,10 @@ export interface TerminalRuntimeDeps {
   onSample?(terminalId: string, tookMs: number): void;
   /** Where the commands of each running terminal are found (see {@link RunningTerminals}). */
   running: RunningTerminals;
+  /** Who decides turn outcomes unless a terminal was attached with its own (docs/witness.md). */
+  completionAuthority?: CompletionAuthority;
+  /** Session-record files followed, shared by every terminal; none: no session records read. */
+  sessionClaims?: ClaimRegistry;
 }
 
 /**
@@ -98,6 +105,9 @@ function startRuntime(
   const now = () => deps.scheduler.now() / 1000;
   const target = input.request.target;
   const host = terminalHost(input, deps.hub, receive, sendBack);
+  const witness = deps.sessionClaims
+    ? witnessConfigFor(profile.id, input.request.completionAuthority ?? deps.completionAuthority)
+    : undefined;
   const pipeline = new TerminalPipeline({
     terminalId: id,
     profile,
@@ -111,7 +121,9 @@ function startRuntime(
     // The watchdog's cancel (only ever called after its record is durable, so after `commands`
     // below exists) waits its turn in the command queue like every key paneward presses.
     interrupt: (): Promise<void> => commands.cancelForWatchdog(),
+    ...(witness ? { witness } : {}),
   });
+  let panePid: number | null = null;
   const fail = (error: unknown) => {
     sendBack({
       type: 'evt_runtime_failed',
@@ -136,6 +148,7 @@ function startRuntime(
     )
     .subscribe({
       next: (probe) => {
+        panePid = probe.pane?.pid ?? panePid;
         try {
           handleSample(pipeline, now(), probe);
         } catch (error) {
@@ -160,8 +173,28 @@ function startRuntime(
   const typing = new PaneTyping(deps.source.transport, target);
   const commands = new TerminalCommands(pipeline, profile, typing, deps.scheduler, now);
   const release = deps.running.add(id, commands);
+  // The CLI's own session record as a second witness (docs/witness.md).
+  const stopWitness =
+    witness && deps.sessionClaims
+      ? startTerminalWitness({
+          terminalId: id,
+          tool: profile.id,
+          processNames: profile.processNames,
+          claims: deps.sessionClaims,
+          panePid: () => panePid,
+          state$: pipeline.state$,
+          report: (r) => {
+            try {
+              pipeline.sessionRecord(now(), r);
+            } catch (error) {
+              fail(error);
+            }
+          },
+        })
+      : null;
 
   return () => {
+    stopWitness?.();
     release();
     redetect?.unsubscribe();
     versions.stop();

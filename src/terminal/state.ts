@@ -21,6 +21,8 @@ export interface StateFacts {
   /** The turn the kernel's completion actor belongs to. */
   completionTurnId: string | null;
   turn: TurnSnapshot;
+  /** The completion witness, when the terminal has a session record to read. */
+  witness?: NonNullable<TerminalState['witness']>;
   watchdog: {
     state: TerminalState['watchdog']['state'];
     sessionStartedAt: number | null;
@@ -77,6 +79,7 @@ export function composeState(f: StateFacts, times: StateTimes): TerminalState {
     },
     turn: { phase: f.turn.phase, since: null, current: f.turn.current },
     lastTurn: f.turn.lastTurn,
+    ...(f.witness ? { witness: f.witness } : {}),
     readiness: {
       status: k.readiness as TerminalState['readiness']['status'],
       since: null,

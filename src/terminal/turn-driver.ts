@@ -12,7 +12,17 @@ import type {
 import { ChartRunner, type InspectionHub } from '../kernel/chart-runner.js';
 import { TimerOrder, type Timers } from '../kernel/timers.js';
 import type { ChartTransition } from '../schemas/record.js';
+import type { RecordEvent } from '../profiles/session-record.js';
 import { TurnSignals } from '../schemas/signals.js';
+import {
+  foldRecordEvent,
+  outcomeEventOf,
+  RECORD_TURN_SLACK_SECONDS,
+  recordTells,
+  type OutcomeWitness,
+  type RecordTurn,
+  type WitnessConfig,
+} from './witness.js';
 
 /** One frame as the turn charts see it. */
 export interface TurnFrameInput {
@@ -31,6 +41,10 @@ export type TurnLifecycle =
       turnId: string;
       source: TurnSource;
       outcome: 'success' | 'interrupted' | 'known_failure' | 'none';
+      /** Which witness decided the outcome (absent for `none`). */
+      witness?: OutcomeWitness;
+      /** The session record's evidence for it, when the record took part. */
+      record?: { file: string; offset: number; event: string };
     }
   | { kind: 'turn.reopened'; t: number; turn: TurnInfo };
 
@@ -42,7 +56,25 @@ export interface TurnSnapshot {
     source: TurnSource | 'none';
     turnId: string | null;
     at: number | null;
+    /**
+     * Which witness decided it; only with a completion witness set up, and not for an outcome
+     * restored from the journal.
+     */
+    witness?: OutcomeWitness;
   };
+}
+
+/** The screen and the session record disagreed for longer than the window (docs/witness.md). */
+export interface WitnessDisagreement {
+  t: number;
+  turnId: string;
+  /** What the record said; `open` when it had not ended the turn. */
+  record: 'success' | 'interrupted' | 'known_failure' | 'open';
+  /** What the screen showed: the turn phase and whether a success candidate was settling. */
+  screen: { phase: TurnPhaseState; successCandidate: boolean };
+  /** Who decided in the end. */
+  decided: OutcomeWitness;
+  evidence: { file: string; offset: number; event: string } | null;
 }
 
 export interface TurnDriverOptions {
@@ -54,6 +86,10 @@ export interface TurnDriverOptions {
   nextTurnId: () => string;
   onTransition: (t: number, transition: ChartTransition) => void;
   onTurn: (event: TurnLifecycle) => void;
+  /** Completion authority; the screen alone when absent. */
+  witness?: WitnessConfig;
+  /** The screen and the record disagreed for longer than the window. */
+  onDisagreement?: (d: WitnessDisagreement) => void;
 }
 
 const OUTCOME_OF = {
@@ -64,6 +100,7 @@ const OUTCOME_OF = {
 
 const SETTLE_KEY = 'turn.settle';
 const STALE_KEY = 'turn.stale';
+const WITNESS_KEY = 'turn.witness';
 
 /**
  * Feeds the turn-phase chart its frames, explicit submits and settle window, and forwards the
@@ -81,6 +118,22 @@ export class TurnDriver {
   private signalsIn: unknown = null;
   private signalsOut: TurnSignals | null = null;
   private readonly subs: Array<{ unsubscribe(): void }> = [];
+  /** The session record is being followed (found, and its reader has not stepped aside). */
+  private recordLive = false;
+  /** The record was found at least once: from then on each outcome names its witness. */
+  private recordSeen = false;
+  private recordTurn: RecordTurn | null = null;
+  /** The screen's settle window ran out while the record's turn was still open. */
+  private heldSettle = false;
+  /** Who the next outcome is decided by, while the driver itself sends the event. */
+  private deciding: OutcomeWitness | null = null;
+  private lastWitness: OutcomeWitness | null = null;
+  /** The latest frame's signals: whether the screen reads ready (docs/witness.md). */
+  private lastFrame: { available: boolean; signals: TurnSignals } | null = null;
+  /** When the latest turn started (it may have ended since). */
+  private lastStartedAt: number | null = null;
+  /** The latest outcome the screen decided alone, which the record may yet confirm. */
+  private screenOnly: { startedAt: number; reason: string; at: number } | null = null;
 
   constructor(private readonly o: TurnDriverOptions) {
     this.phase = new ChartRunner(o.turnPhase, o.hub, (step, context) => {
@@ -96,7 +149,7 @@ export class TurnDriver {
     this.subs.push(
       o.turnPhase.on('settle_window.start', (ev) =>
         o.timers.set(SETTLE_KEY, this.now + ev.seconds, TimerOrder.settle, (due) =>
-          this.send(due, { type: 'settle_window_elapsed', t: due }),
+          this.settleElapsed(due),
         ),
       ),
       o.turnPhase.on('settle_window.cancel', () => o.timers.clear(SETTLE_KEY)),
@@ -116,9 +169,10 @@ export class TurnDriver {
         }),
       ),
       o.turnPhase.on('outcome', (ev) => this.onOutcome(ev)),
-      o.turnPhase.on('turn_started', (ev) =>
-        o.onTurn({ kind: 'turn.started', t: this.now, turn: ev.turn }),
-      ),
+      o.turnPhase.on('turn_started', (ev) => {
+        this.lastStartedAt = ev.turn.startedAt;
+        o.onTurn({ kind: 'turn.started', t: this.now, turn: ev.turn });
+      }),
       o.turnPhase.on('turn_superseded', (ev) =>
         o.onTurn({
           kind: 'turn.ended',
@@ -143,6 +197,7 @@ export class TurnDriver {
       this.signalsIn = input.signals;
     }
     const signals = this.signalsOut!;
+    this.lastFrame = { available: input.available, signals };
     this.send(t, {
       type: 'frame',
       t,
@@ -151,10 +206,36 @@ export class TurnDriver {
       projection: normalizeProjection(input.projectionText),
       inferredTurnId: this.o.nextTurnId(),
     });
+    this.agreeWithRecord(t);
+  }
+
+  /** Whether the session record is followed (false: the screen alone witnesses). */
+  recordAvailable(t: number, available: boolean): void {
+    this.now = Math.max(this.now, t);
+    this.recordLive = available;
+    if (available) {
+      this.recordSeen = true;
+      return;
+    }
+    this.recordTurn = null;
+    this.o.timers.clear(WITNESS_KEY);
+    // A success held for the record goes ahead on the screen's word.
+    if (this.heldSettle) this.releaseHeld(t, 'surface');
+  }
+
+  /** One event of the session record (docs/witness.md). */
+  recordEvent(t: number, event: RecordEvent): void {
+    const w = this.o.witness;
+    if (!w || w.authority === 'surface' || !this.recordLive) return;
+    this.now = Math.max(this.now, t);
+    this.recordTurn = foldRecordEvent(this.recordTurn, event, t);
+    if (event.type === 'turn_ended') this.recordEnded(t);
   }
 
   /** A prompt submitted through paneward: an explicit-input turn with this id. */
   armExplicit(t: number, turnId: string): void {
+    this.o.timers.clear(WITNESS_KEY);
+    this.heldSettle = false;
     this.send(t, { type: 'turn_armed', t, turnId });
   }
 
@@ -188,6 +269,9 @@ export class TurnDriver {
         source: ctx.source,
         turnId: ctx.turnId,
         at: ctx.at,
+        ...(this.o.witness && this.recordSeen && ctx.turnId !== null && this.lastWitness
+          ? { witness: this.lastWitness }
+          : {}),
       },
     };
   }
@@ -195,6 +279,7 @@ export class TurnDriver {
   stop(): void {
     this.o.timers.clear(SETTLE_KEY);
     this.o.timers.clear(STALE_KEY);
+    this.o.timers.clear(WITNESS_KEY);
     for (const s of this.subs) s.unsubscribe();
     this.phase.dispose();
     this.last.dispose();
@@ -208,7 +293,221 @@ export class TurnDriver {
     this.phase.send(event);
   }
 
+  /**
+   * The session record's evidence that the open turn ended with a success, or null: the payload
+   * of the kernel's completion observer (a candidate completes at once, docs/statecharts.md §2).
+   */
+  recordSuccessEvidence(): { file: string; offset: number; event: string } | null {
+    if (!this.o.witness || this.o.witness.authority === 'surface') return null;
+    // The completion chart outlives the turn's outcome: the latest turn started, open or not.
+    const startedAt = this.current?.startedAt ?? this.lastStartedAt;
+    const rec = startedAt === null ? null : this.recordOf(startedAt);
+    return rec?.ending?.reason === 'success' ? rec.endedBy : null;
+  }
+
+  /** The record's latest turn, when it is the open turn's (started no earlier than it). */
+  private recordOfCurrent(): RecordTurn | null {
+    const current = this.current;
+    return current ? this.recordOf(current.startedAt) : null;
+  }
+
+  /** The record's latest turn, when it is that of the turn started at `startedAt`. */
+  private recordOf(startedAt: number): RecordTurn | null {
+    const rec = this.recordTurn;
+    if (!rec || !this.recordLive) return null;
+    return rec.startedAt >= startedAt - RECORD_TURN_SLACK_SECONDS ? rec : null;
+  }
+
+  /** The screen's success settled: it stands unless the record, still open, says wait. */
+  private settleElapsed(due: number): void {
+    const w = this.o.witness;
+    const rec = this.recordOfCurrent();
+    if (!w || w.authority === 'surface' || !rec) {
+      this.send(due, { type: 'settle_window_elapsed', t: due });
+      return;
+    }
+    if (rec.ending?.reason === 'success') {
+      this.decide(due, 'both', () => this.send(due, { type: 'settle_window_elapsed', t: due }));
+      return;
+    }
+    // A record that cannot tell a success (Gemini CLI's) is not waited for: the screen's word.
+    if (rec.ending === null && !recordTells(w, 'success')) {
+      this.decide(due, 'surface', () => this.send(due, { type: 'settle_window_elapsed', t: due }));
+      return;
+    }
+    // The record has not ended the turn, or ended it otherwise: the screen's success waits
+    // for the record (at most the window, armed here or when the record ended).
+    this.heldSettle = true;
+    if (rec.ending === null) this.armWindow(due);
+  }
+
+  /** The record ended the open turn. */
+  private recordEnded(t: number): void {
+    const w = this.o.witness!;
+    this.confirmScreenOutcome(t);
+    const rec = this.recordOfCurrent();
+    if (!rec?.ending) return;
+    if (w.authority === 'markers') {
+      this.recordDecides(t, null);
+      return;
+    }
+    if (rec.ending.reason === 'success' && this.agreeWithRecord(t)) return;
+    if (rec.ending.reason !== 'success' && this.heldSettle) {
+      // The screen settled a success the record says it was not: the record wins at once.
+      this.recordDecides(t, { successCandidate: true });
+      return;
+    }
+    this.armWindow(t);
+  }
+
+  /**
+   * The screen decided the latest turn's outcome alone, and the record now ends that turn the
+   * same way within the window: both witnessed it (the CLI may write its record a moment after
+   * it draws the marker).
+   */
+  private confirmScreenOutcome(t: number): void {
+    const last = this.screenOnly;
+    this.screenOnly = null;
+    if (!last || this.current || t - last.at > this.o.witness!.windowSeconds) return;
+    const rec = this.recordOf(last.startedAt);
+    if (rec?.ending?.reason !== last.reason) return;
+    this.lastWitness = 'both';
+  }
+
+  /**
+   * The record ended the open turn with a success and the screen reads a success candidate (its
+   * settle window running, or run out and held): the success is settled now.
+   */
+  private agreeWithRecord(t: number): boolean {
+    const rec = this.recordOfCurrent();
+    if (rec?.ending?.reason !== 'success' || this.o.witness?.authority === 'surface') return false;
+    const settling = this.phase.context.settling !== null;
+    if (settling || this.heldSettle) {
+      this.o.timers.clear(SETTLE_KEY);
+      this.o.timers.clear(WITNESS_KEY);
+      this.heldSettle = false;
+      this.decide(t, 'both', () => this.send(t, { type: 'settle_window_elapsed', t }));
+      return true;
+    }
+    // A ready idle prompt after the turn showed evidence agrees too: a CLI that draws a
+    // finished reply like any other idle screen (Cline) never shows a success candidate.
+    if (!this.screenReady()) return false;
+    this.o.timers.clear(WITNESS_KEY);
+    this.recordDecidesAgreed(t);
+    return true;
+  }
+
+  /** The screen reads an idle prompt: ready posture, nothing active, no marker, no dialog. */
+  private screenReady(): boolean {
+    const f = this.lastFrame;
+    const evidence = this.phase.context.evidence;
+    if (!f?.available || !evidence || !(evidence.sawActive || evidence.projectionChanged)) {
+      return false;
+    }
+    const s = f.signals;
+    return (
+      s.readyPosture === 'yes' &&
+      s.acceptingInput === 'yes' &&
+      s.editingInput !== 'yes' &&
+      s.activeReasons.length === 0 &&
+      !s.interrupted &&
+      s.knownFailure === null &&
+      s.blockedPrompt === null &&
+      !s.ambiguous
+    );
+  }
+
+  /** The record's success, with the screen reading ready: both witnessed it. */
+  private recordDecidesAgreed(t: number): void {
+    this.heldSettle = false;
+    this.decide(t, 'both', () =>
+      this.send(t, { type: 'record_outcome', t, outcome: 'evt_success_settled' }),
+    );
+  }
+
+  private armWindow(t: number): void {
+    const seconds = this.o.witness!.windowSeconds;
+    this.o.timers.set(WITNESS_KEY, t + seconds, TimerOrder.witness, (due) =>
+      this.windowElapsed(due),
+    );
+  }
+
+  /** The two disagreed for the whole window. */
+  private windowElapsed(due: number): void {
+    this.now = due;
+    const rec = this.recordOfCurrent();
+    if (!this.current) return;
+    if (rec?.ending) {
+      this.recordDecides(due, { successCandidate: this.heldSettle });
+      return;
+    }
+    // The record never ended the turn while the screen's success waited: the screen's word.
+    if (this.heldSettle) this.releaseHeld(due, 'surface');
+  }
+
+  private releaseHeld(t: number, by: OutcomeWitness): void {
+    this.heldSettle = false;
+    const turn = this.current;
+    if (turn) {
+      this.o.onDisagreement?.({
+        t,
+        turnId: turn.id,
+        record: 'open',
+        screen: { phase: this.phase.state as TurnPhaseState, successCandidate: true },
+        decided: by,
+        evidence: null,
+      });
+    }
+    this.decide(t, by, () => this.send(t, { type: 'settle_window_elapsed', t }));
+  }
+
+  /** The record's ending becomes the open turn's outcome. */
+  private recordDecides(t: number, disagreed: { successCandidate: boolean } | null): void {
+    const rec = this.recordOfCurrent();
+    const turn = this.current;
+    if (!rec?.ending || !turn) return;
+    this.o.timers.clear(WITNESS_KEY);
+    this.heldSettle = false;
+    if (disagreed) {
+      this.o.onDisagreement?.({
+        t,
+        turnId: turn.id,
+        record: rec.ending.reason,
+        screen: {
+          phase: this.phase.state as TurnPhaseState,
+          successCandidate: disagreed.successCandidate || this.phase.context.settling !== null,
+        },
+        decided: 'record',
+        evidence: rec.endedBy,
+      });
+    }
+    const outcome = outcomeEventOf(rec.ending);
+    this.decide(t, 'record', () => this.send(t, { type: 'record_outcome', t, outcome }));
+  }
+
+  private decide(t: number, by: OutcomeWitness, send: () => void): void {
+    this.now = Math.max(this.now, t);
+    this.deciding = by;
+    try {
+      send();
+    } finally {
+      this.deciding = null;
+    }
+  }
+
+  /** Who decided an outcome the chart just reported. */
+  private witnessOf(outcome: string, startedAt: number): OutcomeWitness {
+    if (this.deciding) return this.deciding;
+    const rec = this.recordOf(startedAt);
+    const reason = OUTCOME_OF[outcome as keyof typeof OUTCOME_OF];
+    return rec?.ending && rec.ending.reason === reason ? 'both' : 'surface';
+  }
+
   private onOutcome(ev: Extract<TurnPhaseEmitted, { type: 'outcome' }>): void {
+    const witness =
+      ev.outcome === 'evt_success_retracted' ? null : this.witnessOf(ev.outcome, ev.startedAt);
+    const evidence =
+      witness && witness !== 'surface' ? this.recordOf(ev.startedAt)?.endedBy : undefined;
     const steps = this.last.send({
       type: ev.outcome,
       turnId: ev.turnId,
@@ -229,12 +528,22 @@ export class TurnDriver {
       const turn = { id: ev.turnId, source: ev.source, startedAt: ev.startedAt };
       this.o.onTurn({ kind: 'turn.reopened', t: ev.at, turn });
     } else {
+      this.lastWitness = witness;
+      this.screenOnly =
+        witness === 'surface'
+          ? { startedAt: ev.startedAt, reason: OUTCOME_OF[ev.outcome], at: ev.at }
+          : null;
+      // The screen's own outcome ends whatever the witness was waiting for.
+      this.o.timers.clear(WITNESS_KEY);
+      this.heldSettle = false;
       this.o.onTurn({
         kind: 'turn.ended',
         t: ev.at,
         turnId: ev.turnId,
         source: ev.source,
         outcome: OUTCOME_OF[ev.outcome],
+        ...(witness && this.o.witness && this.recordSeen ? { witness } : {}),
+        ...(evidence ? { record: evidence } : {}),
       });
     }
   }

@@ -66,6 +66,44 @@ const unrecognised = (id: string, frames: number): RecordDraft => ({
   screenHash: 'abcdef0123456789',
 });
 
+describe('paneward doctor: a session record stepped aside', () => {
+  it('names the terminal whose record held an unknown piece, until it is attached again', async () => {
+    const aside: RecordDraft = {
+      kind: 'anomaly',
+      anomaly: 'session_record_unknown',
+      terminalId: 'a',
+      t: 1,
+      tool: 'claude_code',
+      file: '/h/.claude/projects/-w/s.jsonl',
+      offset: 812,
+      why: 'line type "brand-new"',
+    };
+    const dataDir = await journalOf([
+      [T0, attached('a', 'claude_code', '2.1.330')],
+      [T0 + 1000, attached('b', 'claude_code', '2.1.330')],
+      [T0 + 2000, aside],
+      [T0 + 3000, { ...aside, terminalId: 'b' }],
+      [T0 + 4000, attached('b', 'claude_code', '2.1.330')],
+    ]);
+    const report = await diagnose({ dataDir, socketName: NO_SERVER }, new Date(T0 + 5000));
+    const [a, b] = report.terminals;
+    expect(a?.sessionRecordSteppedAside).toMatchObject({
+      file: '/h/.claude/projects/-w/s.jsonl',
+      offset: 812,
+      why: 'line type "brand-new"',
+    });
+    expect(b).not.toHaveProperty('sessionRecordSteppedAside');
+    expect(report.problems).toContainEqual(
+      expect.stringMatching(
+        /^a \(pw:a, claude_code 2\.1\.330\): its session record has a piece paneward does not know \(line type "brand-new", \/h\/\.claude\/projects\/-w\/s\.jsonl at 812, .*\); the screen alone decides its outcomes$/,
+      ),
+    );
+    expect(report.problems.some((p) => p.startsWith('b ') && p.includes('session record'))).toBe(
+      false,
+    );
+  });
+});
+
 describe('paneward doctor', () => {
   it('lists every supervised pane with its version, whether it is verified, and the last hour of unrecognised frames', async () => {
     const dataDir = await journalOf([

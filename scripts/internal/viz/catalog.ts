@@ -48,7 +48,13 @@ export const catalog: readonly CatalogEntry[] = [
   {
     machine: turnPhaseMachine,
     chart: turnPhaseSeed,
-    inputs: ['frame', 'turn_armed', 'settle_window_elapsed', 'stale_active_elapsed'],
+    inputs: [
+      'frame',
+      'turn_armed',
+      'settle_window_elapsed',
+      'stale_active_elapsed',
+      'record_outcome',
+    ],
     description: 'Turn phase: between turns, in a turn, or cannot tell. Statecharts §4.',
   },
   {

@@ -148,6 +148,7 @@ export const clineSessionRecord: SessionRecordReader = {
   tool: 'cline',
   kind: 'document',
   verifiedVersions: ['3.0.65'],
+  endings: ['success', 'known_failure'],
   locate: locateClineRecord,
   read: readClineRecord,
 };

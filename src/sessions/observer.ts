@@ -1,0 +1,249 @@
+import { matchTree, readProcessTree } from '../observe/process.js';
+import type {
+  RecordEvent,
+  RecordPosition,
+  SessionContext,
+  SessionRecordReader,
+} from '../profiles/session-record.js';
+import { readSessionContext } from './context.js';
+import { RecordFollower, type FollowerReport } from './follower.js';
+
+/**
+ * Which observer follows which record file: two panes of one CLI in one folder must each find
+ * their own, so a file one observer follows is never another's.
+ */
+export class ClaimRegistry {
+  private readonly owners = new Map<string, string>();
+
+  /** Claims `file` for `owner`; false when another owner holds it. */
+  claim(file: string, owner: string): boolean {
+    const held = this.owners.get(file);
+    if (held !== undefined && held !== owner) return false;
+    this.owners.set(file, owner);
+    return true;
+  }
+
+  /** Releases every file `owner` holds. */
+  release(owner: string): void {
+    for (const [file, o] of this.owners) if (o === owner) this.owners.delete(file);
+  }
+
+  /** The files other owners hold. */
+  othersThan(owner: string): Set<string> {
+    const out = new Set<string>();
+    for (const [file, o] of this.owners) if (o !== owner) out.add(file);
+    return out;
+  }
+
+  ownerOf(file: string): string | undefined {
+    return this.owners.get(file);
+  }
+}
+
+/** Where an observer is. */
+export type ObserverStatus =
+  /** Looking for the record (no agent process yet, or its record not written yet). */
+  | { state: 'searching' }
+  | { state: 'following'; file: string; pid: number }
+  /** A piece the reader does not know: the screen alone witnesses this terminal from now on. */
+  | { state: 'stepped_aside'; why: string; position: RecordPosition };
+
+/** What an observer tells its terminal. */
+export type ObserverReport =
+  | { type: 'status'; status: ObserverStatus }
+  | { type: 'events'; events: readonly RecordEvent[] }
+  | { type: 'reset'; why: 'replaced' | 'truncated'; file: string };
+
+export interface SessionObserverOptions {
+  /** The terminal this observer belongs to (the claim's owner). */
+  owner: string;
+  reader: SessionRecordReader;
+  /** The agent CLI's process names (the profile's). */
+  processNames: readonly string[];
+  claims: ClaimRegistry;
+  /** The pane's own process, or null when the pane is gone. */
+  panePid: () => Promise<number | null>;
+  report: (report: ObserverReport) => void;
+  /** How often the record is looked at without a change signalled, and a search retried, ms. */
+  pollMs?: number;
+  /** How often a search looks again, ms (default 200: a CLI writes its record as a turn starts). */
+  searchPollMs?: number;
+  /** How long a search goes on after it was asked for, ms (default 10 s). */
+  searchMs?: number;
+  /** How often the pane's agent process is checked for a restart, ms (default 2 s). */
+  processCheckMs?: number;
+  /** The agent CLI's process under the pane, or undefined (tests replace it). */
+  agentPid?: (panePid: number, processNames: readonly string[]) => Promise<number | undefined>;
+  /** Reads the process facts (tests replace it). */
+  readContext?: (
+    panePid: number,
+    processNames: readonly string[],
+    claimed: ReadonlySet<string>,
+  ) => Promise<SessionContext | null>;
+}
+
+/**
+ * The session-record witness of one terminal: finds the record of the CLI running in the pane
+ * (after each submitted turn, and whenever the pane's agent process changes), claims it, follows
+ * it, and reports its turn events. On the first piece the reader does not know it steps aside
+ * for good: no more events, and the terminal is witnessed by its screen alone.
+ */
+export class SessionObserver {
+  private statusNow: ObserverStatus = { state: 'searching' };
+  private follower: RecordFollower | null = null;
+  private searchUntil = 0;
+  private searchTimer: NodeJS.Timeout | null = null;
+  private processTimer: NodeJS.Timeout | null = null;
+  private locating: Promise<void> | null = null;
+  private stopped = false;
+  /** Records of this pane's earlier agent processes: a restarted CLI writes a new one. */
+  private readonly retired = new Set<string>();
+
+  constructor(private readonly o: SessionObserverOptions) {
+    this.processTimer = setInterval(() => void this.checkProcess(), o.processCheckMs ?? 2000);
+    this.processTimer.unref();
+  }
+
+  get status(): ObserverStatus {
+    return this.statusNow;
+  }
+
+  get reader(): SessionRecordReader {
+    return this.o.reader;
+  }
+
+  /**
+   * Looks for the record now and keeps looking (every `searchPollMs`, for `searchMs`) until it is
+   * found: called when a turn of this pane starts (the CLI may write its record only then). Only
+   * then: a CLI that keeps no file open is told apart from another pane's in the same folder by
+   * its record being the newest one written right after its own turn started.
+   */
+  locate(): Promise<void> {
+    if (this.stopped || this.statusNow.state === 'stepped_aside') return Promise.resolve();
+    this.searchUntil = Date.now() + (this.o.searchMs ?? 10_000);
+    return this.tryLocate();
+  }
+
+  /** Reads whatever the followed record has new (a turn just ended on screen). */
+  async refresh(): Promise<void> {
+    await this.follower?.check();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.dropFollower();
+    if (this.searchTimer) clearTimeout(this.searchTimer);
+    if (this.processTimer) clearInterval(this.processTimer);
+    this.searchTimer = this.processTimer = null;
+  }
+
+  private tryLocate(): Promise<void> {
+    this.locating ??= this.locateOnce().finally(() => {
+      this.locating = null;
+    });
+    return this.locating;
+  }
+
+  private async locateOnce(): Promise<void> {
+    const pane = await this.o.panePid().catch(() => null);
+    const claimed = this.o.claims.othersThan(this.o.owner);
+    for (const file of this.retired) claimed.add(file);
+    const context =
+      pane === null
+        ? null
+        : await (this.o.readContext ?? defaultContext)(pane, this.o.processNames, claimed).catch(
+            () => null,
+          );
+    if (this.stopped || this.statusNow.state === 'stepped_aside') return;
+    const current = this.statusNow.state === 'following' ? this.statusNow : null;
+    const file = context ? await this.o.reader.locate(context).catch(() => null) : null;
+    if (this.stopped || (this.statusNow as ObserverStatus).state === 'stepped_aside') return;
+    // The same process: keep its record, unless it started another (a new session, `/clear`).
+    if (context && current && current.pid === context.pid && (!file || file === current.file)) {
+      return;
+    }
+    if (current && context && current.pid !== context.pid) this.retired.add(current.file);
+    if (!context || !file || !this.o.claims.claim(file, this.o.owner)) {
+      if (current) {
+        this.dropFollower();
+        this.setStatus({ state: 'searching' });
+      }
+      this.scheduleSearch();
+      return;
+    }
+    this.dropFollower();
+    this.o.claims.claim(file, this.o.owner);
+    this.setStatus({ state: 'following', file, pid: context.pid });
+    this.follower = new RecordFollower({
+      file,
+      reader: this.o.reader,
+      pollMs: this.o.pollMs,
+      report: (r) => this.onFollower(file, r),
+    });
+    this.follower.start();
+  }
+
+  private scheduleSearch(): void {
+    if (this.searchTimer || Date.now() >= this.searchUntil) return;
+    this.searchTimer = setTimeout(() => {
+      this.searchTimer = null;
+      void this.tryLocate();
+    }, this.o.searchPollMs ?? 200);
+    this.searchTimer.unref();
+  }
+
+  /** A different agent process in the pane (a restart): its record is another file. */
+  private async checkProcess(): Promise<void> {
+    if (this.stopped || this.statusNow.state !== 'following') return;
+    const followed = this.statusNow.pid;
+    const pane = await this.o.panePid().catch(() => null);
+    const pid =
+      pane === null
+        ? undefined
+        : await (this.o.agentPid ?? defaultAgentPid)(pane, this.o.processNames).catch(
+            () => undefined,
+          );
+    if (pid === followed || this.statusNow.state !== 'following') return;
+    this.retired.add(this.statusNow.file);
+    this.dropFollower();
+    // Looked for again when this pane's next turn starts: looking now could take the record
+    // of another pane's CLI in the same folder (the newest file is not necessarily ours).
+    this.setStatus({ state: 'searching' });
+  }
+
+  private onFollower(file: string, r: FollowerReport): void {
+    if (this.stopped) return;
+    if (r.type === 'events') this.o.report({ type: 'events', events: r.events });
+    else if (r.type === 'reset') this.o.report({ type: 'reset', why: r.why, file });
+    else {
+      this.dropFollower();
+      this.setStatus({ state: 'stepped_aside', why: r.why, position: r.position });
+    }
+  }
+
+  private dropFollower(): void {
+    this.follower?.stop();
+    this.follower = null;
+    this.o.claims.release(this.o.owner);
+  }
+
+  private setStatus(status: ObserverStatus): void {
+    this.statusNow = status;
+    this.o.report({ type: 'status', status });
+  }
+}
+
+async function defaultAgentPid(
+  panePid: number,
+  processNames: readonly string[],
+): Promise<number | undefined> {
+  return matchTree(await readProcessTree(panePid), processNames)[0];
+}
+
+function defaultContext(
+  panePid: number,
+  processNames: readonly string[],
+  claimed: ReadonlySet<string>,
+): Promise<SessionContext | null> {
+  return readSessionContext(panePid, processNames, { claimed });
+}

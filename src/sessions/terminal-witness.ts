@@ -1,0 +1,70 @@
+import type { Observable } from 'rxjs';
+import { sessionRecordReader } from '../profiles/session-records.js';
+import type { TerminalState } from '../schemas/terminal-state.js';
+import {
+  DEFAULT_WITNESS_WINDOW_SECONDS,
+  type CompletionAuthority,
+  type WitnessConfig,
+} from '../terminal/witness.js';
+import { ClaimRegistry, SessionObserver, type ObserverReport } from './observer.js';
+
+/**
+ * The completion authority a terminal runs under (docs/witness.md): the one asked for (the
+ * attach request's, else the supervisor's), `both` by default where the tool has a
+ * session-record reader, and always `surface` where it has none.
+ */
+export function witnessConfigFor(
+  tool: string,
+  asked: CompletionAuthority | undefined,
+): WitnessConfig | undefined {
+  const reader = sessionRecordReader(tool);
+  if (!reader) return undefined;
+  const authority = asked ?? 'both';
+  if (authority === 'surface') return undefined;
+  return {
+    authority,
+    windowSeconds: DEFAULT_WITNESS_WINDOW_SECONDS,
+    ...(reader.endings ? { endings: reader.endings } : {}),
+  };
+}
+
+export interface TerminalWitnessOptions {
+  terminalId: string;
+  tool: string;
+  processNames: readonly string[];
+  claims: ClaimRegistry;
+  /** The pane's own process (from the latest probe), or null. */
+  panePid: () => number | null;
+  /** The terminal's public state: a new turn is when the record is looked for again. */
+  state$: Observable<TerminalState>;
+  report: (report: ObserverReport) => void;
+}
+
+/**
+ * The session-record observer of one live terminal, looking for the record whenever a turn
+ * starts (docs/witness.md). Returns what stops it.
+ */
+export function startTerminalWitness(o: TerminalWitnessOptions): () => void {
+  const reader = sessionRecordReader(o.tool);
+  if (!reader) return () => undefined;
+  const observer = new SessionObserver({
+    owner: o.terminalId,
+    reader,
+    processNames: o.processNames,
+    claims: o.claims,
+    panePid: () => Promise.resolve(o.panePid()),
+    report: o.report,
+  });
+  let turn: string | null = null;
+  const sub = o.state$.subscribe((s) => {
+    const id = s.turn.current?.id ?? null;
+    if (id !== null && id !== turn) void observer.locate();
+    turn = id;
+  });
+  return () => {
+    sub.unsubscribe();
+    observer.stop();
+  };
+}
+
+export { ClaimRegistry };

@@ -1,0 +1,167 @@
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { SessionContext, SessionRecordReader } from '../../src/profiles/session-record.js';
+import {
+  ClaimRegistry,
+  SessionObserver,
+  type ObserverReport,
+} from '../../src/sessions/observer.js';
+
+const root = resolve('.tmp/test-observer', String(process.pid));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** Locates like a CLI that keeps one file per session in its folder: newest unclaimed first. */
+function folderReader(folder: string): SessionRecordReader {
+  return {
+    tool: 'test',
+    kind: 'jsonl',
+    verifiedVersions: [],
+    async locate(ctx) {
+      const { readdirSync, statSync } = await import('node:fs');
+      const files = readdirSync(folder)
+        .map((n) => join(folder, n))
+        .filter((f) => !ctx.claimed.has(f))
+        .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+      return files[0] ?? null;
+    },
+    read(piece, position) {
+      if (piece === 'start') return { events: [{ type: 'turn_started', event: piece, position }] };
+      if (piece === 'end')
+        return {
+          events: [{ type: 'turn_ended', ending: { reason: 'success' }, event: piece, position }],
+        };
+      return { unknown: `line ${piece}` };
+    },
+  };
+}
+
+const observers: SessionObserver[] = [];
+afterEach(() => observers.splice(0).forEach((o) => o.stop()));
+
+function observe(
+  owner: string,
+  reader: SessionRecordReader,
+  claims: ClaimRegistry,
+  pid = { v: 100 },
+) {
+  const reports: ObserverReport[] = [];
+  const context = (claimed: ReadonlySet<string>): SessionContext => ({
+    pid: pid.v,
+    cwd: '/w',
+    env: {},
+    openFiles: [],
+    startedAtMs: 0,
+    claimed,
+  });
+  const o = new SessionObserver({
+    owner,
+    reader,
+    processNames: ['x'],
+    claims,
+    panePid: () => Promise.resolve(1),
+    report: (r) => reports.push(r),
+    pollMs: 30,
+    processCheckMs: 40,
+    agentPid: () => Promise.resolve(pid.v),
+    readContext: (_p, _n, claimed) => Promise.resolve(context(claimed)),
+  });
+  observers.push(o);
+  const events = () =>
+    reports.flatMap((r) => (r.type === 'events' ? r.events.map((e) => e.event) : []));
+  return { o, reports, events };
+}
+
+const until = async (cond: () => boolean, ms = 3000) => {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+describe('SessionObserver', () => {
+  it('keeps looking after a submit until the record appears, then follows it', async () => {
+    const folder = join(root, 'late');
+    mkdirSync(folder, { recursive: true });
+    const claims = new ClaimRegistry();
+    const { o, events } = observe('t1', folderReader(folder), claims);
+    await o.locate();
+    expect(o.status).toEqual({ state: 'searching' });
+    const file = join(folder, 's1.jsonl');
+    writeFileSync(file, 'start\n');
+    await until(() => o.status.state === 'following');
+    expect(o.status).toEqual({ state: 'following', file, pid: 100 });
+    await until(() => events().length === 1);
+    appendFileSync(file, 'end\n');
+    await until(() => events().length === 2);
+    expect(claims.ownerOf(file)).toBe('t1');
+  });
+
+  it('gives two panes of one CLI in one folder a file each, never the same', async () => {
+    const folder = join(root, 'two');
+    mkdirSync(folder, { recursive: true });
+    const claims = new ClaimRegistry();
+    const reader = folderReader(folder);
+    const a = observe('a', reader, claims, { v: 1 });
+    const b = observe('b', reader, claims, { v: 2 });
+    writeFileSync(join(folder, 'first.jsonl'), 'start\n');
+    await a.o.locate();
+    // Both look at once while only one file exists: one of them must wait for its own.
+    await b.o.locate();
+    expect(b.o.status).toEqual({ state: 'searching' });
+    writeFileSync(join(folder, 'second.jsonl'), 'start\n');
+    await until(() => b.o.status.state === 'following');
+    const fileOf = (o: SessionObserver) => (o.status.state === 'following' ? o.status.file : '');
+    expect(fileOf(a.o)).toBe(join(folder, 'first.jsonl'));
+    expect(fileOf(b.o)).toBe(join(folder, 'second.jsonl'));
+  });
+
+  it('finds the new record when the CLI in the pane is restarted', async () => {
+    const folder = join(root, 'restart');
+    mkdirSync(folder, { recursive: true });
+    const claims = new ClaimRegistry();
+    const pid = { v: 10 };
+    const { o } = observe('t', folderReader(folder), claims, pid);
+    writeFileSync(join(folder, 'old.jsonl'), 'start\n');
+    await o.locate();
+    expect(o.status).toMatchObject({ file: join(folder, 'old.jsonl'), pid: 10 });
+    await new Promise((r) => setTimeout(r, 20));
+    writeFileSync(join(folder, 'new.jsonl'), 'start\n');
+    pid.v = 11; // another process in the pane
+    await until(() => o.status.state === 'searching');
+    await o.locate(); // its first turn starts
+    await until(() => o.status.state === 'following' && o.status.pid === 11);
+    expect(o.status).toMatchObject({ file: join(folder, 'new.jsonl') });
+    // The old process's record is never taken again, even when it is the newest file.
+    await new Promise((r) => setTimeout(r, 20));
+    appendFileSync(join(folder, 'old.jsonl'), 'start\n');
+    pid.v = 12;
+    await until(() => o.status.state === 'searching');
+    await o.locate();
+    expect(o.status).toEqual({ state: 'searching' });
+    expect(claims.ownerOf(join(folder, 'old.jsonl'))).toBeUndefined();
+  });
+
+  it('steps aside for good at an unknown line', async () => {
+    const folder = join(root, 'unknown');
+    mkdirSync(folder, { recursive: true });
+    const file = join(folder, 's.jsonl');
+    writeFileSync(file, 'start\nsomething new\n');
+    const { o, reports, events } = observe('t', folderReader(folder), new ClaimRegistry());
+    await o.locate();
+    await until(() => o.status.state === 'stepped_aside');
+    expect(o.status).toEqual({
+      state: 'stepped_aside',
+      why: 'line something new',
+      position: { file, offset: 6 },
+    });
+    appendFileSync(file, 'end\n');
+    await o.locate();
+    await new Promise((r) => setTimeout(r, 150));
+    expect(events()).toEqual(['start']);
+    expect(
+      reports.filter((r) => r.type === 'status').map((r) => r.type === 'status' && r.status.state),
+    ).toEqual(['following', 'stepped_aside']);
+  });
+});

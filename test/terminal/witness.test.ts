@@ -1,0 +1,348 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createActor } from 'xstate';
+import { lastTurnMachine } from '../../machines/lastTurn.js';
+import { turnPhaseMachine } from '../../machines/turnPhase.js';
+import { InspectionHub } from '../../src/kernel/chart-runner.js';
+import { Timers } from '../../src/kernel/timers.js';
+import { VirtualClock } from '../../src/kernel/virtual-time.js';
+import type { RecordedEnding, RecordEvent } from '../../src/profiles/session-record.js';
+import type { TurnSignals } from '../../src/schemas/signals.js';
+import {
+  TurnDriver,
+  type TurnLifecycle,
+  type WitnessDisagreement,
+} from '../../src/terminal/turn-driver.js';
+import type { CompletionAuthority } from '../../src/terminal/witness.js';
+
+const IDLE: TurnSignals = {
+  acceptingInput: 'yes',
+  editingInput: 'no',
+  readyPosture: 'yes',
+  activeReasons: [],
+  interrupted: false,
+  knownFailure: null,
+  successCandidate: false,
+  blockedPrompt: null,
+  ambiguous: false,
+  chatContext: 'current',
+};
+const SETTLE = 1;
+const WINDOW = 3;
+const T0 = 1_800_000_000; // observation seconds (epoch seconds live)
+
+/** The turn charts on virtual time with a completion witness, fed frames and record events. */
+function harness(
+  authority: CompletionAuthority | null,
+  endings?: readonly RecordedEnding['reason'][],
+) {
+  const clock = new VirtualClock();
+  const timers = new Timers(clock.scheduler);
+  const hub = new InspectionHub();
+  const turnPhase = createActor(turnPhaseMachine, {
+    input: { settleSeconds: SETTLE, staleActiveSeconds: 30 },
+    inspect: hub.inspect,
+  }).start();
+  const lastTurn = createActor(lastTurnMachine, { inspect: hub.inspect }).start();
+  const turns: TurnLifecycle[] = [];
+  const disagreements: WitnessDisagreement[] = [];
+  const driver = new TurnDriver({
+    turnPhase,
+    lastTurn,
+    hub,
+    timers,
+    nextTurnId: () => 'turn-x',
+    onTransition: () => undefined,
+    onTurn: (ev) => turns.push(ev),
+    ...(authority
+      ? { witness: { authority, windowSeconds: WINDOW, ...(endings ? { endings } : {}) } }
+      : {}),
+    onDisagreement: (d) => disagreements.push(d),
+  });
+  let t = T0;
+  let text = '> prompt';
+  const h = {
+    get t() {
+      return t;
+    },
+    turns,
+    disagreements,
+    driver,
+    wait(dt: number) {
+      t += dt;
+      clock.advanceTo(t);
+      timers.advanceTo(t);
+    },
+    frame(signals: Partial<TurnSignals> = {}) {
+      h.wait(0.25);
+      driver.frame(t, { available: true, signals: { ...IDLE, ...signals }, projectionText: text });
+    },
+    reply() {
+      text += '\n● reply';
+    },
+    arm() {
+      h.frame();
+      h.wait(0.25);
+      driver.armExplicit(t, 'turn-1');
+      driver.recordAvailable(t, true);
+      h.record({ type: 'turn_started', event: 'user', position: { file: '/r', offset: 0 } });
+    },
+    record(e: RecordEvent) {
+      driver.recordEvent(t, { ...e, atMs: t * 1000 } as RecordEvent);
+    },
+    ended(ending: RecordedEnding, offset = 100) {
+      h.record({ type: 'turn_ended', ending, event: 'end', position: { file: '/r', offset } });
+    },
+    ends() {
+      return turns.flatMap((x) =>
+        x.kind === 'turn.ended'
+          ? [{ outcome: x.outcome, witness: x.witness, at: +(x.t - T0).toFixed(2) }]
+          : [],
+      );
+    },
+    dispose() {
+      driver.stop();
+      timers.dispose();
+      turnPhase.stop();
+      lastTurn.stop();
+    },
+  };
+  return h;
+}
+
+let current: ReturnType<typeof harness> | null = null;
+const make = (a: CompletionAuthority | null) => (current = harness(a));
+afterEach(() => current?.dispose());
+
+/** A reply that streams for a while and then stands as a success candidate. */
+function streamThenCandidate(h: ReturnType<typeof harness>) {
+  h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+  h.reply();
+  h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+  h.frame({ successCandidate: true });
+}
+
+describe('completion witness: both', () => {
+  it('settles a success at once when the record ended the turn and the screen is a candidate', () => {
+    const h = make('both');
+    h.arm();
+    streamThenCandidate(h);
+    const candidateAt = h.t;
+    h.wait(0.1);
+    h.ended({ reason: 'success' });
+    expect(h.ends()).toEqual([{ outcome: 'success', witness: 'both', at: +(h.t - T0).toFixed(2) }]);
+    // Sooner than the screen alone, which waits out the settle window.
+    expect(h.t - candidateAt).toBeLessThan(SETTLE);
+    expect(h.driver.snapshot().lastTurn).toMatchObject({ result: 'success', witness: 'both' });
+  });
+
+  it('never later than the screen alone: the record ending first, the candidate settles on sight', () => {
+    const surface = make(null);
+    surface.arm();
+    streamThenCandidate(surface);
+    surface.wait(2);
+    const alone = surface.ends()[0]!.at;
+    surface.dispose();
+    const h = make('both');
+    h.arm();
+    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    h.reply();
+    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    h.ended({ reason: 'success' }); // the stream ended while the CLI still draws
+    h.frame({ successCandidate: true });
+    h.wait(2);
+    expect(h.ends()).toHaveLength(1);
+    expect(h.ends()[0]!.at).toBeLessThan(alone);
+    expect(h.ends()[0]!.witness).toBe('both');
+  });
+
+  it('holds the screen success while the record is open, and lets it stand after the window', () => {
+    const h = make('both');
+    h.arm();
+    streamThenCandidate(h);
+    h.wait(SETTLE + 0.5);
+    expect(h.ends()).toEqual([]); // the record has not ended the turn
+    h.wait(WINDOW);
+    expect(h.ends()).toEqual([expect.objectContaining({ outcome: 'success', witness: 'surface' })]);
+    expect(h.disagreements).toEqual([
+      expect.objectContaining({ record: 'open', decided: 'surface', evidence: null }),
+    ]);
+  });
+
+  it('does not hold the screen success for a record that cannot tell one (Gemini CLI)', () => {
+    const h = (current = harness('both', ['interrupted', 'known_failure']));
+    h.arm();
+    streamThenCandidate(h);
+    const candidateAt = h.t;
+    h.wait(SETTLE + 0.5);
+    const ends = h.ends();
+    expect(ends).toEqual([expect.objectContaining({ outcome: 'success', witness: 'surface' })]);
+    // Settled when the settle window ran out, as from the screen alone: not a window later.
+    expect(ends[0]!.at).toBeLessThanOrEqual(+(candidateAt + SETTLE + 0.01 - T0).toFixed(2));
+    expect(h.disagreements).toEqual([]);
+  });
+
+  it('the record wins after the window when the screen never shows the end (Cline)', () => {
+    const h = make('both');
+    h.arm();
+    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    h.reply();
+    h.ended({ reason: 'success' }, 4242);
+    // The screen keeps reading "working": no candidate ever.
+    for (let i = 0; i < 4; i += 1) h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    expect(h.ends()).toEqual([]);
+    h.wait(WINDOW);
+    expect(h.ends()).toEqual([expect.objectContaining({ outcome: 'success', witness: 'record' })]);
+    expect(h.disagreements).toEqual([
+      expect.objectContaining({
+        record: 'success',
+        decided: 'record',
+        screen: { phase: 'active', successCandidate: false },
+        evidence: { file: '/r', offset: 4242, event: 'end' },
+      }),
+    ]);
+    const ended = h.turns.find((x) => x.kind === 'turn.ended');
+    expect(ended).toMatchObject({ record: { file: '/r', offset: 4242, event: 'end' } });
+  });
+
+  it('a success the record wrote agrees with a screen at a ready idle prompt (no candidate drawn)', () => {
+    const h = make('both');
+    h.arm();
+    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    h.reply();
+    // An idle prompt that is not a success candidate (the way Cline draws any finished turn).
+    h.frame({});
+    h.ended({ reason: 'success' });
+    expect(h.ends()).toEqual([{ outcome: 'success', witness: 'both', at: +(h.t - T0).toFixed(2) }]);
+    expect(h.disagreements).toEqual([]);
+  });
+
+  it('the record ending first, the next ready frame agrees at once', () => {
+    const h = make('both');
+    h.arm();
+    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    h.ended({ reason: 'success' });
+    expect(h.ends()).toEqual([]);
+    h.reply();
+    h.frame({});
+    expect(h.ends()).toEqual([expect.objectContaining({ outcome: 'success', witness: 'both' })]);
+  });
+
+  it('an interruption the record wrote and the screen showed is decided by both', () => {
+    const h = make('both');
+    h.arm();
+    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    h.reply();
+    h.ended({ reason: 'interrupted' });
+    h.frame({ interrupted: true });
+    expect(h.ends()).toEqual([
+      expect.objectContaining({ outcome: 'interrupted', witness: 'both' }),
+    ]);
+    expect(h.disagreements).toEqual([]);
+  });
+
+  it('a screen interruption the record confirms within the window becomes both', () => {
+    const h = make('both');
+    h.arm();
+    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    h.reply();
+    h.frame({ interrupted: true });
+    expect(h.driver.snapshot().lastTurn).toMatchObject({
+      result: 'interrupted',
+      witness: 'surface',
+    });
+    h.wait(0.5);
+    h.ended({ reason: 'interrupted' });
+    expect(h.driver.snapshot().lastTurn).toMatchObject({ result: 'interrupted', witness: 'both' });
+  });
+
+  it('a record ending that differs from the screen, or comes too late, confirms nothing', () => {
+    const h = make('both');
+    h.arm();
+    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    h.frame({ interrupted: true });
+    h.ended({ reason: 'success' });
+    expect(h.driver.snapshot().lastTurn.witness).toBe('surface');
+  });
+
+  it('a screen success the record says was interrupted is the record’s interruption', () => {
+    const h = make('both');
+    h.arm();
+    streamThenCandidate(h);
+    h.wait(SETTLE + 0.1); // held: the record is open
+    h.ended({ reason: 'interrupted' });
+    expect(h.ends()).toEqual([
+      expect.objectContaining({ outcome: 'interrupted', witness: 'record' }),
+    ]);
+    expect(h.disagreements[0]).toMatchObject({
+      record: 'interrupted',
+      screen: { successCandidate: true },
+    });
+  });
+
+  it('a known failure only the record names wins after the window', () => {
+    const h = make('both');
+    h.arm();
+    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    h.ended({ reason: 'known_failure', kind: 'server_error' });
+    h.frame({});
+    h.wait(WINDOW + 0.1);
+    expect(h.ends()).toEqual([
+      expect.objectContaining({ outcome: 'known_failure', witness: 'record' }),
+    ]);
+  });
+
+  it('a record ending of an earlier turn is not this turn’s', () => {
+    const h = make('both');
+    h.frame();
+    h.driver.recordAvailable(h.t, true);
+    h.record({ type: 'turn_started', event: 'user', position: { file: '/r', offset: 0 } });
+    h.ended({ reason: 'success' });
+    h.wait(10);
+    h.driver.armExplicit(h.t, 'turn-1');
+    streamThenCandidate(h);
+    h.wait(0.2);
+    expect(h.ends()).toEqual([]); // the screen alone: its settle window still runs
+    h.wait(SETTLE);
+    expect(h.ends()).toEqual([expect.objectContaining({ outcome: 'success', witness: 'surface' })]);
+  });
+
+  it('the record stepping aside hands a held success back to the screen', () => {
+    const h = make('both');
+    h.arm();
+    streamThenCandidate(h);
+    h.wait(SETTLE + 0.1);
+    expect(h.ends()).toEqual([]);
+    h.driver.recordAvailable(h.t, false);
+    expect(h.ends()).toEqual([expect.objectContaining({ outcome: 'success', witness: 'surface' })]);
+  });
+});
+
+describe('completion witness: markers and surface', () => {
+  it('markers: the record decides the outcome at once', () => {
+    const h = make('markers');
+    h.arm();
+    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    h.ended({ reason: 'known_failure', kind: 'rate_limit' });
+    expect(h.ends()).toEqual([
+      expect.objectContaining({
+        outcome: 'known_failure',
+        witness: 'record',
+        at: +(h.t - T0).toFixed(2),
+      }),
+    ]);
+    expect(h.disagreements).toEqual([]);
+  });
+
+  it('surface: record events change nothing', () => {
+    const h = make('surface');
+    h.arm();
+    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    h.ended({ reason: 'interrupted' });
+    h.wait(WINDOW + 1);
+    expect(h.ends()).toEqual([]);
+    h.reply();
+    h.frame({ successCandidate: true });
+    h.wait(SETTLE + 0.1);
+    expect(h.ends()).toEqual([expect.objectContaining({ outcome: 'success', witness: 'surface' })]);
+  });
+});
