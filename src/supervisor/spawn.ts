@@ -26,7 +26,7 @@ import {
   StopInput,
   type Spawned,
   type StopAnswer,
-} from '../schemas/operations/spawn.js';
+} from '../schemas/spawn.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import type { TerminalCommands } from '../terminal/commands.js';
 import type { AttachRequest } from './options.js';

@@ -41,7 +41,7 @@ import {
 } from './options.js';
 import { ToolCatalog } from './tools.js';
 import { Spawner } from './spawn.js';
-import type { Spawned, SpawnRequest, StopAnswer, StopInput } from '../schemas/operations/spawn.js';
+import type { Spawned, SpawnRequest, StopAnswer, StopInput } from '../schemas/spawn.js';
 import { answered, waitForTurn } from './turns.js';
 import type { z } from 'zod';
 

@@ -37,7 +37,7 @@ describe('the import graph of src/', () => {
       expect(r.upward).toEqual(
         expect.arrayContaining([
           { from: 'fleet/view.ts', to: 'server/app.ts', why: 'fleet/ → server/' },
-          { from: 'schemas/record.ts', to: 'cli/main.ts', why: 'schemas → cli' },
+          { from: 'schemas/record.ts', to: 'cli/main.ts', why: 'schemas → cli, mcp' },
         ]),
       );
       expect(r.upward).toHaveLength(2);

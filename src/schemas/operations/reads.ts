@@ -3,7 +3,7 @@ import { Operations } from '../../supervisor/operations.js';
 import { JournalRecord } from '../record.js';
 import { TerminalState } from '../terminal-state.js';
 import { HostId } from './contract.js';
-import { Spawned } from './spawned.js';
+import { Spawned } from '../spawn.js';
 
 /**
  * The observer's own health (`observer_lagging`): whether paneward falls behind sampling its
