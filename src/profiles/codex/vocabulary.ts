@@ -36,6 +36,12 @@ export interface CodexVocabulary {
   failures: ReadonlyArray<{ kind: FailureKind; re: RegExp }>;
 }
 
+/**
+ * The duration after `Worked for`: `<1s` under a second, else whole units largest first, with or
+ * without zero padding (`2s`, `1m 2s`, `1m 02s`, `1h 2m 3s`), trailing units optional (`1m`, `1h 2m`).
+ */
+const WORKED_FOR = String.raw`(?:<1s|\d+h(?: \d+m)?(?: \d+s)?|\d+m(?: \d+s)?|\d+s)`;
+
 /** Codex CLI 0.169.0. */
 export const CODEX_0_169: CodexVocabulary = {
   // startup, normal-turn: the empty composer.
@@ -62,8 +68,11 @@ export const CODEX_0_169: CodexVocabulary = {
   // cli-exit: the popup over the composer while `/quit` is typed.
   slashPopupEntry: /^[› ] \/[a-z][\w-]*(?: {2,}\S.*)?$/,
   // normal-turn: `  Worked for 2s • 08:36`; the rule-drawn form `─ Worked for 2s ───` is taken as well.
-  turnFinished:
-    /^(?: {2}Worked for (?:\d+h )?(?:\d+m )?\d+s • \S+|─+ Worked for (?:\d+h )?(?:\d+m )?\d+s(?: ─+)?)$/,
+  // quick-turn: `Worked for <1s`; minute-turn: `Worked for 1m 2s`. Hours, and minutes or hours with
+  // no trailing units (`1m`, `1h 2m`), are taken too: see WORKED_FOR.
+  turnFinished: new RegExp(
+    `^(?: {2}Worked for ${WORKED_FOR} • \\S+|─+ Worked for ${WORKED_FOR}(?: ─+)?)$`,
+  ),
   // interrupted: `■ Conversation interrupted - tell the model what to do differently.`
   interrupted: /^■ Conversation interrupted\b/,
   // error-500, error-429-rate-limit, error-529-overloaded.
