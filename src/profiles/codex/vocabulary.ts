@@ -37,10 +37,11 @@ export interface CodexVocabulary {
 }
 
 /**
- * The duration after `Worked for`: `<1s` under a second, else whole units largest first, with or
- * without zero padding (`2s`, `1m 2s`, `1m 02s`, `1h 2m 3s`), trailing units optional (`1m`, `1h 2m`).
+ * The duration after `Worked for`, as Codex 0.169.0's formatter writes it from whole seconds:
+ * `<1s` for 0, else `{s}s`, `{m}m {s}s` or `{h}h {m}m {s}s`, unpadded (`1m 0s`, `1h 0m 5s`).
+ * Zero-padded numbers (`1m 02s`, as the status line writes them) are taken as well.
  */
-const WORKED_FOR = String.raw`(?:<1s|\d+h(?: \d+m)?(?: \d+s)?|\d+m(?: \d+s)?|\d+s)`;
+const WORKED_FOR = String.raw`(?:<1s|(?:\d+h )?(?:\d+m )?\d+s)`;
 
 /** Codex CLI 0.169.0. */
 export const CODEX_0_169: CodexVocabulary = {
@@ -68,8 +69,7 @@ export const CODEX_0_169: CodexVocabulary = {
   // cli-exit: the popup over the composer while `/quit` is typed.
   slashPopupEntry: /^[› ] \/[a-z][\w-]*(?: {2,}\S.*)?$/,
   // normal-turn: `  Worked for 2s • 08:36`; the rule-drawn form `─ Worked for 2s ───` is taken as well.
-  // quick-turn: `Worked for <1s`; minute-turn: `Worked for 1m 2s`. Hours, and minutes or hours with
-  // no trailing units (`1m`, `1h 2m`), are taken too: see WORKED_FOR.
+  // quick-turn: `Worked for <1s`; minute-turn: `Worked for 1m 2s` (see WORKED_FOR).
   turnFinished: new RegExp(
     `^(?: {2}Worked for ${WORKED_FOR} • \\S+|─+ Worked for ${WORKED_FOR}(?: ─+)?)$`,
   ),

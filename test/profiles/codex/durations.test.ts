@@ -4,10 +4,10 @@ import { createCodexProfile } from '../../../src/profiles/codex/index.js';
 import { ProfileResult } from '../../../src/schemas/signals.js';
 import { recordedScreen, replaceRows } from '../real-frame.js';
 
-// Codex 0.169.0 ends a turn with `  Worked for <duration> • <clock>`. A turn under a second
-// reads `<1s` (quick-turn); otherwise seconds (`2s`), then minutes and seconds unpadded
-// (`1m 2s`, minute-turn; the status line pads them: `1m 00s`), then hours. Every form with or
-// without the zero padding, with or without the trailing zero units, must end the turn.
+// Codex 0.169.0 ends a turn with `  Worked for <duration> • <clock>`. Its formatter takes whole
+// seconds: 0 reads `<1s` (quick-turn), under a minute `{s}s`, under an hour `{m}m {s}s` (`1m 2s`,
+// minute-turn), else `{h}h {m}m {s}s`, all unpadded. Every one of them must end the turn; the
+// zero-padded form the status line uses (`1m 00s`) is taken too.
 const profile = createCodexProfile('0.169.0');
 const parse = (text: string) => ProfileResult.parse(profile.parse({ text }));
 
@@ -16,8 +16,9 @@ const quick = () => recordedScreen('codex', 'quick-turn', -1);
 const SUMMARY_ROW = 10;
 const withSummary = (line: string) => replaceRows(quick(), [[SUMMARY_ROW, '  Worked for', line]]);
 
-/** A duration of `s` whole seconds in the compact form, padded or not. */
+/** A duration of `s` whole seconds as Codex's formatter writes it (or zero-padded). */
 function compactDuration(s: number, padded: boolean): string {
+  if (s === 0) return '<1s';
   if (s < 60) return `${s}s`;
   const pad = (n: number) => (padded ? String(n).padStart(2, '0') : String(n));
   if (s < 3600) return `${Math.floor(s / 60)}m ${pad(s % 60)}s`;
@@ -45,13 +46,10 @@ describe('codex: the end-of-turn summary in every duration form', () => {
     '0s',
     '2s',
     '59s',
-    '1m',
     '1m 0s',
     '1m 2s',
     '1m 05s',
     '59m 59s',
-    '1h',
-    '1h 2m',
     '1h 0m 5s',
     '1h 00m 00s',
     '12h 03m 07s',
@@ -62,7 +60,7 @@ describe('codex: the end-of-turn summary in every duration form', () => {
     );
   });
 
-  it('any whole-second duration in the compact form ends the turn', () => {
+  it('any duration the Codex formatter can write ends the turn', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 200_000 }), fc.boolean(), (s, padded) => {
         const r = parse(withSummary(`  Worked for ${compactDuration(s, padded)} • 03:15`));
@@ -79,6 +77,8 @@ describe('codex: the end-of-turn summary in every duration form', () => {
     '  Worked for < 1s • 03:15',
     '  Worked for 1.5s • 03:15',
     '  Worked for <1m • 03:15',
+    '  Worked for 1m • 03:15',
+    '  Worked for 1h 2m • 03:15',
   ])('a reply row `%s` is not the summary', (line) => {
     const r = parse(withSummary(line));
     expect(r.evidence.rule).not.toBe('finished');
