@@ -6,6 +6,9 @@ import { lastNonBlank, screenLines } from '../internal/lines.js';
 import type { Screen } from '../types.js';
 import type { ClineVocabulary } from './vocabulary.js';
 
+/** A row holding nothing but the scroll bar's blocks. */
+const SCROLL_BAR_ONLY = /^\s*[▀▄█]+\s*$/;
+
 /**
  * The latest turn's outcome. Only an error is told apart: a finished reply and one cut short by
  * Escape are drawn alike (` * …`, no note of the interrupt), so neither is guessed.
@@ -78,6 +81,7 @@ export function readClineScreen(screen: Screen, v: ClineVocabulary): ScreenReadi
       .join('\n')
       .trim(),
     live: [...lines.slice(Math.max(0, box.top - 3), box.top), ...lines.slice(box.bottom + 1)],
-    spinnerPlace: [lastNonBlank(lines.slice(0, box.top))],
+    // The scroll bar Cline draws down the right edge (`▄`, `█` alone on a row) is not the spinner.
+    spinnerPlace: [lastNonBlank(transcript.filter((l) => !SCROLL_BAR_ONLY.test(l)))],
   };
 }

@@ -36,6 +36,13 @@ export interface CodexVocabulary {
   failures: ReadonlyArray<{ kind: FailureKind; re: RegExp }>;
 }
 
+/**
+ * The duration after `Worked for`, as Codex 0.169.0's formatter writes it from whole seconds:
+ * `<1s` for 0, else `{s}s`, `{m}m {s}s` or `{h}h {m}m {s}s`, unpadded (`1m 0s`, `1h 0m 5s`).
+ * Zero-padded numbers (`1m 02s`, as the status line writes them) are taken as well.
+ */
+const WORKED_FOR = String.raw`(?:<1s|(?:\d+h )?(?:\d+m )?\d+s)`;
+
 /** Codex CLI 0.169.0. */
 export const CODEX_0_169: CodexVocabulary = {
   // startup, normal-turn: the empty composer.
@@ -62,8 +69,10 @@ export const CODEX_0_169: CodexVocabulary = {
   // cli-exit: the popup over the composer while `/quit` is typed.
   slashPopupEntry: /^[› ] \/[a-z][\w-]*(?: {2,}\S.*)?$/,
   // normal-turn: `  Worked for 2s • 08:36`; the rule-drawn form `─ Worked for 2s ───` is taken as well.
-  turnFinished:
-    /^(?: {2}Worked for (?:\d+h )?(?:\d+m )?\d+s • \S+|─+ Worked for (?:\d+h )?(?:\d+m )?\d+s(?: ─+)?)$/,
+  // quick-turn: `Worked for <1s`; minute-turn: `Worked for 1m 2s` (see WORKED_FOR).
+  turnFinished: new RegExp(
+    `^(?: {2}Worked for ${WORKED_FOR} • \\S+|─+ Worked for ${WORKED_FOR}(?: ─+)?)$`,
+  ),
   // interrupted: `■ Conversation interrupted - tell the model what to do differently.`
   interrupted: /^■ Conversation interrupted\b/,
   // error-500, error-429-rate-limit, error-529-overloaded.

@@ -159,6 +159,24 @@ const SCENARIOS: Record<string, Scenario> = {
       await sleep(3000);
     },
   },
+  // A reply that ends well under a second after the prompt: Codex prints `Worked for <1s`.
+  'quick-turn': {
+    async run(ctx) {
+      await simpleTurn(ctx, 'say hi', { text: 'Hi.', chunkDelayMs: 0 }, 1);
+      await sleep(3000);
+    },
+  },
+  // A reply that takes over a minute: Codex prints `Worked for 1m 02s`.
+  'minute-turn': {
+    async run(ctx) {
+      const plan = { text: REPLY, delayMs: 61_000, chunkDelayMs: 60 };
+      ctx.server.enqueue(plan);
+      await ctx.submit('take your time');
+      await ctx.turnsEnded(1, 90_000);
+      await ctx.idle();
+      await sleep(3000);
+    },
+  },
   'long-turn-pause': {
     async run(ctx) {
       const plan = { text: REPLY, chunkDelayMs: 120, pauses: [{ afterChunk: 6, ms: 6000 }] };

@@ -10,6 +10,10 @@ export const codex: ToolExpectations = {
   scenarios: {
     startup: { turns: [], final: READY },
     'normal-turn': { turns: ['success'], final: READY },
+    // A reply that ends under a second after the prompt: `Worked for <1s`.
+    'quick-turn': { turns: ['success'], final: READY },
+    // A reply that starts after a minute: `Worked for 1m 2s` (the status line reads `1m 02s`).
+    'minute-turn': { turns: ['success'], final: READY },
     'long-turn-pause': { turns: ['success'], final: READY },
     'two-turns': { turns: ['success', 'success'], final: READY },
     interrupted: { turns: ['interrupted'], final: READY },
