@@ -30,9 +30,9 @@ describeLiveAgent({
   },
   permission: clineAgent.permission,
   // Cline draws a finished reply and an interrupted one alike (its interrupt leaves no mark), so
-  // the screen is no evidence of success: the suite checks that paneward claims none and that
-  // readiness comes back to `ready`. Whether the turn is closed (phase `ready`, no outcome) or
-  // still open depends on the turn chart's stale-prompt rule, so the suite does not insist.
+  // the screen is no evidence of success. Its session record is: a finished reply is a success
+  // once the record has it (the suite checks it, and which witness decided); an interrupted
+  // turn, which the record does not mark either, is never claimed a success.
   replyOutcome: 'no_evidence',
   notices: clineAgent.notices,
   stopDaemons: (scratch) => clineAgent.stopDaemons!(options(scratch)),
