@@ -85,10 +85,16 @@ interface Owned {
 
 /** How long a gone process may wait for tmux to mark its pane dead before it is decided without. */
 const UNREAPED_GRACE_MS = 3000;
+/** How long a process whose terminal closed may take to end before it is decided without it. */
+const EXITING_GRACE_MS = 15_000;
+/** How soon to look again meanwhile. */
+const UNREAPED_RECHECK_MS = 100;
 
 interface PaneFacts {
   dead: boolean;
-  /** tmux itself marked the pane dead (its exit status and signal are then known). */
+  /** The pane's process still runs (it may, a while after its terminal closed). */
+  processAlive: boolean;
+  /** tmux knows how the process ended: it has its exit status or signal. */
   tmuxDead: boolean;
   status: number | null;
   signal: string | null;
@@ -382,22 +388,38 @@ export class Spawner {
         ),
       );
     return merge(down, interval(DEATH_POLL_MS, this.d.scheduler))
-      .pipe(exhaustMap(() => from(this.check(id, paneId).catch(() => undefined))))
+      .pipe(exhaustMap(() => from(this.checkUntilDecided(id, paneId).catch(() => undefined))))
       .subscribe();
   }
 
-  private async check(id: string, paneId: string): Promise<void> {
+  /** Checks, and again shortly while the process is gone but tmux has not said how it ended. */
+  private async checkUntilDecided(id: string, paneId: string): Promise<void> {
+    while (await this.check(id, paneId)) {
+      await new Promise<void>((resolve) => {
+        this.d.scheduler.schedule(() => resolve(), UNREAPED_RECHECK_MS);
+      });
+    }
+  }
+
+  /** Acts on the pane's facts; true when it must look again shortly (see above). */
+  private async check(id: string, paneId: string): Promise<boolean> {
     const o = this.owned.get(id);
-    if (!o || o.stopping || o.restarting) return;
+    if (!o || o.stopping || o.restarting) return false;
     const facts = await this.paneFacts(paneId);
-    if (facts === null || !facts.dead) return;
-    // The process can be gone a moment before tmux reaps it and marks the pane dead with its exit
-    // status: a clean exit would read as an unknown one (and be restarted as a failure). Wait for
-    // tmux's word, up to a bound, before deciding without it.
+    if (facts === null || !facts.dead) return false;
+    // The process can be gone (or the pane shown dead) a moment before tmux has reaped it and
+    // knows its exit status: a clean exit would read as an unknown one (and be restarted as a
+    // failure). Wait for tmux's word, up to a bound, before deciding without it.
     if (!facts.tmuxDead) {
       const now = this.d.scheduler.now();
+      if (o.goneSince === null) {
+        // tmux 3.3a can miss the end of a CLI's process (Claude Code's stays a zombie, unreaped,
+        // until the server reaps some other child): a job of its own ending makes it reap them all.
+        await this.run(['run-shell', 'true']).catch(() => undefined);
+      }
       o.goneSince ??= now;
-      if (now - o.goneSince < UNREAPED_GRACE_MS) return;
+      const grace = facts.processAlive ? EXITING_GRACE_MS : UNREAPED_GRACE_MS;
+      if (now - o.goneSince < grace) return true;
     }
     o.goneSince = null;
     const at = new Date(this.d.scheduler.now()).toISOString();
@@ -407,7 +429,7 @@ export class Spawner {
       // A clean exit (the user typed the exit command) is not a failure: nothing is restarted.
       o.stopping = true;
       this.changed.next(id);
-      return;
+      return false;
     }
     const now = this.d.scheduler.now();
     o.restartTimes = o.restartTimes.filter((t) => now - t < o.limits.windowSeconds * 1000);
@@ -427,7 +449,7 @@ export class Spawner {
         })
         .catch(() => null);
       this.changed.next(id);
-      return;
+      return false;
     }
     const delaySeconds = Math.min(
       o.limits.maxSeconds,
@@ -439,7 +461,7 @@ export class Spawner {
       this.d.scheduler.schedule(() => resolve(), delaySeconds * 1000);
     });
     try {
-      if (o.stopping || !this.owned.has(id)) return;
+      if (o.stopping || !this.owned.has(id)) return false;
       const resumed = o.recipe.resumeArgs !== null;
       const plan = { ...o.plan, argv: cliArgv(o.recipe, o.executable, o.userArgs, resumed) };
       await this.run(respawnArgs(paneId, plan));
@@ -460,6 +482,7 @@ export class Spawner {
       o.restarting = false;
       this.changed.next(id);
     }
+    return false;
   }
 
   /** Whether the pane's process ended (`remain-on-exit` keeps the pane); null when the pane is gone. */
@@ -478,8 +501,19 @@ export class Spawner {
       throw error;
     }
     const [dead, status, signal, pid] = out.trim().split('\t');
-    let alive = dead !== '1';
     const p = Number(pid);
+    // The pane's process itself: tmux shows the pane dead once its terminal closed, which a CLI
+    // can do some time before its process has ended (and tmux knows how it ended).
+    let processAlive = false;
+    if (Number.isInteger(p) && p > 1) {
+      try {
+        process.kill(p, 0);
+        processAlive = true;
+      } catch {
+        processAlive = false;
+      }
+    }
+    let alive = dead !== '1';
     // The dead TUI's last screen stays: only the pane's process tells the truth.
     if (alive && Number.isInteger(p) && p > 1) {
       try {
@@ -490,7 +524,10 @@ export class Spawner {
     }
     return {
       dead: !alive,
-      tmuxDead: dead === '1',
+      processAlive,
+      // tmux may show the pane dead (its terminal closed) a moment before it has reaped the
+      // process and knows how it ended, or the other way round: only a status or a signal says.
+      tmuxDead: /^\d+$/.test(status ?? '') || /^\d+$/.test(signal ?? ''),
       status: status !== undefined && /^\d+$/.test(status) ? Number(status) : null,
       signal: signal !== undefined && /^\d+$/.test(signal) ? signalName(Number(signal)) : null,
       pid: Number.isInteger(p) && p > 0 ? p : null,
