@@ -44,13 +44,19 @@ export const defaultIo = (): ClientIo => ({
   color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
 });
 
-function describeState(v: TerminalView): string[] {
+/** What `paneward state` prints of one terminal. */
+export function describeState(v: TerminalView): string[] {
   const op = (name: string, o: { allowed: string; reason: string }) =>
     `  ${name}: ${o.allowed} (${o.reason})`;
   return [
     `${v.terminalId} ${v.target ?? ''} ${toolLabel(v.tool)}${v.toolVersion ? ` ${v.toolVersion}` : ''}`,
     `  diagnostics: ${v.diagnostics.availability}  readiness: ${v.readiness.status}  phase: ${v.turn.phase}${v.turn.current ? ` ${v.turn.current.id} (${v.turn.current.source})` : ''}`,
-    `  last turn: ${v.lastTurn.result}${v.lastTurn.turnId ? ` ${v.lastTurn.turnId} (${v.lastTurn.source})` : ''}  session: ${v.session.status}`,
+    `  last turn: ${v.lastTurn.result}${v.lastTurn.turnId ? ` ${v.lastTurn.turnId} (${v.lastTurn.source}${v.lastTurn.witness ? `, witness ${v.lastTurn.witness}` : ''})` : ''}  session: ${v.session.status}`,
+    ...(v.witness
+      ? [
+          `  session record: ${v.witness.record} (completion authority ${v.witness.authority})${v.witness.why ? `: ${v.witness.why}` : ''}`,
+        ]
+      : []),
     op('send input', v.operations.sendInput),
     op('interrupt', v.operations.interrupt),
     op('resume', v.operations.resume),

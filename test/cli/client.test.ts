@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { filter, firstValueFrom, timeout } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { EXIT } from '../../src/cli/client.js';
+import { describeState, EXIT } from '../../src/cli/client.js';
+import type { TerminalView } from '../../src/schemas/operations/index.js';
 import { main } from '../../src/cli/main.js';
 import { createSupervisor, type Supervisor } from '../../src/index.js';
 import { createHttpApp, type HttpApp } from '../../src/server/app.js';
@@ -94,6 +95,32 @@ describe('the command line as a client of paneward serve', () => {
     ]);
     const state = await cli('state', 'c1', '--url', url);
     expect(state.out).toContain('send input: yes (the agent waits for a prompt)');
+    // No session record for this agent: nothing is said of one.
+    expect(state.out).not.toContain('session record');
+    // With one, `state` says which witness decided the last turn and where its record stands.
+    const [view] = JSON.parse(json.out) as TerminalView[];
+    const lines = describeState({
+      ...view!,
+      lastTurn: {
+        result: 'success',
+        source: 'explicit_input',
+        turnId: 'turn-4',
+        at: 1,
+        witness: 'both',
+      },
+      witness: {
+        authority: 'both',
+        record: 'stepped_aside',
+        file: '/r.jsonl',
+        why: 'unknown line type',
+      },
+    });
+    expect(lines).toContain(
+      '  last turn: success turn-4 (explicit_input, witness both)  session: running',
+    );
+    expect(lines).toContain(
+      '  session record: stepped_aside (completion authority both): unknown line type',
+    );
   });
 
   it('send --wait exits by the turn outcome: 0 for success, 1 when it ended without success', async () => {
