@@ -139,7 +139,7 @@ describe('Claude Code session record: locate', () => {
   });
 
   it('names the folder the way the CLI does', () => {
-    expect(claudeProjectFolder('/work/wt/a_b.c d')).toBe('-work-wt-a-b-c-d');
+    expect(claudeProjectFolder('/home/me/a_b.c d')).toBe('-home-me-a-b-c-d');
   });
 
   it('takes the newest file written since the process started, never a claimed one', async () => {

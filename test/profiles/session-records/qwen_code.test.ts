@@ -156,7 +156,7 @@ describe('qwen_code session record: locate on a home folder tree', () => {
   });
 
   it('names the folder as the CLI does', () => {
-    expect(qwenProjectFolder('/work/wt/x.y/work')).toBe('-work-wt-x-y-work');
+    expect(qwenProjectFolder('/home/me/x.y/work')).toBe('-home-me-x-y-work');
   });
 
   it('finds the session the CLI started after the process, skipping other folders’ sessions', async () => {
