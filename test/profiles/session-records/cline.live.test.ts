@@ -4,9 +4,10 @@
  * own record; the second's session is run by the hub daemon the first started (its record names
  * the daemon's pid), and it must never be taken for the first pane's, nor the first's for it.
  */
-import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { contextFromProc } from './proc-context.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clineSessionRecord } from '../../../src/profiles/cline/session-record.js';
 import type { SessionContext } from '../../../src/profiles/session-record.js';
@@ -27,35 +28,6 @@ const missing = !existsSync(clineAgent.bin);
 if (missing) console.warn('live cline session-record test skipped: scripts/install-agent.sh cline');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** What the supervisor knows of a pane's CLI process, read from /proc. */
-function contextOf(pid: number, claimed: ReadonlySet<string> = new Set()): SessionContext {
-  const env = Object.fromEntries(
-    readFileSync(`/proc/${pid}/environ`, 'utf8')
-      .split('\0')
-      .filter((kv) => kv.includes('='))
-      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
-  );
-  const openFiles = readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
-    try {
-      return [readlinkSync(`/proc/${pid}/fd/${fd}`)];
-    } catch {
-      return [];
-    }
-  });
-  // Field 22 of stat: start time in clock ticks after boot (USER_HZ is 100 on Linux).
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const startTicks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-  const bootS = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))![1]);
-  return {
-    pid,
-    cwd: readlinkSync(`/proc/${pid}/cwd`),
-    env,
-    openFiles,
-    startedAtMs: bootS * 1000 + startTicks * 10,
-    claimed,
-  };
-}
 
 describe.skipIf(missing)('live cline session record', () => {
   let scratch: string;
@@ -101,9 +73,12 @@ describe.skipIf(missing)('live cline session record', () => {
     await session.waitForText(/\* OK\./, 30_000);
   }
 
-  async function locateSoon(context: () => SessionContext, tries = 40): Promise<string | null> {
+  async function locateSoon(
+    context: () => Promise<SessionContext>,
+    tries = 40,
+  ): Promise<string | null> {
     for (let i = 0; i < tries; i += 1) {
-      const file = await clineSessionRecord.locate(context());
+      const file = await clineSessionRecord.locate(await context());
       if (file) return file;
       await sleep(250);
     }
@@ -122,7 +97,7 @@ describe.skipIf(missing)('live cline session record', () => {
   it('each pane finds its own record or none, never the other pane’s', async () => {
     const a = await start();
     await ask(a.session, 'first pane');
-    const fileA = await locateSoon(() => contextOf(a.pid));
+    const fileA = await locateSoon(() => contextFromProc(a.pid));
     expect(fileA).not.toBe(null);
     expect(prompts(fileA!)).toEqual(['<user_input mode="act">first pane</user_input>']);
     const reading = clineSessionRecord.read(readFileSync(fileA!, 'utf8'), {
@@ -149,12 +124,12 @@ describe.skipIf(missing)('live cline session record', () => {
       if (all.some((p) => p?.includes('second pane'))) break;
       await sleep(250);
     }
-    const fileB = await locateSoon(() => contextOf(b.pid, new Set([fileA!])), 8);
+    const fileB = await locateSoon(() => contextFromProc(b.pid, new Set([fileA!])), 8);
     if (fileB !== null) {
       expect(fileB).not.toBe(fileA);
       expect(prompts(fileB)).toEqual(['<user_input mode="act">second pane</user_input>']);
     }
-    expect(await clineSessionRecord.locate(contextOf(a.pid))).toBe(fileA);
+    expect(await clineSessionRecord.locate(await contextFromProc(a.pid))).toBe(fileA);
     expect(prompts(fileA!)).toEqual(['<user_input mode="act">first pane</user_input>']);
   }, 240_000);
 });

@@ -3,9 +3,10 @@
  * two panes of the CLI in one folder with one home each find their own record, and a CLI
  * started again in the folder finds its new record, never the one its predecessor left.
  */
-import { existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { contextFromProc } from './proc-context.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copilotSessionRecord } from '../../../src/profiles/copilot/session-record.js';
 import type { SessionContext } from '../../../src/profiles/session-record.js';
@@ -26,35 +27,6 @@ if (missing)
   console.warn('live copilot session-record test skipped: scripts/install-agent.sh copilot');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** What the supervisor knows of a pane's CLI process, read from /proc as it reads it. */
-function contextOf(pid: number, claimed: ReadonlySet<string> = new Set()): SessionContext {
-  const env = Object.fromEntries(
-    readFileSync(`/proc/${pid}/environ`, 'utf8')
-      .split('\0')
-      .filter((kv) => kv.includes('='))
-      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
-  );
-  const openFiles = readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
-    try {
-      return [readlinkSync(`/proc/${pid}/fd/${fd}`)];
-    } catch {
-      return [];
-    }
-  });
-  // Field 22 of stat: start time in clock ticks after boot (USER_HZ is 100 on Linux).
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const startTicks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-  const bootS = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))![1]);
-  return {
-    pid,
-    cwd: readlinkSync(`/proc/${pid}/cwd`),
-    env,
-    openFiles,
-    startedAtMs: bootS * 1000 + startTicks * 10,
-    claimed,
-  };
-}
 
 describe.skipIf(missing)('live copilot session record', () => {
   let scratch: string;
@@ -101,9 +73,9 @@ describe.skipIf(missing)('live copilot session record', () => {
     await session.waitForText(/● OK\./, 30_000);
   }
 
-  async function locateSoon(context: () => SessionContext): Promise<string | null> {
+  async function locateSoon(context: () => Promise<SessionContext>): Promise<string | null> {
     for (let i = 0; i < 40; i += 1) {
-      const file = await copilotSessionRecord.locate(context());
+      const file = await copilotSessionRecord.locate(await context());
       if (file) return file;
       await sleep(250);
     }
@@ -122,12 +94,12 @@ describe.skipIf(missing)('live copilot session record', () => {
     const a = await start();
     const b = await start();
     // Before the first prompt the session has no events yet.
-    expect(await copilotSessionRecord.locate(contextOf(a.pid))).toBe(null);
+    expect(await copilotSessionRecord.locate(await contextFromProc(a.pid))).toBe(null);
     await ask(a.session, 'first pane');
     await ask(b.session, 'second pane');
 
-    const fileA = await locateSoon(() => contextOf(a.pid));
-    const fileB = await locateSoon(() => contextOf(b.pid));
+    const fileA = await locateSoon(() => contextFromProc(a.pid));
+    const fileB = await locateSoon(() => contextFromProc(b.pid));
     expect(fileA).not.toBe(null);
     expect(fileB).not.toBe(null);
     expect(fileA).not.toBe(fileB);
@@ -148,7 +120,7 @@ describe.skipIf(missing)('live copilot session record', () => {
     await a.session.close();
     const a2 = await start();
     await ask(a2.session, 'first pane again');
-    const fileA2 = await locateSoon(() => contextOf(a2.pid, new Set([fileB!])));
+    const fileA2 = await locateSoon(() => contextFromProc(a2.pid, new Set([fileB!])));
     expect(fileA2).not.toBe(null);
     expect(fileA2).not.toBe(fileA);
     expect(fileA2).not.toBe(fileB);
