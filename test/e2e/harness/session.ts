@@ -93,7 +93,7 @@ export async function startAgentSession(options: AgentSessionOptions): Promise<A
       '-d',
       '-P',
       '-F',
-      '#{session_name}:#{window_index}.#{pane_index}\t#{socket_path}',
+      '#{session_name}:#{window_index}.#{pane_index}\t#{socket_path}\t#{pid}',
       '-s',
       sessionName,
       '-x',
@@ -110,7 +110,9 @@ export async function startAgentSession(options: AgentSessionOptions): Promise<A
     ],
     { timeout: timeoutMs, stdin: 'ignore', env: { TMUX: '' } },
   );
-  const [target = '', socketPath = ''] = start.stdout.trim().split('\t');
+  const [target = '', socketPath = '', serverPid = ''] = start.stdout.trim().split('\t');
+  /** The tmux server's own process: stopped by pid if it does not end on `kill-server`. */
+  const server = Number(serverPid);
   const transport = createExecaTransport({ socketName, timeoutMs });
 
   const capture = async (): Promise<string> => {
@@ -191,12 +193,14 @@ export async function startAgentSession(options: AgentSessionOptions): Promise<A
     async close() {
       // Agent CLIs can outlive their tmux server (codex leaves an app-server daemon behind), so
       // the processes under every pane are stopped too, by pid.
-      const pids = await paneTreePids(transport).catch(() => []);
+      const pids: number[] = await paneTreePids(transport).catch((): number[] => []);
       try {
         await transport.run(['kill-server']);
       } catch {
-        // Already gone: nothing to stop.
+        // Already gone, or too stuck to answer (a control client killed mid-read can leave it
+        // so): its own process is stopped below.
       } finally {
+        if (Number.isInteger(server) && server > 1) pids.push(server);
         await transport.close();
         // tmux leaves its socket file behind when the server exits.
         if (socketPath) await rm(socketPath, { force: true });
