@@ -159,7 +159,10 @@ export class SessionObserver {
     const file = context ? await this.o.reader.locate(context).catch(() => null) : null;
     if (this.stopped || (this.statusNow as ObserverStatus).state === 'stepped_aside') return;
     // The same process: keep its record, unless it started another (a new session, `/clear`).
+    // A session begun anew in the same process may write its record only with its first
+    // prompt, so while none is found the old one is kept and the search goes on.
     if (context && current && current.pid === context.pid && (!file || file === current.file)) {
+      if (!file) this.scheduleSearch();
       return;
     }
     if (current && context && current.pid !== context.pid) this.retired.add(current.file);

@@ -143,6 +143,31 @@ describe('SessionObserver', () => {
     expect(claims.ownerOf(join(folder, 'old.jsonl'))).toBeUndefined();
   });
 
+  it('follows a new session the same process begins, once its record appears', async () => {
+    // Copilot CLI's `/clear`: the old session's lock goes, and the new session's record is
+    // written only with the next prompt, so the locate at that turn's start finds nothing yet.
+    const folder = join(root, 'clear');
+    mkdirSync(folder, { recursive: true });
+    const located: { file: string | null } = { file: join(folder, 'first.jsonl') };
+    writeFileSync(located.file!, 'start\nend\n');
+    const reader: SessionRecordReader = {
+      ...folderReader(folder),
+      locate: () => Promise.resolve(located.file),
+    };
+    const { o, events } = observe('t', reader, new ClaimRegistry());
+    await o.locate();
+    await until(() => events().length === 2);
+    located.file = null; // cleared: no session record of this process yet
+    await o.locate(); // the next turn starts
+    expect(o.status).toMatchObject({ state: 'following', file: join(folder, 'first.jsonl') });
+    const second = join(folder, 'second.jsonl');
+    writeFileSync(second, 'start\n');
+    located.file = second;
+    await until(() => o.status.state === 'following' && o.status.file === second);
+    await until(() => events().length === 3);
+    expect(o.status).toEqual({ state: 'following', file: second, pid: 100 });
+  });
+
   it('steps aside for good at an unknown line', async () => {
     const folder = join(root, 'unknown');
     mkdirSync(folder, { recursive: true });

@@ -1,7 +1,8 @@
 /**
  * Copilot CLI's session-record reader against the real CLI (offline, loopback model server):
  * two panes of the CLI in one folder with one home each find their own record, and a CLI
- * started again in the folder finds its new record, never the one its predecessor left.
+ * started again in the folder finds its new record, never the one its predecessor left; a
+ * session begun anew in the same process (`/clear`) is followed to its new record.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { contextFromProc } from './proc-context.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copilotSessionRecord } from '../../../src/profiles/copilot/session-record.js';
 import type { SessionContext } from '../../../src/profiles/session-record.js';
+import { ClaimRegistry, SessionObserver } from '../../../src/sessions/observer.js';
 import { copilotAgent } from '../../../src/tooling/agents/copilot.js';
 import { chatCompletionsProtocol } from '../../../src/tooling/model-server/chat-completions.js';
 import {
@@ -125,5 +127,44 @@ describe.skipIf(missing)('live copilot session record', () => {
     expect(fileA2).not.toBe(fileA);
     expect(fileA2).not.toBe(fileB);
     expect(prompts(fileA2!)).toEqual(['first pane again']);
+
+    // `/clear` in the second pane: the same process begins a new session, whose record appears
+    // only with its first prompt. The observer, told of that turn as it starts, follows it.
+    const observer = new SessionObserver({
+      owner: 'b',
+      reader: copilotSessionRecord,
+      processNames: copilotAgent.processNames,
+      claims: new ClaimRegistry(),
+      panePid: () => b.session.panePid(),
+      report: () => undefined,
+    });
+    try {
+      await observer.locate();
+      expect(observer.status).toMatchObject({ state: 'following', file: fileB });
+      await b.session.sendText('/clear');
+      await sleep(300);
+      await b.session.sendKeys('Enter');
+      await sleep(1500);
+      await b.session.sendText('after clear');
+      await sleep(300);
+      await b.session.sendKeys('Enter');
+      void observer.locate(); // the turn starts
+      const deadline = Date.now() + 15_000;
+      while (
+        Date.now() < deadline &&
+        !(observer.status.state === 'following' && observer.status.file !== fileB)
+      ) {
+        await sleep(100);
+      }
+      const status = observer.status;
+      expect(status.state).toBe('following');
+      const fileB2 = status.state === 'following' ? status.file : '';
+      expect(fileB2).not.toBe(fileB);
+      expect(status).toMatchObject({ pid: b.pid });
+      await b.session.waitForText(/● OK\./, 30_000);
+      expect(prompts(fileB2)).toEqual(['after clear']);
+    } finally {
+      observer.stop();
+    }
   }, 240_000);
 });
