@@ -39,6 +39,11 @@ export interface RecorderOptions {
    * piece of it as it is read (`record_piece` lines). Default: none.
    */
   sessionRecord?: SessionRecordReader;
+  /**
+   * The claims of the session records other observers in this process follow (a supervisor's),
+   * so this recording never takes another pane's record; default: its own.
+   */
+  claims?: ClaimRegistry;
 }
 
 /** A running recording. */
@@ -143,7 +148,7 @@ export function startRecorder(options: RecorderOptions): Recorder {
         owner: `record:${target}`,
         reader: options.sessionRecord,
         processNames: options.processNames,
-        claims: new ClaimRegistry(),
+        claims: options.claims ?? new ClaimRegistry(),
         panePid: () => Promise.resolve(panePid),
         report: (r) => {
           if (r.type === 'reset') pendingReset = r.why;

@@ -1,8 +1,17 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRecorder } from '../../src/observe/recorder.js';
+import { ClaimRegistry } from '../../src/sessions/observer.js';
 import type { SessionRecordReader } from '../../src/profiles/session-record.js';
 import { RecordingLine, type RecordingRecordPiece } from '../../src/schemas/recording.js';
 import { startAgentSession, type AgentSession } from '../e2e/harness/session.js';
@@ -117,6 +126,37 @@ describe('startRecorder with the session record', () => {
     expect(pieces()[0]!.t).toBeGreaterThanOrEqual((input as { t: number }).t);
     // The recording never holds the record's path, only its name.
     expect(readFileSync(out, 'utf8')).not.toContain(record);
+  });
+
+  it('never follows a record another observer of the process claims', async () => {
+    const sub = join(dir, 'claimed');
+    mkdirSync(sub);
+    const record = join(sub, 'session.jsonl');
+    writeFileSync(record, '{"n":1}\n');
+    const claims = new ClaimRegistry();
+    claims.claim(record, 'another pane');
+    await s!.sendText(`cd ${sub}`);
+    await s!.sendKeys('Enter');
+    const pane = await s!.panePid();
+    await until(() => readlinkSync(`/proc/${pane}/cwd`) === sub);
+    const out = join(dir, 'claimed.jsonl');
+    const reader = testReader();
+    const recorder = startRecorder({
+      transport: s!.transport,
+      target: s!.target,
+      tool: 'unsupported',
+      processNames: ['bash'],
+      intervalMs: 50,
+      file: out,
+      sessionRecord: reader,
+      claims,
+    });
+    recorder.input('a prompt');
+    await until(() => reader.located.length >= 2);
+    await new Promise((r) => setTimeout(r, 300));
+    await recorder.stop();
+    expect(reader.located).toContain(record);
+    expect(readFileSync(out, 'utf8')).not.toContain('record_piece');
   });
 
   it('writes no header field and no pieces without a reader', async () => {
