@@ -157,6 +157,23 @@ describe('replay of recordings that hold the session record', () => {
     expect(outcomes(states)).toEqual([{ ...surface[0]!, witness: 'surface' }]);
   });
 
+  it('a recording naming a reader paneward does not have replays on the screen alone', () => {
+    const lines = readJsonLines(fixturePath('cline', 'record-normal-turn'));
+    const unknownReader: Lines = lines.map(([n, text]) => {
+      const line = parsed(text);
+      if (line.type !== 'header') return [n, text];
+      return [
+        n,
+        JSON.stringify({ ...line, sessionRecord: { reader: 'no_such_cli', kind: 'jsonl' } }),
+      ];
+    });
+    const states = replay(unknownReader);
+    expect(states.every((s) => s.witness === undefined)).toBe(true);
+    expect(states.map((s) => JSON.stringify(s))).toEqual(
+      replay(lines, 'surface').map((s) => JSON.stringify(s)),
+    );
+  });
+
   it("the journal keeps the record's evidence, never its text", async () => {
     const rec = parseRecording(readJsonLines(fixturePath('cline', 'record-normal-turn')));
     const { pipeline, clock } = pipelineFor(rec);
