@@ -22,7 +22,10 @@ function briefBody(s: TerminalState): string {
     ? ` completion=${s.completion.turnId}:${s.completion.status}`
     : '';
   const last =
-    s.lastTurn.result === 'none' ? '' : ` last=${s.lastTurn.result}@${s.lastTurn.turnId ?? '-'}`;
+    s.lastTurn.result === 'none'
+      ? ''
+      : ` last=${s.lastTurn.result}@${s.lastTurn.turnId ?? '-'}` +
+        (s.lastTurn.witness ? `(${s.lastTurn.witness})` : '');
   const blocked = s.surface.blockedPrompt ? ` blocked=${s.surface.blockedPrompt}` : '';
   const send = operationsFor(s).sendInput;
   const why = send.allowed === 'no' ? ` (${send.reason})` : '';

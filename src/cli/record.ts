@@ -5,6 +5,7 @@ import { detectPaneTool } from '../observe/discover.js';
 import type { PaneTool } from '../observe/discover.js';
 import { createExecaTransport } from '../observe/execa-transport.js';
 import { getProfile, knownTools } from '../profiles/index.js';
+import { sessionRecordReader } from '../profiles/session-records.js';
 import { startRecorder } from '../observe/recorder.js';
 import { Target } from '../schemas/target.js';
 
@@ -21,6 +22,7 @@ const FLAGS: Record<string, string> = {
   interval: '--interval',
   duration: '--duration',
   ansi: '--ansi',
+  sessionRecord: '--no-session-record',
 };
 
 /** Options of `paneward record`, as commander hands them over (strings). */
@@ -53,6 +55,7 @@ export const RecordOptions = z
       .max(MAX_DURATION_SECONDS, { error: `must be at most ${MAX_DURATION_SECONDS} seconds` })
       .optional(),
     ansi: z.boolean().default(false),
+    sessionRecord: z.boolean().default(true),
   })
   .refine((o) => !(o.socketName && o.socketPath), {
     error: 'cannot be combined with --socket-name',
@@ -124,6 +127,8 @@ export async function runRecord(
         `no known agent CLI runs in ${options.target}; recording as "unsupported" (use --tool to choose)`,
       );
     }
+    // The CLI's own session record, where paneward can read it (docs/witness.md).
+    const reader = options.sessionRecord ? sessionRecordReader(tool) : undefined;
     const recorder = startRecorder({
       transport,
       target: options.target,
@@ -133,8 +138,12 @@ export async function runRecord(
       intervalMs: options.interval,
       file: options.output,
       includeAnsi: options.ansi,
+      ...(reader ? { sessionRecord: reader } : {}),
     });
-    io.log(`recording ${options.target} (${tool}) to ${options.output}; stop with Ctrl-C`);
+    io.log(
+      `recording ${options.target} (${tool}${reader ? ', with its session record' : ''}) ` +
+        `to ${options.output}; stop with Ctrl-C`,
+    );
     if (options.duration !== undefined) timer = setTimeout(onSignal, options.duration * 1000);
     if (!stopper.signal.aborted) {
       await Promise.race([
@@ -172,6 +181,10 @@ export function registerRecord(program: Command): void {
     .option('--interval <ms>', 'time between polls in milliseconds', '250')
     .option('--duration <seconds>', 'stop after this many seconds')
     .option('--ansi', 'also record the screen with escape sequences')
+    .option(
+      '--no-session-record',
+      "leave out the CLI's own session record (recorded by default where paneward reads it)",
+    )
     .action(async (target: string, opts: Record<string, unknown>) => {
       await runRecord({ ...opts, target });
     });

@@ -1,7 +1,10 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
+import { basename } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { PanewardError } from '../errors.js';
+import type { SessionRecordReader } from '../profiles/session-record.js';
 import type { RecordingLine } from '../schemas/recording.js';
+import { ClaimRegistry, SessionObserver } from '../sessions/observer.js';
 import { Target } from '../schemas/target.js';
 import { probePane } from './probe.js';
 import type { PaneInfo, PaneProbe } from './probe.js';
@@ -31,6 +34,16 @@ export interface RecorderOptions {
   includeAnsi?: boolean;
   /** A monotonic clock in ms; default `performance.now`. */
   now?: () => number;
+  /**
+   * Also follow the pane's session record with this reader (docs/witness.md) and write each
+   * piece of it as it is read (`record_piece` lines). Default: none.
+   */
+  sessionRecord?: SessionRecordReader;
+  /**
+   * The claims of the session records other observers in this process follow (a supervisor's),
+   * so this recording never takes another pane's record; default: its own.
+   */
+  claims?: ClaimRegistry;
 }
 
 /** A running recording. */
@@ -114,6 +127,66 @@ export function startRecorder(options: RecorderOptions): Recorder {
     pendingChars += text.length;
   };
 
+  // The pane's session record, found the way the live observer finds it (docs/witness.md).
+  let panePid: number | null = null;
+  let lastText: string | null = null;
+  let pendingReset: 'replaced' | 'truncated' | undefined;
+  const names = new Map<string, string>();
+  const nameOf = (file: string): string => {
+    let name = names.get(file);
+    if (name === undefined) {
+      const taken = new Set(names.values());
+      const base = basename(file);
+      name = base;
+      for (let n = 2; taken.has(name); n++) name = `${base}#${n}`;
+      names.set(file, name);
+    }
+    return name;
+  };
+  const observer = options.sessionRecord
+    ? new SessionObserver({
+        owner: `record:${target}`,
+        reader: options.sessionRecord,
+        processNames: options.processNames,
+        claims: options.claims ?? new ClaimRegistry(),
+        panePid: () => Promise.resolve(panePid),
+        report: (r) => {
+          if (r.type === 'reset') pendingReset = r.why;
+        },
+        piece: ({ file, offset, text }) => {
+          if (stopped || closed) return;
+          const reset = pendingReset;
+          pendingReset = undefined;
+          try {
+            emit({
+              type: 'record_piece',
+              t: elapsed(),
+              file: nameOf(file),
+              offset,
+              text,
+              ...(reset ? { reset } : {}),
+            });
+          } catch {
+            // A write failure stops the recording; a piece that cannot queue is lost.
+          }
+        },
+      })
+    : null;
+  /**
+   * Looks for the record when recording starts, when a prompt is submitted, and whenever the
+   * screen changes while no record is followed (a turn may have started).
+   */
+  const lookForRecord = (probe: PaneProbe): void => {
+    if (!observer) return;
+    const first = panePid === null;
+    panePid = probe.pane?.pid ?? panePid;
+    const text = probe.capture?.text ?? null;
+    const changed = text !== null && text !== lastText;
+    if (text !== null) lastText = text;
+    if (panePid === null) return;
+    if (first || (changed && observer.status.state === 'searching')) void observer.locate();
+  };
+
   const writeHeader = (pane: PaneInfo | null): void => {
     const header: RecordingLine = {
       type: 'header',
@@ -121,6 +194,11 @@ export function startRecorder(options: RecorderOptions): Recorder {
       tool: options.tool,
       ...(options.toolVersion !== undefined ? { toolVersion: options.toolVersion } : {}),
       ...(pane ? { cols: pane.width, rows: pane.height } : {}),
+      ...(options.sessionRecord
+        ? {
+            sessionRecord: { reader: options.sessionRecord.tool, kind: options.sessionRecord.kind },
+          }
+        : {}),
       target,
       startedAtEpochMs,
       intervalMs,
@@ -176,6 +254,7 @@ export function startRecorder(options: RecorderOptions): Recorder {
         // Stamped when the poll settles, so times never go backwards in the file.
         if (!headerWritten) writeHeader(probe.pane);
         record(probe, elapsed());
+        lookForRecord(probe);
         // Always through a timer, even when overdue, so a slow poll cannot starve the event loop.
         if (!stopped) await sleep(Math.max(0, intervalMs - (now() - pollStart)));
       }
@@ -185,6 +264,7 @@ export function startRecorder(options: RecorderOptions): Recorder {
       if (!headerWritten) writeHeader(null);
     } finally {
       stopped = true;
+      observer?.stop();
       closed = true;
       closeSync(fd);
     }
@@ -197,9 +277,13 @@ export function startRecorder(options: RecorderOptions): Recorder {
     input(text: string) {
       if (stopped || closed) throw new PanewardError('stopped', 'recorder is stopped');
       emit({ type: 'input', t: elapsed(), text });
+      if (observer && panePid !== null) void observer.locate();
     },
     async stop() {
+      // What the CLI wrote to its record up to now is read before the recording ends.
+      if (observer && !stopped) await observer.refresh().catch(() => undefined);
       stopped = true;
+      observer?.stop();
       controller.abort();
       wake?.();
       await done;

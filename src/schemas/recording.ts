@@ -9,6 +9,14 @@ export const RecordingHeader = z.looseObject({
   toolVersion: z.string().optional(),
   cols: z.number().int().positive().optional(),
   rows: z.number().int().positive().optional(),
+  /**
+   * The pane's session record was followed while recording: which reader read it (a profile
+   * id) and how its pieces come (`jsonl`: a line each; `document`: the whole document each
+   * time it changed). Absent: the recording holds no session record (docs/contracts.md §2).
+   */
+  sessionRecord: z
+    .object({ reader: z.string().min(1), kind: z.enum(['jsonl', 'document']) })
+    .optional(),
 });
 export type RecordingHeader = z.infer<typeof RecordingHeader>;
 
@@ -44,10 +52,27 @@ export const RecordingProbe = z.looseObject({
 });
 export type RecordingProbe = z.infer<typeof RecordingProbe>;
 
+/**
+ * One piece of the pane's session record as the follower read it at time t: a complete line
+ * (`jsonl`) or the whole document (`document`), with its file's name (an id within this
+ * recording, not a path) and its byte offset. `reset` says the follower read the file again
+ * from the start just before (the file was replaced or cut short).
+ */
+export const RecordingRecordPiece = z.looseObject({
+  type: z.literal('record_piece'),
+  t: time,
+  file: z.string().min(1),
+  offset: z.number().int().nonnegative(),
+  text: z.string(),
+  reset: z.enum(['replaced', 'truncated']).optional(),
+});
+export type RecordingRecordPiece = z.infer<typeof RecordingRecordPiece>;
+
 export const RecordingLine = z.discriminatedUnion('type', [
   RecordingHeader,
   RecordingFrame,
   RecordingInput,
   RecordingProbe,
+  RecordingRecordPiece,
 ]);
 export type RecordingLine = z.infer<typeof RecordingLine>;

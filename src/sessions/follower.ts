@@ -6,6 +6,7 @@ import type {
   RecordPosition,
   SessionRecordReader,
 } from '../profiles/session-record.js';
+import { PieceReader } from './pieces.js';
 
 /** What a follower reports. */
 export type FollowerReport =
@@ -23,6 +24,11 @@ export interface FollowerOptions {
   pollMs?: number;
   /** Byte offset (`jsonl`) to start at; default 0, the whole record. */
   fromOffset?: number;
+  /**
+   * Each piece as it is read, before the reader reads it: a complete line (`jsonl`) or the
+   * whole document (`document`). `paneward record` writes them into the recording.
+   */
+  piece?: (piece: { file: string; offset: number; text: string }) => void;
 }
 
 /** At most this much of a record is read at once. */
@@ -41,8 +47,7 @@ export class RecordFollower {
   private offset: number;
   private inode: number | null = null;
   private lastDocument: { size: number; mtimeMs: number } | null = null;
-  /** Events already passed on from a document (an entry rewritten later may add one). */
-  private documentDone = new Set<string>();
+  private readonly pieces: PieceReader;
   private watcher: FSWatcher | null = null;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
@@ -51,6 +56,7 @@ export class RecordFollower {
 
   constructor(private readonly o: FollowerOptions) {
     this.offset = o.fromOffset ?? 0;
+    this.pieces = new PieceReader(o.reader);
   }
 
   get file(): string {
@@ -117,7 +123,7 @@ export class RecordFollower {
   private reset(why: 'replaced' | 'truncated'): void {
     this.offset = 0;
     this.lastDocument = null;
-    this.documentDone.clear();
+    this.pieces.reset();
     this.o.report({ type: 'reset', why });
   }
 
@@ -143,7 +149,8 @@ export class RecordFollower {
           const position = { file: this.o.file, offset: this.offset + start };
           start = end + 1;
           if (line.trim() === '') continue;
-          const reading = this.o.reader.read(line, position);
+          this.o.piece?.({ ...position, text: line });
+          const reading = this.pieces.read(line, position);
           if ('unknown' in reading) {
             if (events.length > 0) this.o.report({ type: 'events', events });
             this.o.report({ type: 'unknown', why: reading.unknown, position });
@@ -176,7 +183,8 @@ export class RecordFollower {
       return;
     }
     this.lastDocument = { size, mtimeMs };
-    const reading = this.o.reader.read(text, { file: this.o.file, offset: 0 });
+    this.o.piece?.({ file: this.o.file, offset: 0, text });
+    const reading = this.pieces.read(text, { file: this.o.file, offset: 0 });
     if ('unknown' in reading) {
       this.o.report({
         type: 'unknown',
@@ -186,10 +194,7 @@ export class RecordFollower {
       this.stop();
       return;
     }
-    const key = (e: RecordEvent) => `${e.position.offset}:${e.type}:${e.event}`;
-    const fresh = reading.events.filter((e) => !this.documentDone.has(key(e)));
-    if (fresh.length === 0) return;
-    for (const e of fresh) this.documentDone.add(key(e));
-    this.o.report({ type: 'events', events: fresh });
+    if (reading.events.length === 0) return;
+    this.o.report({ type: 'events', events: reading.events });
   }
 }

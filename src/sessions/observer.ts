@@ -6,7 +6,7 @@ import type {
   SessionRecordReader,
 } from '../profiles/session-record.js';
 import { readSessionContext } from './context.js';
-import { RecordFollower, type FollowerReport } from './follower.js';
+import { RecordFollower, type FollowerOptions, type FollowerReport } from './follower.js';
 
 /**
  * Which observer follows which record file: two panes of one CLI in one folder must each find
@@ -72,6 +72,8 @@ export interface SessionObserverOptions {
   searchMs?: number;
   /** How often the pane's agent process is checked for a restart, ms (default 2 s). */
   processCheckMs?: number;
+  /** Each piece of the followed record as it is read (`paneward record` keeps them). */
+  piece?: FollowerOptions['piece'];
   /** The agent CLI's process under the pane, or undefined (tests replace it). */
   agentPid?: (panePid: number, processNames: readonly string[]) => Promise<number | undefined>;
   /** Reads the process facts (tests replace it). */
@@ -182,6 +184,7 @@ export class SessionObserver {
       reader: this.o.reader,
       pollMs: this.o.pollMs,
       report: (r) => this.onFollower(file, r),
+      ...(this.o.piece ? { piece: this.o.piece } : {}),
     });
     this.follower.start();
   }

@@ -10,22 +10,33 @@ import {
   type RecordingFrame,
   type RecordingInput,
   type RecordingProbe,
+  type RecordingRecordPiece,
 } from '../schemas/recording.js';
+import type { RecordEvent, SessionRecordReader } from '../profiles/session-record.js';
+import { sessionRecordReader } from '../profiles/session-records.js';
+import { PieceReader } from '../sessions/pieces.js';
+import { witnessConfigFor } from '../sessions/terminal-witness.js';
+import type { CompletionAuthority } from '../terminal/witness.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import { TerminalPipeline } from '../terminal/pipeline.js';
 
 export interface ReplayOptions {
   config?: KernelConfigInput & { sessionWallClockSeconds?: number };
   terminalId?: string;
+  /**
+   * Who decides a turn's outcome (docs/witness.md). Default: `both` when the recording holds
+   * pieces of the session record and its tool has a reader, else the screen alone.
+   */
+  completionAuthority?: CompletionAuthority;
 }
 
 /** A validated recording: its header and its polls and inputs in time order. */
 export interface ParsedRecording {
   header: RecordingHeader;
-  lines: Array<RecordingFrame | RecordingInput | RecordingProbe>;
+  lines: Array<RecordingFrame | RecordingInput | RecordingProbe | RecordingRecordPiece>;
 }
 
-const KNOWN_TYPES = new Set(['header', 'frame', 'input', 'probe']);
+const KNOWN_TYPES = new Set(['header', 'frame', 'input', 'probe', 'record_piece']);
 
 /**
  * Validates a recording (docs/contracts.md §2): a header first, then lines whose time never goes
@@ -82,6 +93,7 @@ export function pipelineFor(
   options: ReplayOptions = {},
 ): { pipeline: TerminalPipeline; clock: VirtualClock } {
   const clock = new VirtualClock();
+  const witness = replayWitness(rec, options.completionAuthority);
   const pipeline = new TerminalPipeline({
     terminalId: options.terminalId ?? 'replay',
     profile: getProfile(rec.header.tool, rec.header.toolVersion),
@@ -92,8 +104,89 @@ export function pipelineFor(
     ...(options.config?.sessionWallClockSeconds
       ? { watchdogBudgetSeconds: options.config.sessionWallClockSeconds }
       : {}),
+    ...(witness ? { witness } : {}),
   });
   return { pipeline, clock };
+}
+
+/** The reader of a recording's session record: the header's, else its tool's. */
+function recordReaderOf(rec: ParsedRecording): SessionRecordReader | undefined {
+  return sessionRecordReader(rec.header.sessionRecord?.reader ?? rec.header.tool);
+}
+
+/**
+ * The completion witness a replay runs under: the one asked for, else `both` when the recording
+ * holds session-record pieces. None (the screen alone) without a reader for the recording's
+ * record, under `surface`, and for a recording without pieces when none was asked for, so old
+ * recordings replay exactly as before.
+ */
+function replayWitness(rec: ParsedRecording, asked: CompletionAuthority | undefined) {
+  const hasPieces = rec.lines.some((l) => l.type === 'record_piece');
+  const authority = asked ?? (hasPieces ? 'both' : undefined);
+  const reader = recordReaderOf(rec);
+  if (authority === undefined || !reader) return undefined;
+  return witnessConfigFor(reader.tool, authority);
+}
+
+/**
+ * Plays a recording's session-record pieces into a pipeline as the live observer reports them:
+ * the record is followed from its first piece (a piece of another file is another record: the
+ * first is dropped, as after a CLI restart), each piece goes through the same reader as live, and
+ * the first piece the reader does not know makes the witness step aside for good. A pipeline
+ * without a completion witness ignores all of it.
+ */
+class PiecePlayer {
+  private readonly files = new Map<string, PieceReader>();
+  private current: string | null = null;
+  private steppedAside = false;
+
+  constructor(
+    private readonly reader: SessionRecordReader | undefined,
+    /** The recording's start, epoch ms: the record's own times are moved onto its clock. */
+    private readonly startedAtEpochMs: number | undefined,
+  ) {}
+
+  play(pipeline: TerminalPipeline, line: RecordingRecordPiece): void {
+    const reader = this.reader;
+    if (!reader || this.steppedAside) return;
+    const { t, file } = line;
+    if (file !== this.current) {
+      if (this.current !== null) {
+        pipeline.sessionRecord(t, { type: 'status', status: { state: 'searching' } });
+      }
+      this.current = file;
+      pipeline.sessionRecord(t, { type: 'status', status: { state: 'following', file, pid: 0 } });
+    }
+    let pieces = this.files.get(file);
+    if (!pieces) this.files.set(file, (pieces = new PieceReader(reader)));
+    if (line.reset) {
+      pieces.reset();
+      pipeline.sessionRecord(t, { type: 'reset', why: line.reset, file });
+    }
+    const position = { file, offset: line.offset };
+    const reading = pieces.read(line.text, position);
+    if ('unknown' in reading) {
+      this.steppedAside = true;
+      pipeline.sessionRecord(t, {
+        type: 'status',
+        status: { state: 'stepped_aside', why: reading.unknown, position },
+      });
+    } else if (reading.events.length > 0) {
+      pipeline.sessionRecord(t, {
+        type: 'events',
+        events: reading.events.map((e) => this.onRecordingClock(e)),
+      });
+    }
+  }
+
+  /** An event's own time moved onto the recording's clock (dropped when that is unknown). */
+  private onRecordingClock(e: RecordEvent): RecordEvent {
+    if (e.atMs === undefined) return e;
+    const { atMs, ...rest } = e;
+    return this.startedAtEpochMs === undefined
+      ? rest
+      : { ...rest, atMs: atMs - this.startedAtEpochMs };
+  }
 }
 
 /**
@@ -108,6 +201,11 @@ export function playRecording(
   hooks: { onFirstLine?: () => void; frame?: (run: () => void) => void } = {},
 ): void {
   const runFrame = hooks.frame ?? ((run: () => void) => run());
+  const epoch = rec.header.startedAtEpochMs;
+  const pieces = new PiecePlayer(
+    recordReaderOf(rec),
+    typeof epoch === 'number' && Number.isFinite(epoch) ? epoch : undefined,
+  );
   let lastT = 0;
   rec.lines.forEach((line, i) => {
     if (i === 0) {
@@ -120,6 +218,8 @@ export function playRecording(
       runFrame(() => pipeline.frame(line.t, { text: line.text, ansi: line.ansi }, line));
     } else if (line.type === 'probe') {
       pipeline.probe(line.t, line);
+    } else if (line.type === 'record_piece') {
+      pieces.play(pipeline, line);
     } else {
       pipeline.submit(line.t);
     }

@@ -1,4 +1,5 @@
 import type { TerminalState } from '../../src/schemas/terminal-state.js';
+import type { OutcomeWitness } from '../../src/terminal/witness.js';
 
 /**
  * How an explicit turn ended, as `lastTurn.result` must report it. `none`: never an outcome and
@@ -12,6 +13,12 @@ export type TurnOutcome = 'success' | 'interrupted' | 'known_failure' | 'none' |
 export interface ScenarioExpectation {
   /** The outcome of each explicit turn (`turn-1`, `turn-2`, ...), in input order. */
   turns: TurnOutcome[];
+  /**
+   * The recording holds the CLI's session record: which witness must decide each turn's outcome
+   * (`lastTurn.witness` when it is first reported), in turn order. A turn without an outcome
+   * has none.
+   */
+  witnesses?: ReadonlyArray<OutcomeWitness | null>;
   /** Public state after the last line (and the windows after it) played out. */
   final?: {
     diagnostics?: TerminalState['diagnostics']['availability'];

@@ -39,6 +39,13 @@ function checkTurns(r: Replayed, tool: ToolExpectations, exp: ScenarioExpectatio
     const label = `${turn.id} (true end ${turn.trueEnd?.toFixed(3) ?? 'none'})`;
     const outcomes = outcomesOf(r.states, turn.id);
     const completed = completedAt(r.states, turn.id);
+    if (exp.witnesses) {
+      // The witness the turn's outcome ends with: a record that confirms the screen's outcome
+      // within the window makes it `both`.
+      const last = r.states.findLast((s) => s.lastTurn.turnId === turn.id);
+      const witness = last?.lastTurn.result === 'none' ? null : (last?.lastTurn.witness ?? null);
+      expect(witness, `${label}: witness`).toBe(exp.witnesses[i] ?? null);
+    }
 
     if (expected === 'none') {
       expect(outcomes, `${label}: outcomes`).toEqual([]);

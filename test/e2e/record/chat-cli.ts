@@ -13,6 +13,8 @@ import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startRecorder, type Recorder } from '../../../src/observe/recorder.js';
+import type { SessionRecordReader } from '../../../src/profiles/session-record.js';
+import { sessionRecordReader } from '../../../src/profiles/session-records.js';
 import { CHAT_AGENTS } from '../../../src/tooling/agents/index.js';
 import type { ChatAgent, KeyStep } from '../../../src/tooling/agents/chat-agent.js';
 import { chatCompletionsProtocol } from '../../../src/tooling/model-server/chat-completions.js';
@@ -122,13 +124,15 @@ function errorScenario(
   retried = true,
   /** The user interrupts while the CLI still retries. */
   interrupt = false,
+  /** How long the server takes to answer each request with the error, ms. */
+  delayMs = 0,
 ): Scenario {
   return {
     retries,
     async run(ctx) {
       // A status no client retries (400) ends the turn at once.
       const givesUp = !retried || ctx.agent.givesUp[retries];
-      ctx.server.enqueue(...Array.from({ length: 200 }, () => ({ error: { status } })));
+      ctx.server.enqueue(...Array.from({ length: 200 }, () => ({ error: { status }, delayMs })));
       await ctx.submit('trigger an error please');
       await ctx.turnsEnded(1, 60_000);
       if (givesUp && !interrupt) {
@@ -224,6 +228,12 @@ export const SCENARIOS: Record<string, Scenario> = {
   'error-500-default-retries': errorScenario(500, 'default'),
   // A request the provider refuses outright (400): nothing to retry.
   'error-400': errorScenario(400, 'capped', false),
+  // The server takes 1.5 s to refuse, so the CLI shows the turn working before the error (Qwen
+  // Code draws a quick 400 within one poll of the submit: no frame shows the turn).
+  'error-400-slow': {
+    ...errorScenario(400, 'capped', false, false, 1500),
+    applies: (a) => a.tool === 'qwen_code',
+  },
   // Escape while the CLI waits to retry a failed request.
   'retry-interrupted': errorScenario(500, 'default', true, true),
   'permission-approved': permissionScenario('approve'),
@@ -383,7 +393,11 @@ function defaultScenarios(agent: ChatAgent): string[] {
 
 async function record(agent: ChatAgent, name: string, scenario: Scenario): Promise<void> {
   const fixtures = resolve('test/fixtures', agent.tool);
-  const scratch = resolve('.tmp/record', agent.tool, name);
+  // With the session record, the folders live outside this repository: the CLIs write their
+  // working folder's paths and Git state into their records.
+  const scratch = withRecord(name)
+    ? join(tmpdir(), 'pw-record', agent.tool, name)
+    : resolve('.tmp/record', agent.tool, name);
   rmSync(scratch, { recursive: true, force: true });
   rmSync(join(tmpdir(), 'pw-clis-rec', agent.tool, name), { recursive: true, force: true });
   mkdirSync(fixtures, { recursive: true });
@@ -442,6 +456,7 @@ async function record(agent: ChatAgent, name: string, scenario: Scenario): Promi
       processNames: agent.processNames,
       intervalMs: 250,
       file: join(fixtures, `${name}.jsonl`),
+      ...(withRecord(name) ? { sessionRecord: withRecord(name)! } : {}),
     });
     const s = session;
     const r = recorder;
@@ -520,6 +535,22 @@ async function record(agent: ChatAgent, name: string, scenario: Scenario): Promi
   }
 }
 
+/**
+ * `record-<scenario>` records the scenario with the CLI's session record as well (its pieces in
+ * the recording, docs/contracts.md §2), into `record-<scenario>.jsonl`.
+ */
+const RECORD_PREFIX = 'record-';
+
+function scenarioOf(name: string): Scenario | undefined {
+  return SCENARIOS[name] ?? SCENARIOS[name.slice(RECORD_PREFIX.length)];
+}
+
+function withRecord(name: string): SessionRecordReader | undefined {
+  return name.startsWith(RECORD_PREFIX) && !SCENARIOS[name]
+    ? sessionRecordReader(CHAT_AGENTS[process.argv[2] ?? '']?.tool ?? '')
+    : undefined;
+}
+
 async function main(): Promise<void> {
   const [tool, ...requested] = process.argv.slice(2);
   const agent = tool ? CHAT_AGENTS[tool] : undefined;
@@ -527,7 +558,7 @@ async function main(): Promise<void> {
     throw new Error(`usage: chat-cli.ts <${Object.keys(CHAT_AGENTS).join('|')}> [scenario ...]`);
   const selected = requested.length > 0 ? requested : defaultScenarios(agent);
   for (const name of selected) {
-    if (!SCENARIOS[name]) {
+    if (!scenarioOf(name)) {
       throw new Error(`unknown scenario ${name}; known: ${Object.keys(SCENARIOS).join(', ')}`);
     }
   }
@@ -535,7 +566,7 @@ async function main(): Promise<void> {
     process.stdout.write(`recording ${agent.tool} ${name}... `);
     const started = Date.now();
     try {
-      await record(agent, name, SCENARIOS[name]!);
+      await record(agent, name, scenarioOf(name)!);
       process.stdout.write(`done (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
     } catch (err) {
       process.stdout.write(`FAILED: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -7,8 +7,10 @@
  * `--size` overrides every selected scenario's terminal size (default 160x45, or the scenario's own).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startRecorder, type Recorder } from '../../../src/observe/recorder.js';
+import { claudeCodeSessionRecord } from '../../../src/profiles/claude_code/session-record.js';
 import { claudeCodeFacts, prepareClaudeCode } from '../../../src/tooling/agents/claude_code.js';
 import { anthropicProtocol } from '../../../src/tooling/model-server/anthropic.js';
 import type { TurnPlanInput } from '../../../src/tooling/model-server/plan.js';
@@ -373,9 +375,14 @@ async function record(
   name: string,
   scenario: Scenario,
   sizeOverride: { cols: number; rows: number } | null,
+  recordPieces: boolean,
 ): Promise<void> {
   const { cols, rows } = sizeOverride ?? scenario.size ?? DEFAULT_SIZE;
-  const scratch = join(SCRATCH, name);
+  // With the session record, the folders live outside this repository: the CLIs write their
+  // working folder's paths and Git state into their records.
+  const scratch = recordPieces
+    ? join(tmpdir(), 'pw-record', 'claude_code', name)
+    : join(SCRATCH, name);
   rmSync(scratch, { recursive: true, force: true });
   const file = join(FIXTURES, `${name}.jsonl`);
   const serverLog = join(FIXTURES, `${name}.server.jsonl`);
@@ -414,6 +421,8 @@ async function record(
       processNames: ['claude'],
       intervalMs: 250,
       file,
+      // `record-<scenario>`: with the CLI's session record (docs/contracts.md §2).
+      ...(recordPieces ? { sessionRecord: claudeCodeSessionRecord } : {}),
     });
     const s = session;
     const r = recorder;
@@ -458,10 +467,14 @@ async function main(): Promise<void> {
   }
   const names = args;
   const selected = names.length > 0 ? names : Object.keys(SCENARIOS);
-  const unknown = selected.filter((n) => !(n in SCENARIOS));
+  // `record-<scenario>` records the scenario with the session record, as record-<scenario>.jsonl.
+  const scenarioOf = (n: string) => SCENARIOS[n] ?? SCENARIOS[n.replace(/^record-/, '')];
+  const unknown = selected.filter((n) => !scenarioOf(n));
   if (unknown.length > 0) throw new Error(`unknown scenario(s): ${unknown.join(', ')}`);
   mkdirSync(FIXTURES, { recursive: true });
-  for (const name of selected) await record(name, SCENARIOS[name]!, size);
+  for (const name of selected) {
+    await record(name, scenarioOf(name)!, size, !SCENARIOS[name] && name.startsWith('record-'));
+  }
 }
 
 await main();

@@ -5,9 +5,10 @@
  *   npx tsx test/e2e/record/codex.ts [scenario ...]
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startRecorder, type Recorder } from '../../../src/observe/recorder.js';
+import { codexSessionRecord } from '../../../src/profiles/codex/session-record.js';
 import { codexAgent, prepareCodex, stopCodexDaemons } from '../../../src/tooling/agents/codex.js';
 import { openaiProtocol } from '../../../src/tooling/model-server/openai.js';
 import type { TurnPlanInput } from '../../../src/tooling/model-server/plan.js';
@@ -409,7 +410,12 @@ const SCENARIOS: Record<string, Scenario> = {
 };
 
 async function record(name: string, scenario: Scenario): Promise<void> {
-  const scratch = join(SCRATCH, name);
+  // With the session record, the folders live outside this repository: the CLIs write their
+  // working folder's paths and Git state into their records.
+  // Not under the temporary folder either: Codex warns that it will not put its helpers there.
+  const scratch = name.startsWith('record-')
+    ? join(homedir(), '.cache', 'pw-record', 'codex', name)
+    : join(SCRATCH, name);
   rmSync(scratch, { recursive: true, force: true });
   // Outside this repository when the scenario needs a folder that is not in a Git project.
   const workDir = scenario.providerOnly
@@ -457,6 +463,10 @@ async function record(name: string, scenario: Scenario): Promise<void> {
       processNames: codexAgent.processNames,
       intervalMs: 250,
       file: join(FIXTURES, `${name}.jsonl`),
+      // `record-<scenario>`: with the CLI's session record (docs/contracts.md §2).
+      ...(!SCENARIOS[name] && name.startsWith('record-')
+        ? { sessionRecord: codexSessionRecord }
+        : {}),
     });
     const s = session;
     const r = recorder;
@@ -511,13 +521,15 @@ async function record(name: string, scenario: Scenario): Promise<void> {
 async function main(): Promise<void> {
   const requested = process.argv.slice(2);
   const selected = requested.length > 0 ? requested : Object.keys(SCENARIOS);
+  // `record-<scenario>` records the scenario with the session record, as record-<scenario>.jsonl.
+  const scenarioOf = (n: string) => SCENARIOS[n] ?? SCENARIOS[n.replace(/^record-/, '')];
   for (const name of selected) {
-    if (!SCENARIOS[name])
+    if (!scenarioOf(name))
       throw new Error(`unknown scenario ${name}; known: ${Object.keys(SCENARIOS).join(', ')}`);
   }
   for (const name of selected) {
     process.stdout.write(`recording ${name}... `);
-    await record(name, SCENARIOS[name]!);
+    await record(name, scenarioOf(name)!);
     process.stdout.write('done\n');
   }
 }

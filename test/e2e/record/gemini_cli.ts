@@ -6,6 +6,7 @@
  * overrides every chosen scenario's terminal size (default 120x40, or the scenario's own).
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -17,6 +18,7 @@ import { geminiProtocol } from '../../../src/tooling/model-server/gemini.js';
 import { geminiCliAgent, prepareGeminiCli } from '../../../src/tooling/agents/gemini_cli.js';
 import { startAgentSession, uniqueSocketName, type AgentSession } from '../harness/session.js';
 import { startRecorder, type Recorder } from '../../../src/observe/recorder.js';
+import { geminiCliSessionRecord } from '../../../src/profiles/gemini_cli/session-record.js';
 
 const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 const fixtures = join(repoRoot, 'test/fixtures/gemini_cli');
@@ -464,7 +466,11 @@ async function record(
   size?: { cols: number; rows: number },
 ): Promise<void> {
   mkdirSync(fixtures, { recursive: true });
-  const dir = join(scratch, name);
+  // With the session record, the folders live outside this repository: the CLIs write their
+  // working folder's paths and Git state into their records.
+  const dir = name.startsWith('record-')
+    ? join(tmpdir(), 'pw-record', 'gemini_cli', name)
+    : join(scratch, name);
   rmSync(dir, { recursive: true, force: true });
   const serverLog = join(fixtures, `${name}.server.jsonl`);
   writeFileSync(serverLog, '');
@@ -499,6 +505,10 @@ async function record(
       processNames: ['gemini'],
       intervalMs: 250,
       file: join(fixtures, `${name}.jsonl`),
+      // `record-<scenario>`: with the CLI's session record (docs/contracts.md §2).
+      ...(!scenarios[name] && name.startsWith('record-')
+        ? { sessionRecord: geminiCliSessionRecord }
+        : {}),
     });
     if (!scenario.ownStartup) {
       // The prompt box is drawn before initialisation ends; keys sent before the banner can be lost.
@@ -522,7 +532,8 @@ const size = sizeMatch ? { cols: Number(sizeMatch[1]), rows: Number(sizeMatch[2]
 const wanted = args.filter((a) => !a.startsWith('--'));
 const names = wanted.length > 0 ? wanted : Object.keys(scenarios);
 for (const name of names) {
-  const scenario = scenarios[name];
+  // `record-<scenario>` records the scenario with the session record, as record-<scenario>.jsonl.
+  const scenario = scenarios[name] ?? scenarios[name.replace(/^record-/, '')];
   if (!scenario)
     throw new Error(`unknown scenario ${name}; known: ${Object.keys(scenarios).join(', ')}`);
   const t0 = Date.now();

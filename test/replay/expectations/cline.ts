@@ -20,6 +20,26 @@ export const cline: ToolExpectations = {
     'error-500': { turns: ['known_failure'], final: READY },
     'error-429-rate-limit': { turns: ['known_failure'], final: READY },
     'error-400': { turns: ['known_failure'], final: READY },
+    // With the session record (docs/witness.md), a finished reply is a success: the record has
+    // the reply and the screen reads its idle prompt. The record never tells an interrupt
+    // (Cline drops the partial reply), so an interrupted turn still ends with no outcome.
+    'record-normal-turn': { turns: ['success'], final: READY, witnesses: ['both'] },
+    'record-interrupted': { turns: ['unknown'], final: READY },
+    'record-error-400': { turns: ['known_failure'], final: READY, witnesses: ['both'] },
+    'record-error-500': { turns: ['known_failure'], final: READY, witnesses: ['both'] },
+    'record-two-turns': {
+      turns: ['success', 'success'],
+      final: READY,
+      witnesses: ['both', 'both'],
+    },
+    'record-long-turn-pause': { turns: ['success'], final: READY, witnesses: ['both'] },
+    'record-permission-approved': {
+      turns: ['success'],
+      final: READY,
+      dialog: 'Approve tool call?',
+      witnesses: ['both'],
+    },
+    'record-quoted-chrome': { turns: ['success'], final: READY, witnesses: ['both'] },
     'retry-interrupted': { turns: ['unknown'], final: READY, endedByKey: true },
     'permission-approved': { turns: ['unknown'], final: READY, dialog: 'Approve tool call?' },
     'permission-denied': { turns: ['unknown'], final: READY, dialog: 'Approve tool call?' },

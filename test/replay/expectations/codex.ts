@@ -18,6 +18,10 @@ export const codex: ToolExpectations = {
     'two-turns': { turns: ['success', 'success'], final: READY },
     interrupted: { turns: ['interrupted'], final: READY },
     'error-500': { turns: ['known_failure'], final: READY },
+    // With the session record (docs/witness.md): the record and the screen agree on each.
+    'record-normal-turn': { turns: ['success'], final: READY, witnesses: ['both'] },
+    'record-interrupted': { turns: ['interrupted'], final: READY, witnesses: ['both'] },
+    'record-error-500': { turns: ['known_failure'], final: READY, witnesses: ['both'] },
     'error-529-overloaded': { turns: ['known_failure'], final: READY },
     'error-429-rate-limit': { turns: ['known_failure'], final: READY },
     'permission-prompt': {

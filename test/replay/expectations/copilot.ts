@@ -24,6 +24,10 @@ export const copilot: ToolExpectations = {
     'error-500': { turns: ['known_failure'], final: READY },
     'error-429-rate-limit': { turns: ['known_failure'], final: READY },
     'error-400': { turns: ['known_failure'], final: READY },
+    // With the session record (docs/witness.md): the record and the screen agree on each.
+    'record-normal-turn': { turns: ['success'], final: READY, witnesses: ['both'] },
+    'record-interrupted': { turns: ['interrupted'], final: READY, witnesses: ['both'] },
+    'record-error-400': { turns: ['known_failure'], final: READY, witnesses: ['both'] },
     // Two Escapes while a retry waits: `● Operation cancelled by user`.
     'retry-interrupted': { turns: ['interrupted'], final: READY, endedByKey: true },
     'permission-approved': {

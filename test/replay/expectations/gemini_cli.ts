@@ -16,6 +16,16 @@ export const geminiCli: ToolExpectations = {
     interrupted: { turns: ['interrupted'], final: READY },
     // After a failed request Gemini asks "Keep trying / Stop"; the turn waits on the operator.
     'error-500': { turns: ['known_failure'], final: READY, dialog: '1. Keep trying' },
+    // With the session record (docs/witness.md). Its record never marks a finished reply, so a
+    // success is the screen's alone.
+    'record-normal-turn': { turns: ['success'], final: READY, witnesses: ['surface'] },
+    'record-interrupted': { turns: ['interrupted'], final: READY, witnesses: ['both'] },
+    'record-error-500': {
+      turns: ['known_failure'],
+      final: READY,
+      dialog: '1. Keep trying',
+      witnesses: ['both'],
+    },
     'error-529-overloaded': { turns: ['known_failure'], final: READY, dialog: '1. Keep trying' },
     'error-429-rate-limit': { turns: ['known_failure'], final: READY, dialog: '1. Keep trying' },
     'permission-prompt': { turns: ['success'], final: READY, dialog: 'Allow execution of' },

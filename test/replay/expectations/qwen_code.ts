@@ -26,6 +26,11 @@ export const qwenCode: ToolExpectations = {
     // The default: the client retries each of the seven attempts too (about 105 s).
     'error-500-default-retries': { turns: ['known_failure'], final: READY },
     'error-400': { turns: ['known_failure'], final: READY },
+    // With the session record (docs/witness.md). Its record never marks an interrupt, so that
+    // one is the screen's alone.
+    'record-normal-turn': { turns: ['success'], final: READY, witnesses: ['both'] },
+    'record-interrupted': { turns: ['interrupted'], final: READY, witnesses: ['surface'] },
+    'record-error-400-slow': { turns: ['known_failure'], final: READY, witnesses: ['both'] },
     'retry-interrupted': { turns: ['interrupted'], final: READY, endedByKey: true },
     'permission-approved': { turns: ['success'], final: READY, dialog: 'Allow execution of' },
     // Denied (Escape), the tool is drawn cancelled (`-  Shell …`) and the turn ends without a
