@@ -31,6 +31,7 @@ import {
   watchdogWindowRecord,
   UnrecognisedScreens,
 } from './records.js';
+import { sameData } from './same-data.js';
 import { composeState, settleTimes, type StateTimes } from './state.js';
 import { TurnDriver } from './turn-driver.js';
 import type { ObserverReport } from '../sessions/observer.js';
@@ -80,16 +81,20 @@ export class TerminalPipeline {
   /** The last screen read and its reading: a pane at rest is captured the same many times. */
   private lastReading: { profile: ToolProfile; screen: Screen; result: ProfileResult } | null =
     null;
-  /** Reads a screen with the current profile; a profile is pure, so a repeat is not read again. */
+  /**
+   * Reads a screen with the current profile; a profile is pure, so a repeat is not read again.
+   * A screen that reads the same as the last (a spinner frame: the glyph and the counter moved,
+   * the reading did not) hands on the last reading itself, so that what follows compares it
+   * first by identity.
+   */
   private readonly readScreen = (screen: Screen): ProfileResult => {
     const last = this.lastReading;
-    if (
-      last &&
-      last.profile === this.profile &&
-      last.screen.text === screen.text &&
-      last.screen.ansi === screen.ansi
-    ) {
-      return last.result;
+    if (last && last.profile === this.profile) {
+      if (last.screen.text === screen.text && last.screen.ansi === screen.ansi) return last.result;
+      const result = this.profile.parse(screen);
+      const same = sameData(result, last.result);
+      this.lastReading = { profile: this.profile, screen, result: same ? last.result : result };
+      return this.lastReading.result;
     }
     const result = this.profile.parse(screen);
     this.lastReading = { profile: this.profile, screen, result };
