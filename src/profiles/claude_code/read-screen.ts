@@ -85,6 +85,17 @@ function knownFailure(turn: string[], v: ClaudeCodeVocabulary): KnownFailure | n
   return null;
 }
 
+/** A line the projection leaves out: the live status, a done summary, a tip, the effort hint. */
+function chrome(line: string, v: ClaudeCodeVocabulary): boolean {
+  return (
+    v.statusLine.test(line) ||
+    v.doneLine.test(line) ||
+    v.retryLine.test(line) ||
+    v.tipLine.test(line) ||
+    v.effortLine.test(line)
+  );
+}
+
 /** Transcript text with the live edge and chrome removed: stable while idle. */
 function projection(above: string[], v: ClaudeCodeVocabulary): string {
   const out: string[] = [];
@@ -92,10 +103,11 @@ function projection(above: string[], v: ClaudeCodeVocabulary): string {
   // The logo header animates at start-up; only its text matters.
   const headerEnd = above.findIndex((l) => v.logoHeader.test(l));
   if (headerEnd >= 0 && headerEnd < 3) i = headerEnd + 3;
+  // Most of a screen is blank lines (screenLines leaves them ''): decided once.
+  const blankIsChrome = chrome('', v);
   for (; i < above.length; i++) {
     const line = above[i]!;
-    if (v.statusLine.test(line) || v.doneLine.test(line) || v.retryLine.test(line)) continue;
-    if (v.tipLine.test(line) || v.effortLine.test(line)) continue;
+    if (line === '' ? blankIsChrome : chrome(line, v)) continue;
     out.push(line);
   }
   return out.join('\n').trim();
@@ -117,7 +129,8 @@ function lastTurnLine(turn: string[], v: ClaudeCodeVocabulary): string {
  */
 export function readClaudeCodeScreen(screen: Screen, v: ClaudeCodeVocabulary): ScreenReading {
   const s = layout(screen.text, v);
-  const nonBlank = s.lines.filter((l) => l.trim() !== '');
+  // screenLines trims every line's end: a blank line is ''.
+  const nonBlank = s.lines.filter((l) => l !== '');
   if (nonBlank.length === 0) return { shape: 'blank' };
 
   const last = nonBlank[nonBlank.length - 1]!;
@@ -181,16 +194,17 @@ export function readClaudeCodeScreen(screen: Screen, v: ClaudeCodeVocabulary): S
     if (failure) outcome = { kind: 'failed', failure };
     else if ((latest.echoVisible || latest.scrolled) && replied) outcome = { kind: 'finished' };
   }
+  // The status line's place may hold the reply's last line: no spinner place is given.
+  const live = status === null ? s.footer : [status].concat(s.footer);
   return {
-    ...cli,
+    shape: 'cli',
+    outcome,
+    active,
+    live,
     dialog: null,
     prompt: slashMenu
       ? { mode: 'modal', editing, context: 'slash_command' }
       : { mode: 'freeform', editing },
-    active,
-    outcome,
     projection: projection(projectionAbove, v),
-    // The status line's place may hold the reply's last line: no spinner place is given.
-    live: [...(status === null ? [] : [status]), ...s.footer],
   };
 }
