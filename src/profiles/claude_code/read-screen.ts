@@ -8,6 +8,7 @@ import type { ClaudeCodeVocabulary } from './vocabulary.js';
 
 /** The regions of one Claude Code screen, found by layout (rules, prompt glyph), not by colour. */
 interface ClaudeLayout {
+  /** The screen's lines, trimmed at the end (screenLines): a blank line is ''. */
   lines: string[];
   /** The prompt box: the lines between its two rules, the prompt glyph taken off the first. */
   box: { draft: string[] } | null;
@@ -56,7 +57,7 @@ function latestTurn(above: string[], v: ClaudeCodeVocabulary): LatestTurn {
   return {
     lines: above,
     echoVisible: false,
-    scrolled: !logo && above.some((l) => l.trim() !== ''),
+    scrolled: !logo && above.some((l) => l !== ''),
   };
 }
 
@@ -64,7 +65,7 @@ function latestTurn(above: string[], v: ClaudeCodeVocabulary): LatestTurn {
 function liveStatus(above: string[], v: ClaudeCodeVocabulary): string | null {
   for (let i = above.length - 1; i >= 0 && i >= above.length - 6; i--) {
     const line = above[i]!;
-    if (line.trim() === '' || v.tipLine.test(line) || v.effortLine.test(line)) continue;
+    if (line === '' || v.tipLine.test(line) || v.effortLine.test(line)) continue;
     if (/^\s*⎿/.test(line)) continue; // detail line under the status (retry hint)
     return line;
   }
@@ -72,7 +73,9 @@ function liveStatus(above: string[], v: ClaudeCodeVocabulary): string | null {
 }
 
 function knownFailure(turn: string[], v: ClaudeCodeVocabulary): KnownFailure | null {
+  const blankMatches = v.apiError.test('');
   for (let i = turn.length - 1; i >= 0; i--) {
+    if (turn[i] === '' && !blankMatches) continue;
     const m = v.apiError.exec(turn[i]!);
     if (!m) continue;
     // The message wraps onto indented continuation lines.
@@ -101,7 +104,8 @@ function projection(above: string[], v: ClaudeCodeVocabulary): string {
   const out: string[] = [];
   let i = 0;
   // The logo header animates at start-up; only its text matters.
-  const headerEnd = above.findIndex((l) => v.logoHeader.test(l));
+  const blankIsLogo = v.logoHeader.test('');
+  const headerEnd = above.findIndex((l) => (l === '' ? blankIsLogo : v.logoHeader.test(l)));
   if (headerEnd >= 0 && headerEnd < 3) i = headerEnd + 3;
   // Most of a screen is blank lines (screenLines leaves them ''): decided once.
   const blankIsChrome = chrome('', v);
@@ -117,7 +121,7 @@ function projection(above: string[], v: ClaudeCodeVocabulary): string {
 function lastTurnLine(turn: string[], v: ClaudeCodeVocabulary): string {
   for (let i = turn.length - 1; i >= 0; i--) {
     const line = turn[i]!;
-    if (line.trim() === '' || v.tipLine.test(line) || v.effortLine.test(line)) continue;
+    if (line === '' || v.tipLine.test(line) || v.effortLine.test(line)) continue;
     return line;
   }
   return '';
@@ -129,7 +133,6 @@ function lastTurnLine(turn: string[], v: ClaudeCodeVocabulary): string {
  */
 export function readClaudeCodeScreen(screen: Screen, v: ClaudeCodeVocabulary): ScreenReading {
   const s = layout(screen.text, v);
-  // screenLines trims every line's end: a blank line is ''.
   const nonBlank = s.lines.filter((l) => l !== '');
   if (nonBlank.length === 0) return { shape: 'blank' };
 
