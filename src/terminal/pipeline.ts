@@ -31,7 +31,16 @@ import {
   watchdogWindowRecord,
   UnrecognisedScreens,
 } from './records.js';
-import { composeState, settleTimes, type StateTimes } from './state.js';
+import { sameData } from './same-data.js';
+import {
+  composeState,
+  sameFacts,
+  sameTimes,
+  settleTimes,
+  stableAt,
+  type StateFacts,
+  type StateTimes,
+} from './state.js';
 import { TurnDriver } from './turn-driver.js';
 import type { ObserverReport } from '../sessions/observer.js';
 
@@ -77,19 +86,25 @@ export class TerminalPipeline {
   private transitions: ChartTransition[] = [];
   private evidence: RecordEvidence | null = null;
   private disposed = false;
+  /** The facts and times of the last publish that composed the state. */
+  private lastPublish: { facts: StateFacts; times: StateTimes } | null = null;
   /** The last screen read and its reading: a pane at rest is captured the same many times. */
   private lastReading: { profile: ToolProfile; screen: Screen; result: ProfileResult } | null =
     null;
-  /** Reads a screen with the current profile; a profile is pure, so a repeat is not read again. */
+  /**
+   * Reads a screen with the current profile; a profile is pure, so a repeat is not read again.
+   * A screen that reads the same as the last (a spinner frame: the glyph and the counter moved,
+   * the reading did not) hands on the last reading itself, so that what follows compares it
+   * first by identity.
+   */
   private readonly readScreen = (screen: Screen): ProfileResult => {
     const last = this.lastReading;
-    if (
-      last &&
-      last.profile === this.profile &&
-      last.screen.text === screen.text &&
-      last.screen.ansi === screen.ansi
-    ) {
-      return last.result;
+    if (last && last.profile === this.profile) {
+      if (last.screen.text === screen.text && last.screen.ansi === screen.ansi) return last.result;
+      const result = this.profile.parse(screen);
+      const same = sameData(result, last.result);
+      this.lastReading = { profile: this.profile, screen, result: same ? last.result : result };
+      return this.lastReading.result;
     }
     const result = this.profile.parse(screen);
     this.lastReading = { profile: this.profile, screen, result };
@@ -446,15 +461,32 @@ export class TerminalPipeline {
     return this.journal.append(draft).catch(() => null);
   }
 
-  /** Composes the public state once and publishes it (with a state record) when it changed. */
+  /**
+   * Composes the public state once and publishes it (with a state record) when it changed. The
+   * state is a function of its facts and times: facts and times like those of the last publish
+   * (the clock apart), with no transition since, compose the state that publish left but for
+   * its clock fields, so only the stability flag can have changed, and it is checked alone.
+   */
   private publish(t: number): void {
     if (this.disposed) return;
     const times = this.times;
     times.now = Math.max(times.now, t);
     const prev = this.subject.getValue();
-    const next = this.compose();
+    const facts = this.facts();
+    const last = this.lastPublish;
+    if (
+      last !== null &&
+      this.transitions.length === 0 &&
+      sameTimes(times, last.times) &&
+      sameFacts(facts, last.facts) &&
+      stableAt(times) === prev.stability.stable
+    ) {
+      return;
+    }
+    const next = composeState(facts, times);
     const { changed, restarted } = settleTimes(prev, next, times);
     if (restarted) this.armStability(times.now);
+    this.lastPublish = { facts, times: { ...times } };
     const transitions = this.transitions;
     this.transitions = [];
     // Each chart's state is a public field (diagnostics.availability, readiness.status,
@@ -474,28 +506,30 @@ export class TerminalPipeline {
   }
 
   private compose(): TerminalState {
-    return composeState(
-      {
-        terminalId: this.o.terminalId,
-        target: this.o.target ?? null,
-        tool: this.profile.id,
-        toolVersion: this.toolVersion ?? null,
-        diagnostics: this.diagnostics.state as TerminalState['diagnostics']['availability'],
-        probe: this.probeOutcome,
-        parse: this.probeOutcome?.parse ?? null,
-        probeError: this.probeOutcome?.error ?? null,
-        parsed: this.parsed,
-        kernel: this.kernel.snapshot(),
-        completionTurnId: this.completionTurnId,
-        turn: this.turns.snapshot(),
-        ...(this.witness ? { witness: this.witness } : {}),
-        watchdog: {
-          state: this.watchdog.state as TerminalState['watchdog']['state'],
-          sessionStartedAt: this.watchdog.sessionStartedAt,
-          budgetSeconds: this.watchdog.budgetSeconds,
-        },
+    return composeState(this.facts(), this.times);
+  }
+
+  /** What the public state is made of now (the kernel's snapshot is read once). */
+  private facts(): StateFacts {
+    return {
+      terminalId: this.o.terminalId,
+      target: this.o.target ?? null,
+      tool: this.profile.id,
+      toolVersion: this.toolVersion ?? null,
+      diagnostics: this.diagnostics.state as TerminalState['diagnostics']['availability'],
+      probe: this.probeOutcome,
+      parse: this.probeOutcome?.parse ?? null,
+      probeError: this.probeOutcome?.error ?? null,
+      parsed: this.parsed,
+      kernel: this.kernel.snapshot(),
+      completionTurnId: this.completionTurnId,
+      turn: this.turns.snapshot(),
+      ...(this.witness ? { witness: this.witness } : {}),
+      watchdog: {
+        state: this.watchdog.state as TerminalState['watchdog']['state'],
+        sessionStartedAt: this.watchdog.sessionStartedAt,
+        budgetSeconds: this.watchdog.budgetSeconds,
       },
-      this.times,
-    );
+    };
   }
 }

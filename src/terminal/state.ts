@@ -115,10 +115,14 @@ export function composeState(f: StateFacts, times: StateTimes): TerminalState {
   return state;
 }
 
+/** How long the surface and the public state have both been unchanged; null: no surface yet. */
+function stableSince(times: StateTimes): number | null {
+  return times.surfaceSince === null ? null : Math.max(times.surfaceSince, times.stateSince ?? 0);
+}
+
 /** Writes the clock-derived fields of `state` (in place) from `times`. */
 export function stampTimes(state: TerminalState, times: StateTimes): void {
-  const since =
-    times.surfaceSince === null ? null : Math.max(times.surfaceSince, times.stateSince ?? 0);
+  const since = stableSince(times);
   const stableFor = since === null ? 0 : Math.max(0, times.now - since);
   state.readiness.since = times.readinessSince;
   state.turn.since = times.phaseSince;
@@ -126,6 +130,55 @@ export function stampTimes(state: TerminalState, times: StateTimes): void {
     stable: since !== null && stableFor >= times.stabilitySeconds,
     stableForSeconds: stableFor,
   };
+}
+
+/** The `stability.stable` a state composed now would have. */
+export function stableAt(times: StateTimes): boolean {
+  const since = stableSince(times);
+  return since !== null && Math.max(0, times.now - since) >= times.stabilitySeconds;
+}
+
+/** The same times but for the clock (`now`). */
+export function sameTimes(a: StateTimes, b: StateTimes): boolean {
+  return (
+    a.readinessSince === b.readinessSince &&
+    a.phaseSince === b.phaseSince &&
+    a.surfaceSince === b.surfaceSince &&
+    a.stateSince === b.stateSince &&
+    a.stabilitySeconds === b.stabilitySeconds
+  );
+}
+
+const plain = (v: unknown): v is Record<string, unknown> => {
+  if (v === null || typeof v !== 'object') return false;
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === Array.prototype;
+};
+
+/**
+ * Equal values down to `depth` levels of plain objects and arrays; below that, the same object.
+ * The facts hold the charts' contexts and the profile's reading, which are never changed in
+ * place (a change is a new object): the same object is the same value.
+ */
+function sameUpTo(a: unknown, b: unknown, depth: number): boolean {
+  if (a === b) return true;
+  if (depth === 0 || !plain(a) || !plain(b) || Array.isArray(a) !== Array.isArray(b)) return false;
+  let n = 0;
+  for (const k in a) {
+    if (!(k in b) || !sameUpTo(a[k], b[k], depth - 1)) return false;
+    n++;
+  }
+  for (const _ in b) n--;
+  return n === 0;
+}
+
+/**
+ * The same facts: {@link composeState} makes the same state of them (and the same times). Deep
+ * enough for what is rebuilt on every read (the kernel's and the turn charts' snapshots, the
+ * probe's outcome); the charts' contexts below are compared as objects.
+ */
+export function sameFacts(a: StateFacts, b: StateFacts): boolean {
+  return sameUpTo(a, b, 3);
 }
 
 /**
@@ -209,15 +262,20 @@ export function initialState(o: {
   };
 }
 
-/** Fields that never count as a change: they move with the clock alone. */
-const CLOCK_FIELDS = new Set(['t', 'stability.stableForSeconds']);
-
 const isPlain = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Two leaves differ: as their JSON differs (the identical ones, most of them, are not encoded). */
 const leafDiffers = (x: unknown, y: unknown): boolean =>
   x !== y && JSON.stringify(x) !== JSON.stringify(y);
+
+/**
+ * Fields that never count as a change: they move with the clock alone (`t`,
+ * `stability.stableForSeconds`). Told by the key and the path above it, so that no path is
+ * made for a field that is the same.
+ */
+const isClockField = (prefix: string, k: string): boolean =>
+  prefix === '' ? k === 't' : k === 'stableForSeconds' && prefix === 'stability';
 
 function walkChanges(
   x: Record<string, unknown>,
@@ -226,7 +284,12 @@ function walkChanges(
   out: Record<string, unknown>,
 ): void {
   // The keys of `x` in order, then those only `y` has: the order the changes are listed in.
-  for (const k in x) compareAt(x[k], y[k], prefix, k, out);
+  for (const k in x) {
+    const a = x[k];
+    const b = y[k];
+    // Most leaves are the same value: no path is made for them.
+    if (a !== b) compareAt(a, b, prefix, k, out);
+  }
   for (const k in y) if (!(k in x)) compareAt(undefined, y[k], prefix, k, out);
 }
 
@@ -237,10 +300,8 @@ function compareAt(
   k: string,
   out: Record<string, unknown>,
 ): void {
-  // Most leaves are the same value: no path is made for them.
-  if (a === b) return;
+  if (a === b || isClockField(prefix, k)) return;
   const path = prefix ? `${prefix}.${k}` : k;
-  if (CLOCK_FIELDS.has(path)) return;
   if (isPlain(a) && isPlain(b)) walkChanges(a, b, path, out);
   else if (leafDiffers(a, b)) out[path] = b === undefined ? null : b;
 }

@@ -14,6 +14,7 @@ import { TimerOrder, type Timers } from '../kernel/timers.js';
 import type { ChartTransition } from '../schemas/record.js';
 import type { RecordEvent } from '../profiles/session-record.js';
 import { TurnSignals } from '../schemas/signals.js';
+import { sameData } from './same-data.js';
 import {
   foldRecordEvent,
   outcomeEventOf,
@@ -134,6 +135,16 @@ export class TurnDriver {
   private lastStartedAt: number | null = null;
   /** The latest outcome the screen decided alone, which the record may yet confirm. */
   private screenOnly: { startedAt: number; reason: string; at: number } | null = null;
+  /** Events the turn-phase chart emitted so far. */
+  private emitted = 0;
+  /** The last frame sent, when it changed nothing, and the snapshot it left. */
+  private quiet: {
+    t: number;
+    available: boolean;
+    signals: TurnSignals;
+    projection: string;
+    snapshot: unknown;
+  } | null = null;
 
   constructor(private readonly o: TurnDriverOptions) {
     this.phase = new ChartRunner(o.turnPhase, o.hub, (step, context) => {
@@ -147,6 +158,7 @@ export class TurnDriver {
     });
     this.last = new ChartRunner(o.lastTurn, o.hub);
     this.subs.push(
+      o.turnPhase.on('*', () => void this.emitted++),
       o.turnPhase.on('settle_window.start', (ev) =>
         o.timers.set(SETTLE_KEY, this.now + ev.seconds, TimerOrder.settle, (due) =>
           this.settleElapsed(due),
@@ -193,20 +205,62 @@ export class TurnDriver {
   frame(t: number, input: TurnFrameInput): void {
     // A repeated screen's reading hands over the same signals: checked once.
     if (input.signals !== this.signalsIn) {
-      this.signalsOut = TurnSignals.parse(input.signals);
+      if (!sameData(input.signals, this.signalsIn)) {
+        this.signalsOut = TurnSignals.parse(input.signals);
+      }
       this.signalsIn = input.signals;
     }
     const signals = this.signalsOut!;
     this.lastFrame = { available: input.available, signals };
-    this.send(t, {
+    const projection = normalizeProjection(input.projectionText);
+    const quiet = this.quiet;
+    if (
+      quiet !== null &&
+      quiet.signals === signals &&
+      quiet.projection === projection &&
+      quiet.available === input.available &&
+      t >= quiet.t &&
+      this.o.turnPhase.getSnapshot() === quiet.snapshot
+    ) {
+      // The same frame again, on a chart left as that frame left it: it would do the same.
+      this.now = t;
+    } else {
+      this.sendFrame(t, input.available, signals, projection);
+    }
+    this.agreeWithRecord(t);
+  }
+
+  /**
+   * Sends a frame, and remembers it when it changed nothing (no step, nothing emitted, the
+   * context rebuilt with the same values): the next frame equal to it but for its time, sent to
+   * the same snapshot, would change nothing either. The chart's guards and actions are pure,
+   * and the only rules that read a frame's time match up to a deadline after a past moment
+   * (`settled_reply_rewritten`, `settled_success_disproved`): a rule that did not match at one
+   * time does not at a later one, and a rule that matched emitted an outcome. The event's
+   * inferred turn id is read only when a turn is inferred, which changes the context. Skipped
+   * only while nobody outside watches the chart's events.
+   */
+  private sendFrame(t: number, available: boolean, signals: TurnSignals, projection: string): void {
+    const before = this.o.turnPhase.getSnapshot();
+    const emitted = this.emitted;
+    const steps = this.send(t, {
       type: 'frame',
       t,
-      available: input.available,
+      available,
       signals,
-      projection: normalizeProjection(input.projectionText),
+      projection,
       inferredTurnId: this.o.nextTurnId(),
     });
-    this.agreeWithRecord(t);
+    const after = this.o.turnPhase.getSnapshot();
+    this.quiet =
+      !this.o.hub.observed &&
+      steps.length === 0 &&
+      this.emitted === emitted &&
+      after.status === 'active' &&
+      after.value === before.value &&
+      sameData(after.context, before.context)
+        ? { t, available, signals, projection, snapshot: after }
+        : null;
   }
 
   /** Whether the session record is followed (false: the screen alone witnesses). */
@@ -288,9 +342,9 @@ export class TurnDriver {
   private send(
     t: number,
     event: Parameters<ActorRefFrom<typeof turnPhaseMachine>['send']>[0],
-  ): void {
+  ): readonly unknown[] {
     this.now = t;
-    this.phase.send(event);
+    return this.phase.send(event);
   }
 
   /**

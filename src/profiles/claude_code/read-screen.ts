@@ -8,6 +8,7 @@ import type { ClaudeCodeVocabulary } from './vocabulary.js';
 
 /** The regions of one Claude Code screen, found by layout (rules, prompt glyph), not by colour. */
 interface ClaudeLayout {
+  /** The screen's lines, trimmed at the end (screenLines): a blank line is ''. */
   lines: string[];
   /** The prompt box: the lines between its two rules, the prompt glyph taken off the first. */
   box: { draft: string[] } | null;
@@ -56,7 +57,7 @@ function latestTurn(above: string[], v: ClaudeCodeVocabulary): LatestTurn {
   return {
     lines: above,
     echoVisible: false,
-    scrolled: !logo && above.some((l) => l.trim() !== ''),
+    scrolled: !logo && above.some((l) => l !== ''),
   };
 }
 
@@ -64,7 +65,7 @@ function latestTurn(above: string[], v: ClaudeCodeVocabulary): LatestTurn {
 function liveStatus(above: string[], v: ClaudeCodeVocabulary): string | null {
   for (let i = above.length - 1; i >= 0 && i >= above.length - 6; i--) {
     const line = above[i]!;
-    if (line.trim() === '' || v.tipLine.test(line) || v.effortLine.test(line)) continue;
+    if (line === '' || v.tipLine.test(line) || v.effortLine.test(line)) continue;
     if (/^\s*⎿/.test(line)) continue; // detail line under the status (retry hint)
     return line;
   }
@@ -72,7 +73,9 @@ function liveStatus(above: string[], v: ClaudeCodeVocabulary): string | null {
 }
 
 function knownFailure(turn: string[], v: ClaudeCodeVocabulary): KnownFailure | null {
+  const blankMatches = v.apiError.test('');
   for (let i = turn.length - 1; i >= 0; i--) {
+    if (turn[i] === '' && !blankMatches) continue;
     const m = v.apiError.exec(turn[i]!);
     if (!m) continue;
     // The message wraps onto indented continuation lines.
@@ -85,17 +88,30 @@ function knownFailure(turn: string[], v: ClaudeCodeVocabulary): KnownFailure | n
   return null;
 }
 
+/** A line the projection leaves out: the live status, a done summary, a tip, the effort hint. */
+function chrome(line: string, v: ClaudeCodeVocabulary): boolean {
+  return (
+    v.statusLine.test(line) ||
+    v.doneLine.test(line) ||
+    v.retryLine.test(line) ||
+    v.tipLine.test(line) ||
+    v.effortLine.test(line)
+  );
+}
+
 /** Transcript text with the live edge and chrome removed: stable while idle. */
 function projection(above: string[], v: ClaudeCodeVocabulary): string {
   const out: string[] = [];
   let i = 0;
   // The logo header animates at start-up; only its text matters.
-  const headerEnd = above.findIndex((l) => v.logoHeader.test(l));
+  const blankIsLogo = v.logoHeader.test('');
+  const headerEnd = above.findIndex((l) => (l === '' ? blankIsLogo : v.logoHeader.test(l)));
   if (headerEnd >= 0 && headerEnd < 3) i = headerEnd + 3;
+  // Most of a screen is blank lines (screenLines leaves them ''): decided once.
+  const blankIsChrome = chrome('', v);
   for (; i < above.length; i++) {
     const line = above[i]!;
-    if (v.statusLine.test(line) || v.doneLine.test(line) || v.retryLine.test(line)) continue;
-    if (v.tipLine.test(line) || v.effortLine.test(line)) continue;
+    if (line === '' ? blankIsChrome : chrome(line, v)) continue;
     out.push(line);
   }
   return out.join('\n').trim();
@@ -105,7 +121,7 @@ function projection(above: string[], v: ClaudeCodeVocabulary): string {
 function lastTurnLine(turn: string[], v: ClaudeCodeVocabulary): string {
   for (let i = turn.length - 1; i >= 0; i--) {
     const line = turn[i]!;
-    if (line.trim() === '' || v.tipLine.test(line) || v.effortLine.test(line)) continue;
+    if (line === '' || v.tipLine.test(line) || v.effortLine.test(line)) continue;
     return line;
   }
   return '';
@@ -117,7 +133,7 @@ function lastTurnLine(turn: string[], v: ClaudeCodeVocabulary): string {
  */
 export function readClaudeCodeScreen(screen: Screen, v: ClaudeCodeVocabulary): ScreenReading {
   const s = layout(screen.text, v);
-  const nonBlank = s.lines.filter((l) => l.trim() !== '');
+  const nonBlank = s.lines.filter((l) => l !== '');
   if (nonBlank.length === 0) return { shape: 'blank' };
 
   const last = nonBlank[nonBlank.length - 1]!;
@@ -181,16 +197,17 @@ export function readClaudeCodeScreen(screen: Screen, v: ClaudeCodeVocabulary): S
     if (failure) outcome = { kind: 'failed', failure };
     else if ((latest.echoVisible || latest.scrolled) && replied) outcome = { kind: 'finished' };
   }
+  // The status line's place may hold the reply's last line: no spinner place is given.
+  const live = status === null ? s.footer : [status].concat(s.footer);
   return {
-    ...cli,
+    shape: 'cli',
+    outcome,
+    active,
+    live,
     dialog: null,
     prompt: slashMenu
       ? { mode: 'modal', editing, context: 'slash_command' }
       : { mode: 'freeform', editing },
-    active,
-    outcome,
     projection: projection(projectionAbove, v),
-    // The status line's place may hold the reply's last line: no spinner place is given.
-    live: [...(status === null ? [] : [status]), ...s.footer],
   };
 }

@@ -8,7 +8,7 @@ import {
   type TriState,
   type TurnSignals,
 } from '../../schemas/signals.js';
-import { readLiveRegion } from './activity.js';
+import { readLiveRegion, type LiveActivity } from './activity.js';
 
 /** How the latest turn on screen ended, as its last outcome marker says (one at most). */
 export type TurnOutcome =
@@ -70,6 +70,9 @@ export type ScreenReading =
       unexplained?: string;
     };
 
+/** The live region, when the profile's own reasons already say the agent works. */
+const NOTHING_SEEN: LiveActivity = { active: [], unexplained: null };
+
 const frameSurface = (
   availability: ParsedSurface['availability'],
   businessState: ParsedSurface['businessState'],
@@ -122,9 +125,11 @@ export function decide(reading: ScreenReading, detector: string): ProfileResult 
   }
 
   const { dialog, prompt, outcome, projection } = reading;
-  // The shared fail-safe rule: any activity hint in the live region means working.
-  const seen = readLiveRegion(reading.live, reading.spinnerPlace);
-  // The profile's own reasons come first; the shared hints count where it found none.
+  // The shared fail-safe rule: any activity hint in the live region means working. The
+  // profile's own reasons come first; the shared hints count where it found none (and with
+  // reasons of its own the frame is working: nothing the hints say is read then).
+  const seen =
+    reading.active.length > 0 ? NOTHING_SEEN : readLiveRegion(reading.live, reading.spinnerPlace);
   const active = reading.active.length > 0 ? reading.active : seen.active;
   const working = active.length > 0;
 

@@ -1,6 +1,7 @@
 /** A screen as right-trimmed lines, without the trailing blank ones. */
 export function screenLines(text: string): string[] {
-  const lines = text.split('\n').map((l) => l.trimEnd());
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) lines[i] = lines[i]!.trimEnd();
   while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   return lines;
 }

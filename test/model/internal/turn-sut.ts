@@ -1,4 +1,4 @@
-import { createActor } from 'xstate';
+import { createActor, type InspectionEvent } from 'xstate';
 import { lastTurnMachine } from '../../../machines/lastTurn.js';
 import { turnPhaseMachine } from '../../../machines/turnPhase.js';
 import { InspectionHub } from '../../../src/kernel/chart-runner.js';
@@ -35,7 +35,7 @@ export const FAILURE = { kind: 'server_error', message: 'API Error: 500' } as co
 export class TurnHarness {
   readonly clock = new VirtualClock();
   readonly timers = new Timers(this.clock.scheduler);
-  readonly hub = new InspectionHub();
+  readonly hub: InspectionHub;
   readonly transitions: Array<{ t: number } & ChartTransition> = [];
   readonly turns: TurnLifecycle[] = [];
   readonly turnPhase;
@@ -43,7 +43,12 @@ export class TurnHarness {
   readonly driver: TurnDriver;
   private nextTurn = 1;
 
-  constructor(machines: MachineOverrides = {}) {
+  /** `inspect`: an observer of every chart event (the Stately inspector, say). */
+  constructor(
+    machines: MachineOverrides = {},
+    o: { inspect?: (ev: InspectionEvent) => void } = {},
+  ) {
+    this.hub = new InspectionHub(o.inspect);
     this.turnPhase = createActor(machines.turnPhase ?? turnPhaseMachine, {
       input: { settleSeconds: SETTLE_SECONDS, staleActiveSeconds: STALE_SECONDS },
       inspect: this.hub.inspect,
