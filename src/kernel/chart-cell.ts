@@ -1,0 +1,167 @@
+import type {
+  AnyActorRef,
+  AnyMachineSnapshot,
+  AnyStateMachine,
+  EventObject,
+  InspectionEvent,
+} from 'xstate';
+import type { InspectionHub } from './chart-runner.js';
+
+type Handler = (event: EventObject) => void;
+
+/** What XState's `transition` reads of the actor it runs for (an actor scope). */
+interface Scope {
+  self: unknown;
+  id: string;
+  sessionId: string;
+  logger: (...args: unknown[]) => void;
+  defer: (fn: () => void) => void;
+  system: unknown;
+  stopChild: () => void;
+  emit: (event: EventObject) => void;
+  actionExecutor: (action: {
+    exec?: (info: unknown, params: unknown) => void;
+    info: unknown;
+    params: unknown;
+  }) => void;
+}
+
+const STOP: EventObject = { type: 'xstate.stop' };
+
+/** The cell whose chart is taking a step now (steps are synchronous and never interleave). */
+let current: ChartCell | null = null;
+
+/** Makes `cell` the one taking a step; returns the one that was. */
+function enter(cell: ChartCell | null): ChartCell | null {
+  const outer = current;
+  current = cell;
+  return outer;
+}
+
+/**
+ * One scope for every cell: it hands what the step does (deferred effects, emitted events,
+ * microsteps) to the cell taking the step.
+ */
+const scope: Scope = {
+  self: null,
+  id: '',
+  sessionId: '',
+  logger: () => {},
+  defer: (fn) => current!.deferred.push(fn),
+  system: {
+    _sendInspectionEvent: (ev: InspectionEvent) => current!.inspected(ev),
+    _logger: () => {},
+  },
+  stopChild: () => {},
+  emit: (event) => current!.emitted(event),
+  // As a running actor does: each action is executed as it is resolved (an emit defers itself).
+  actionExecutor: (action) => action.exec?.(action.info, action.params),
+};
+
+/**
+ * A chart run as a pure state machine: its snapshot, and XState's own `transition` of its
+ * machine (the same definition, guards and actions an actor of it runs), without an actor. It
+ * answers what the chart runners and drivers ask of a chart actor (`getSnapshot`, `send`,
+ * `on`, `stop`), in the same order an actor would: an event sent while a step is under way is
+ * taken after it, emitted events are handed out once the step's snapshot is in place, and its
+ * microsteps go to the inspection hub. A terminal keeps five charts; as actors they took about
+ * 2.5 KB each (mailbox, scope, closures, system entries), as cells about a snapshot's worth.
+ * Used while nobody inspects the charts (an inspector sees child actors instead).
+ */
+export class ChartCell {
+  private snapshot: AnyMachineSnapshot;
+  private listeners: Map<string, Set<Handler>> | null = null;
+  /** Effects of the step under way, run once its snapshot is in place. */
+  deferred: Array<() => void> = [];
+  private queue: EventObject[] | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly machine: AnyStateMachine,
+    private readonly hub: InspectionHub,
+    readonly id: string,
+    input?: unknown,
+  ) {
+    this.snapshot = this.step(() => machine.getInitialSnapshot(scope as never, input as never));
+    // An actor runs its initial effects when started, before anyone can listen: so do these.
+    this.flush();
+  }
+
+  getSnapshot(): AnyMachineSnapshot {
+    return this.snapshot;
+  }
+
+  send(event: EventObject): void {
+    if (this.stopped || this.snapshot.status !== 'active') return;
+    if (this.queue) {
+      this.queue.push(event);
+      return;
+    }
+    this.queue = [event];
+    try {
+      for (let e = this.queue.shift(); e; e = this.queue.shift()) {
+        if (this.snapshot.status !== 'active') break;
+        const s = this.snapshot;
+        this.snapshot = this.step(() => this.machine.transition(s, e, scope as never));
+        this.flush();
+      }
+    } finally {
+      this.queue = null;
+    }
+  }
+
+  on(type: string, handler: Handler): { unsubscribe(): void } {
+    this.listeners ??= new Map();
+    let set = this.listeners.get(type);
+    if (!set) this.listeners.set(type, (set = new Set()));
+    set.add(handler);
+    return { unsubscribe: () => void set.delete(handler) };
+  }
+
+  /** Stops the chart: an active one reads `stopped` (as a stopped actor does) and takes no event. */
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.listeners = null;
+    const s = this.snapshot;
+    if (s.status === 'active') {
+      this.snapshot = this.step(() => this.machine.transition(s, STOP, scope as never));
+    }
+  }
+
+  /** A microstep of this chart, for the runner watching it (as the actor's would be). */
+  inspected(ev: InspectionEvent): void {
+    this.hub.inspect({ ...ev, actorRef: this as unknown as AnyActorRef } as InspectionEvent);
+  }
+
+  emitted(event: EventObject): void {
+    const listeners = this.listeners;
+    if (!listeners) return;
+    for (const key of [event.type, '*']) {
+      const set = listeners.get(key);
+      if (set) for (const handler of [...set]) handler(event);
+    }
+  }
+
+  private step(run: () => AnyMachineSnapshot): AnyMachineSnapshot {
+    const outer = enter(this);
+    try {
+      return run();
+    } finally {
+      enter(outer);
+    }
+  }
+
+  /** Runs the step's deferred effects (its emits reach this cell's listeners). */
+  private flush(): void {
+    const deferred = this.deferred;
+    if (deferred.length === 0) return;
+    this.deferred = [];
+    const outer = enter(this);
+    try {
+      for (const fn of deferred) fn();
+    } finally {
+      enter(outer);
+    }
+  }
+}
