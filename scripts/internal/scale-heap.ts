@@ -6,24 +6,25 @@ import { parseArgs } from 'node:util';
 import { writeHeapSnapshot } from 'node:v8';
 import { NEVER, Subject, type Observable } from 'rxjs';
 import { createActor, fromPromise } from 'xstate';
-import { supervisorMachine } from '../../machines/supervisor.js';
-import { scheduleLong } from '../../src/internal/long-timer.js';
-import { Journal } from '../../src/journal/journal.js';
-import { InspectionHub } from '../../src/kernel/chart-runner.js';
-import { VirtualClock } from '../../src/kernel/virtual-time.js';
+import type * as SupervisorM from '../../machines/supervisor.js';
+import type * as LongTimerM from '../../src/internal/long-timer.js';
+import type * as JournalM from '../../src/journal/journal.js';
+import type * as ChartRunnerM from '../../src/kernel/chart-runner.js';
+import type * as VirtualTimeM from '../../src/kernel/virtual-time.js';
+import type * as ProfilesM from '../../src/profiles/index.js';
+import type * as KernelSchemaM from '../../src/schemas/kernel.js';
+import type * as ObserverM from '../../src/sessions/observer.js';
+import type * as TerminalsM from '../../src/supervisor/terminals.js';
+import type * as RuntimeM from '../../src/terminal/runtime.js';
 import type { FrameSource } from '../../src/observe/frame-source.js';
 import type { PaneProbe } from '../../src/observe/types.js';
-import { getProfile } from '../../src/profiles/index.js';
-import { KernelConfig } from '../../src/schemas/kernel.js';
 import type { RecordingFrame } from '../../src/schemas/recording.js';
-import { ClaimRegistry } from '../../src/sessions/observer.js';
-import { TerminalActors } from '../../src/supervisor/terminals.js';
-import { provideTerminal, RunningTerminals } from '../../src/terminal/runtime.js';
 import { listRecordings, loadRecording } from './bench-pipeline.js';
 import { collectGarbage } from './scale-measure.js';
 
 /**
- * `node --expose-gc --import tsx scripts/internal/scale-heap.ts [--terminals N] [--frames F]`:
+ * `node --expose-gc --import tsx scripts/internal/scale-heap.ts [--terminals N] [--frames F]
+ * [--journal memory|disk] [--dist] [--snapshot]`:
  * the heap a supervisor's terminals retain, without tmux. The supervisor's own parts (its
  * actor, the terminal runtime, a journal) run as `createSupervisor` wires them, on a frame
  * source that hands each terminal the frames of a bundled recording (each capture a fresh
@@ -40,12 +41,31 @@ const { values } = parseArgs({
     journal: { type: 'string', default: 'memory' },
     tools: { type: 'string', default: '' },
     snapshot: { type: 'boolean', default: false },
+    dist: { type: 'boolean', default: false },
     top: { type: 'string', default: '25' },
   },
 });
 const N = Number(values.terminals);
 const FRAMES = Number(values.frames);
 const onDisk = values.journal === 'disk';
+
+// The code users run is the compiled one (`npm run build`, dist/): run through tsx, every
+// function object carries a `name` property of its own (esbuild's keepNames), about 250 bytes
+// more per closure, which a terminal has dozens of.
+const base = values.dist ? '../../dist/' : '../../';
+const load = <T>(path: string): Promise<T> => import(base + path) as Promise<T>;
+const { supervisorMachine } = await load<typeof SupervisorM>('machines/supervisor.js');
+const { scheduleLong } = await load<typeof LongTimerM>('src/internal/long-timer.js');
+const { Journal } = await load<typeof JournalM>('src/journal/journal.js');
+const { InspectionHub } = await load<typeof ChartRunnerM>('src/kernel/chart-runner.js');
+const { VirtualClock } = await load<typeof VirtualTimeM>('src/kernel/virtual-time.js');
+const { getProfile } = await load<typeof ProfilesM>('src/profiles/index.js');
+const { KernelConfig } = await load<typeof KernelSchemaM>('src/schemas/kernel.js');
+const { ClaimRegistry } = await load<typeof ObserverM>('src/sessions/observer.js');
+const { TerminalActors } = await load<typeof TerminalsM>('src/supervisor/terminals.js');
+const { provideTerminal, RunningTerminals } =
+  await load<typeof RuntimeM>('src/terminal/runtime.js');
+type Journal = InstanceType<typeof Journal>;
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const wanted = values.tools ? new Set(values.tools.split(',')) : null;
 
@@ -118,6 +138,7 @@ async function startFleet(count: number, dataDir: string | null): Promise<Fleet>
     config,
     backoff: { initialSeconds: 0.5, maxSeconds: 30 },
     onRestart: () => {},
+    chartActors: hub.observed,
   });
   for (let i = 0; i < count; i++) {
     const rec = recordings[i % recordings.length]!;
@@ -240,7 +261,7 @@ async function main(): Promise<void> {
     const stopped = heapUsed();
 
     console.log(
-      `${N} terminals (${recordings.length} recordings), ${FRAMES} frames each, journal ${onDisk ? 'on disk' : 'in memory'}; Node ${process.version}`,
+      `${N} terminals (${recordings.length} recordings), ${FRAMES} frames each, journal ${onDisk ? 'on disk' : 'in memory'}, ${values.dist ? 'compiled (dist/)' : 'through tsx'}; Node ${process.version}`,
     );
     console.log(`records: ${records} (${(records / N).toFixed(1)} per terminal)`);
     console.log(`heap per terminal, attached (no frame yet): ${kb((started - base) / N)} KB`);
@@ -268,8 +289,10 @@ async function main(): Promise<void> {
           `${kb(r.size / N).padStart(8)} KB ${(r.count / N).toFixed(1).padStart(7)} × ${r.k}`,
         );
       }
-      rmSync(snap0);
-      rmSync(snap1);
+      if (!process.env.PW_KEEP_SNAPSHOTS) {
+        rmSync(snap0);
+        rmSync(snap1);
+      }
     }
   } finally {
     if (dir) rmSync(dir, { recursive: true, force: true });

@@ -28,6 +28,11 @@ export interface TerminalActorsOptions {
   backoff: { initialSeconds: number; maxSeconds: number };
   /** Told about each restart of a terminal's runtime (already journaled). */
   onRestart(record: RestartRecord): void;
+  /**
+   * Run each terminal's charts as its child actors (an inspector watches the actor system);
+   * otherwise they are stepped as pure state machines, a fraction of the memory.
+   */
+  chartActors?: boolean;
 }
 
 /**
@@ -130,6 +135,7 @@ export class TerminalActors {
       config: { ...this.o.config, ...request.config },
       backoff: { initialSeconds, maxSeconds },
       openTurn: null,
+      ...(this.o.chartActors ? { chartActors: true } : {}),
       state: initialState({
         t: this.o.scheduler.now() / 1000,
         terminalId: id,
