@@ -58,6 +58,19 @@ const scope: Scope = {
   actionExecutor: (action) => action.exec?.(action.info, action.params),
 };
 
+/** One listener of a cell's emitted events; it is its own subscription. */
+class Listener {
+  constructor(
+    private readonly cell: ChartCell,
+    readonly type: string,
+    readonly handler: Handler,
+  ) {}
+
+  unsubscribe(): void {
+    this.cell.off(this);
+  }
+}
+
 /**
  * A chart run as a pure state machine: its snapshot, and XState's own `transition` of its
  * machine (the same definition, guards and actions an actor of it runs), without an actor. It
@@ -70,7 +83,8 @@ const scope: Scope = {
  */
 export class ChartCell {
   private snapshot: AnyMachineSnapshot;
-  private listeners: Map<string, Set<Handler>> | null = null;
+  /** Who listens to which emitted event (`*`: every one), in the order they subscribed. */
+  private listeners: Listener[] = [];
   /** Effects of the step under way, run once its snapshot is in place. */
   deferred: Array<() => void> = [];
   private queue: EventObject[] | null = null;
@@ -111,18 +125,22 @@ export class ChartCell {
   }
 
   on(type: string, handler: Handler): { unsubscribe(): void } {
-    this.listeners ??= new Map();
-    let set = this.listeners.get(type);
-    if (!set) this.listeners.set(type, (set = new Set()));
-    set.add(handler);
-    return { unsubscribe: () => void set.delete(handler) };
+    const listener = new Listener(this, type, handler);
+    this.listeners.push(listener);
+    return listener;
+  }
+
+  /** Takes a listener out (its `unsubscribe`). */
+  off(listener: Listener): void {
+    const i = this.listeners.indexOf(listener);
+    if (i >= 0) this.listeners.splice(i, 1);
   }
 
   /** Stops the chart: an active one reads `stopped` (as a stopped actor does) and takes no event. */
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
-    this.listeners = null;
+    this.listeners = [];
     const s = this.snapshot;
     if (s.status === 'active') {
       this.snapshot = this.step(() => this.machine.transition(s, STOP, scope as never));
@@ -134,13 +152,11 @@ export class ChartCell {
     this.hub.inspect({ ...ev, actorRef: this as unknown as AnyActorRef } as InspectionEvent);
   }
 
+  /** An event the chart emitted: to its listeners, those of its type first, then those of `*`. */
   emitted(event: EventObject): void {
-    const listeners = this.listeners;
-    if (!listeners) return;
-    for (const key of [event.type, '*']) {
-      const set = listeners.get(key);
-      if (set) for (const handler of [...set]) handler(event);
-    }
+    const listeners = this.listeners.slice();
+    for (const l of listeners) if (l.type === event.type) l.handler(event);
+    for (const l of listeners) if (l.type === '*') l.handler(event);
   }
 
   private step(run: () => AnyMachineSnapshot): AnyMachineSnapshot {

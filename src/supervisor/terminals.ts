@@ -147,6 +147,9 @@ export class TerminalActors {
       }),
     };
     this.actor.send({ type: 'evt_attach', terminal: input });
+    // The actor keeps its input for good; the state shown until the first publish is in its
+    // context now, and is not kept a second time once a newer one replaces it.
+    delete input.state;
     const ref = this.ref(id);
     if (ref) {
       watchRestarts(ref, id, this.o.scheduler, (rec) => {
