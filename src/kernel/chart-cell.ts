@@ -1,11 +1,6 @@
-import type {
-  AnyActorRef,
-  AnyMachineSnapshot,
-  AnyStateMachine,
-  EventObject,
-  InspectionEvent,
-} from 'xstate';
-import type { InspectionHub } from './chart-runner.js';
+import type { AnyMachineSnapshot, AnyStateMachine, EventObject, InspectionEvent } from 'xstate';
+
+type Microstep = Extract<InspectionEvent, { type: '@xstate.microstep' }>;
 
 type Handler = (event: EventObject) => void;
 
@@ -77,7 +72,7 @@ class Listener {
  * answers what the chart runners and drivers ask of a chart actor (`getSnapshot`, `send`,
  * `on`, `stop`), in the same order an actor would: an event sent while a step is under way is
  * taken after it, emitted events are handed out once the step's snapshot is in place, and its
- * microsteps go to the inspection hub. A terminal keeps five charts; as actors they took about
+ * microsteps go to the one runner that watches it (`watch`). A terminal keeps five charts; as actors they took about
  * 2.5 KB each (mailbox, scope, closures, system entries), as cells about a snapshot's worth.
  * Used while nobody inspects the charts (an inspector sees child actors instead).
  */
@@ -89,10 +84,10 @@ export class ChartCell {
   deferred: Array<() => void> = [];
   private queue: EventObject[] | null = null;
   private stopped = false;
+  private watcher: ((ev: Microstep) => void) | null = null;
 
   constructor(
     private readonly machine: AnyStateMachine,
-    private readonly hub: InspectionHub,
     readonly id: string,
     input?: unknown,
   ) {
@@ -147,9 +142,17 @@ export class ChartCell {
     }
   }
 
-  /** A microstep of this chart, for the runner watching it (as the actor's would be). */
+  /** Hands each microstep to `listener` (the chart's runner); returns what stops it. */
+  watch(listener: (ev: Microstep) => void): () => void {
+    this.watcher = listener;
+    return () => {
+      if (this.watcher === listener) this.watcher = null;
+    };
+  }
+
+  /** What XState tells an inspector of this chart: its microsteps go to the runner watching. */
   inspected(ev: InspectionEvent): void {
-    this.hub.inspect({ ...ev, actorRef: this as unknown as AnyActorRef } as InspectionEvent);
+    if (ev.type === '@xstate.microstep') this.watcher?.(ev);
   }
 
   /** An event the chart emitted: to its listeners, those of its type first, then those of `*`. */

@@ -56,11 +56,10 @@ export type StandaloneSite = TerminalHost & { dispose(): void };
  */
 export function chartCell<M extends AnyStateMachine>(
   machine: M,
-  hub: InspectionHub,
   id: string,
   input?: unknown,
 ): ActorRefFrom<M> {
-  return new ChartCell(machine, hub, id, input) as unknown as ActorRefFrom<M>;
+  return new ChartCell(machine, id, input) as unknown as ActorRefFrom<M>;
 }
 
 /**
@@ -86,11 +85,11 @@ export function standaloneSite(options: {
   const watchdogInput = { budgetSeconds: options.watchdogBudgetSeconds ?? 0 };
   if (!hub.observed) {
     const charts: TerminalCharts = {
-      diagnostics: chartCell(m.diagnostics, hub, 'diagnostics'),
-      readiness: chartCell(m.readiness, hub, 'readiness', c),
-      turnPhase: chartCell(m.turnPhase, hub, 'turnPhase', turnPhaseInput),
-      lastTurn: chartCell(m.lastTurn, hub, 'lastTurn'),
-      watchdog: chartCell(m.watchdog, hub, 'watchdog', watchdogInput),
+      diagnostics: chartCell(m.diagnostics, 'diagnostics'),
+      readiness: chartCell(m.readiness, 'readiness', c),
+      turnPhase: chartCell(m.turnPhase, 'turnPhase', turnPhaseInput),
+      lastTurn: chartCell(m.lastTurn, 'lastTurn'),
+      watchdog: chartCell(m.watchdog, 'watchdog', watchdogInput),
     };
     const completions = new Map<string, { stop(): void }>();
     return {
@@ -98,7 +97,7 @@ export function standaloneSite(options: {
       charts,
       readiness: () => charts.readiness,
       completion: (turnId, input) => {
-        const cell = chartCell(m.completion, hub, `completion:${turnId}`, input);
+        const cell = chartCell(m.completion, `completion:${turnId}`, input);
         completions.set(turnId, cell);
         return cell;
       },

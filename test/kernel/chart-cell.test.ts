@@ -56,8 +56,7 @@ describe('charts as pure state machines (ChartCell)', () => {
   }, 120_000);
 
   it('hands out emitted events after the step, takes a send made meanwhile after it, and stops', () => {
-    const hub = new InspectionHub();
-    const cell = new ChartCell(watchdogMachine, hub, 'watchdog', { budgetSeconds: 5 });
+    const cell = new ChartCell(watchdogMachine, 'watchdog', { budgetSeconds: 5 });
     const actor = createActor(watchdogMachine, { input: { budgetSeconds: 5 } }).start();
     const seen: Record<string, string[]> = { cell: [], actor: [] };
     for (const [name, chart] of [
@@ -81,7 +80,7 @@ describe('charts as pure state machines (ChartCell)', () => {
     expect(cell.getSnapshot().status).toBe(actor.getSnapshot().status);
     actor.stop();
     // A stopped cell reads `stopped`, as a stopped actor does, and takes no more events.
-    const other = new ChartCell(watchdogMachine, hub, 'watchdog', { budgetSeconds: 5 });
+    const other = new ChartCell(watchdogMachine, 'watchdog', { budgetSeconds: 5 });
     other.stop();
     expect(other.getSnapshot().status).toBe('stopped');
     other.send(start);
