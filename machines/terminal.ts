@@ -53,6 +53,12 @@ export interface TerminalInput {
   openTurn?: { turn: TurnInfo; hadEvidence: boolean } | null;
   /** The public state to show until the runtime publishes one. */
   state?: unknown;
+  /**
+   * Run the charts as child actors, so an inspector sees each of them (`running.actors`);
+   * otherwise the runtime steps the same machines as pure state machines (`running.cells`),
+   * which keeps a terminal's memory small.
+   */
+  chartActors?: boolean;
 }
 
 /** A turn's completion actor, as the terminal spawned it. */
@@ -105,6 +111,10 @@ export interface TerminalRuntimeInput {
   terminalId: string;
   request: TerminalRequest;
   restarts: number;
+  /** The charts are the terminal's children (`running.actors`): the runtime drives those. */
+  chartActors?: boolean;
+  /** The turn left open that preparing found (the turn-phase chart starts with it). */
+  openTurn?: TerminalInput['openTurn'];
 }
 
 const errorText = (error: unknown): string =>
@@ -113,9 +123,10 @@ const errorText = (error: unknown): string =>
 /**
  * One supervised terminal. `attaching` prepares the pane (the tool detected when not given,
  * and again when the runtime sees an agent start in a pane that had none);
- * `running` owns the statechart actors (diagnostics, readiness, turn phase, last turn,
- * watchdog, and one completion actor per turn) and the runtime that feeds them from the
- * pane's frames; when the runtime or a chart fails, `restarting` waits a capped exponential
+ * `running` runs the runtime that feeds the statecharts (diagnostics, readiness, turn phase,
+ * last turn, watchdog, and one completion chart per turn) from the pane's frames: as child
+ * actors (`actors`, while the actor system is inspected) or stepped by the runtime as pure
+ * state machines of the same definitions (`cells`); when the runtime or a chart fails, `restarting` waits a capped exponential
  * backoff and prepares again, with fresh charts restored from the journal, while the last
  * public state stays readable. Commands are answered only while `running`.
  */
@@ -175,6 +186,10 @@ export const terminalMachine = setup({
     }),
     forget_tool: assign({ request: ({ context }) => ({ ...context.request, tool: 'auto' }) }),
   },
+  guards: {
+    /** The charts run as child actors (someone inspects the actor system). */
+    chart_actors: ({ context }) => context.chartActors === true,
+  },
   delays: {
     /** Capped exponential backoff: the first delay doubles per restart up to the cap. */
     restart_backoff: ({ context }) =>
@@ -214,57 +229,84 @@ export const terminalMachine = setup({
       },
     },
     running: {
-      invoke: [
-        {
-          id: 'diagnostics',
-          src: 'diagnostics',
-          onError: { target: '#terminal.restarting', actions: 'record_failure' },
+      initial: 'choosing',
+      states: {
+        choosing: {
+          always: [{ guard: 'chart_actors', target: 'actors' }, { target: 'cells' }],
         },
-        {
-          id: 'readiness',
-          src: 'readiness',
-          input: ({ context }) => context.config,
-          onError: { target: '#terminal.restarting', actions: 'record_failure' },
+        /** The runtime steps the charts itself, as pure state machines of the same definitions. */
+        cells: {
+          invoke: {
+            id: 'runtime',
+            src: 'runtime',
+            input: ({ context, self }) => ({
+              terminal: self,
+              terminalId: context.terminalId,
+              request: context.request,
+              restarts: context.restarts,
+              chartActors: context.chartActors === true,
+              openTurn: context.openTurn ?? null,
+            }),
+            onError: { target: '#terminal.restarting', actions: 'record_failure' },
+          },
         },
-        {
-          id: 'turnPhase',
-          src: 'turnPhase',
-          input: ({ context }) => ({
-            settleSeconds: context.config.settleSeconds,
-            staleActiveSeconds: context.config.staleActiveSeconds,
-            openTurn: context.openTurn ?? null,
-          }),
-          onError: { target: '#terminal.restarting', actions: 'record_failure' },
+        /** The charts are child actors (an inspector sees each); the runtime starts after them. */
+        actors: {
+          invoke: [
+            {
+              id: 'diagnostics',
+              src: 'diagnostics',
+              onError: { target: '#terminal.restarting', actions: 'record_failure' },
+            },
+            {
+              id: 'readiness',
+              src: 'readiness',
+              input: ({ context }) => context.config,
+              onError: { target: '#terminal.restarting', actions: 'record_failure' },
+            },
+            {
+              id: 'turnPhase',
+              src: 'turnPhase',
+              input: ({ context }) => ({
+                settleSeconds: context.config.settleSeconds,
+                staleActiveSeconds: context.config.staleActiveSeconds,
+                openTurn: context.openTurn ?? null,
+              }),
+              onError: { target: '#terminal.restarting', actions: 'record_failure' },
+            },
+            {
+              id: 'lastTurn',
+              src: 'lastTurn',
+              onError: { target: '#terminal.restarting', actions: 'record_failure' },
+            },
+            {
+              id: 'watchdog',
+              src: 'watchdog',
+              input: ({ context }) => ({
+                budgetSeconds: context.request.watchdogBudgetSeconds ?? 0,
+              }),
+              onError: { target: '#terminal.restarting', actions: 'record_failure' },
+            },
+            {
+              id: 'runtime',
+              src: 'runtime',
+              input: ({ context, self }) => ({
+                terminal: self,
+                terminalId: context.terminalId,
+                request: context.request,
+                restarts: context.restarts,
+                chartActors: context.chartActors === true,
+                openTurn: context.openTurn ?? null,
+              }),
+              onError: { target: '#terminal.restarting', actions: 'record_failure' },
+            },
+          ],
         },
-        {
-          id: 'lastTurn',
-          src: 'lastTurn',
-          onError: { target: '#terminal.restarting', actions: 'record_failure' },
-        },
-        {
-          id: 'watchdog',
-          src: 'watchdog',
-          input: ({ context }) => ({
-            budgetSeconds: context.request.watchdogBudgetSeconds ?? 0,
-          }),
-          onError: { target: '#terminal.restarting', actions: 'record_failure' },
-        },
-        {
-          id: 'runtime',
-          src: 'runtime',
-          input: ({ context, self }) => ({
-            terminal: self,
-            terminalId: context.terminalId,
-            request: context.request,
-            restarts: context.restarts,
-          }),
-          onError: { target: '#terminal.restarting', actions: 'record_failure' },
-        },
-      ],
+      },
       exit: 'stop_turn',
       on: {
         evt_runtime_failed: { target: 'restarting', actions: 'record_failure' },
-        // A new turn ends the previous one's completion actor.
+        // A new turn ends the previous one's completion actor (charts as actors only).
         evt_turn_armed: {
           actions: [
             'stop_turn',

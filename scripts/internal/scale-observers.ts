@@ -2,12 +2,15 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { Subscription } from 'rxjs';
-import { createControlModeSource } from '../../src/observe/control/index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type * as ControlM from '../../src/observe/control/index.js';
 import { createExecaTransport } from '../../src/observe/execa-transport.js';
 import { createPollingSource, type FrameSource } from '../../src/observe/frame-source.js';
 import type { ProfileFactory } from '../../src/profiles/types.js';
 import { NO_SIGNALS, type ProfileResult } from '../../src/schemas/signals.js';
-import { createSupervisor } from '../../src/supervisor/supervisor.js';
+import type * as SupervisorM from '../../src/supervisor/supervisor.js';
 import { FLEET_PROCESS_NAMES, type FleetPane } from './scale-tmux.js';
 
 export type ObserverName = 'supervisor' | 'control' | 'polling' | 'loop';
@@ -71,6 +74,8 @@ export interface Observer {
 
 export interface ObserverOptions {
   socketName: string;
+  /** Load paneward from dist/ (the compiled code) instead of src/ through tsx. */
+  dist?: boolean;
   panes: readonly FleetPane[];
   intervalMs: number;
   log: SampleLog;
@@ -85,7 +90,9 @@ export async function startObserver(name: ObserverName, o: ObserverOptions): Pro
     case 'control':
       return sourceObserver(
         name,
-        createControlModeSource({
+        (
+          await paneward<typeof ControlM>('src/observe/control/index.js', o)
+        ).createControlModeSource({
           transport: createExecaTransport({ socketName: o.socketName }),
           socketName: o.socketName,
           intervalMs: o.intervalMs,
@@ -132,9 +139,15 @@ function sourceObserver(name: ObserverName, source: FrameSource, o: ObserverOpti
  * what is logged is when that state was published.
  */
 async function supervisorObserver(o: ObserverOptions): Promise<Observer> {
+  const { createSupervisor } = await paneward<typeof SupervisorM>(
+    'src/supervisor/supervisor.js',
+    o,
+  );
+  // A journal on disk, as `paneward serve` keeps one: an in-memory journal holds every record.
+  const dataDir = mkdtempSync(join(tmpdir(), 'pw-scale-journal-'));
   const sup = createSupervisor({
     socketName: o.socketName,
-    dataDir: null,
+    dataDir,
     source: 'control',
     profiles: { fleet: fleetProfile },
     config: { pollIntervalSeconds: o.intervalMs / 1000 },
@@ -150,8 +163,14 @@ async function supervisorObserver(o: ObserverOptions): Promise<Observer> {
     async stop() {
       for (const s of subs) s.unsubscribe();
       await sup.stop();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A module of paneward, from src/ (through tsx) or, with `dist`, compiled. */
+function paneward<T>(path: string, o: ObserverOptions): Promise<T> {
+  return import((o.dist ? '../../dist/' : '../../') + path) as Promise<T>;
 }
 
 const TICK = /^tick \d+ \d+\.\d+$/;

@@ -22,7 +22,10 @@ export interface Recovered {
  * When the newest segment's checkpoint is torn (or missing), the segments before it are read
  * back to one that has it.
  */
-export function recover(dir: string, apply: (r: JournalRecord) => void): Recovered {
+export function recover(
+  dir: string,
+  apply: (r: JournalRecord, line: { file: string; start: number; bytes: number }) => void,
+): Recovered {
   const segments = listSegments(dir);
   for (const seg of segments) privateFile(seg.file);
   const last = segments.at(-1);
@@ -39,14 +42,18 @@ export function recover(dir: string, apply: (r: JournalRecord) => void): Recover
     }
     repairedBytes = scan.tornBytes;
   }
-  const scans: SegmentScan[] = [scan];
+  const scans: Array<SegmentScan & { file: string }> = [{ ...scan, file: last.file }];
   for (let i = segments.length - 2; i >= 0 && !startsWithCheckpoint(scans[0]!); i--) {
-    scans.unshift(scanSegment(segments[i]!.file));
+    scans.unshift({ ...scanSegment(segments[i]!.file), file: segments[i]!.file });
   }
   let lastSeq = 0;
   const damaged: DamagedLine[] = [];
   for (const sc of scans) {
-    for (const r of sc.records) apply(r);
+    sc.records.forEach((r, i) => {
+      const start = sc.starts[i]!;
+      const end = i + 1 < sc.starts.length ? sc.starts[i + 1]! : sc.goodBytes;
+      apply(r, { file: sc.file, start, bytes: end - start });
+    });
     damaged.push(...sc.damaged);
     lastSeq = Math.max(lastSeq, sc.highestSeq ?? 0);
   }

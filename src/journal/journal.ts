@@ -21,6 +21,7 @@ import {
   type RecordGap,
   type RecordStore,
 } from './readers.js';
+import { RecentIndex, recentOf } from './recent.js';
 import { RestoreIndex } from './restore.js';
 import { journalDir, type DamagedLine } from './segments.js';
 import { SegmentWriter } from './writer.js';
@@ -39,7 +40,7 @@ export interface JournalOptions {
   retainSegments?: number;
   /** fsync each batch before acknowledging it; default true. */
   fsync?: boolean;
-  /** Records kept per terminal for `recent()`; default 500. */
+  /** Records `recent()` answers per terminal at most; default 500. */
   recentPerTerminal?: number;
   /** Told how long each record took from append to acknowledgement, in ms. */
   onAck?: (latencyMs: number) => void;
@@ -54,6 +55,8 @@ interface Pending {
   /** `performance.now()` at append. */
   since: number;
   line: string;
+  /** The line's length in bytes. */
+  bytes: number;
   /** This record starts a new segment (a checkpoint). */
   rotate: boolean;
   resolve: (r: JournalRecord) => void;
@@ -92,7 +95,9 @@ export class Journal {
   private readonly recentLimit: number;
   private readonly onAck: ((latencyMs: number) => void) | undefined;
   private readonly probeMs: number;
-  private readonly recentByTerminal = new Map<string, JournalRecord[]>();
+  /** Where each terminal's latest records are on disk (null in memory: `memory` has them). */
+  private readonly recentIndex: RecentIndex | null = null;
+  /** Every record of an in-memory journal. */
   private readonly memory: JournalRecord[] = [];
   /** The latest acknowledged records, oldest first (a window readers that keep up are served from). */
   private readonly tail: JournalRecord[] = [];
@@ -139,22 +144,24 @@ export class Journal {
       throw startupError(dataDir, error);
     }
     let repaired = 0;
+    const retain = Math.max(2, options.retainSegments ?? 16);
+    let recoveredSeq = 0;
+    const recent = (this.recentIndex = new RecentIndex(retain, () => recoveredSeq));
     try {
-      const found = recover(this.dir, (r) => {
+      const found = recover(this.dir, (r, line) => {
         this.index.apply(r);
-        this.remember(r);
+        recent.add(r.terminalId, line.file, line.start, line.bytes);
       });
+      recoveredSeq = found.lastSeq;
       this.damaged.push(...found.damaged);
       repaired = found.repairedBytes;
       this.seq = found.lastSeq;
       this.durable = found.lastSeq;
       this.assignedBytes = found.segmentSize;
-      this.writer = new SegmentWriter(
-        this.dir,
-        Math.max(2, options.retainSegments ?? 16),
-        options.fsync ?? true,
-        { file: found.segmentFile, size: found.segmentSize },
-      );
+      this.writer = new SegmentWriter(this.dir, retain, options.fsync ?? true, {
+        file: found.segmentFile,
+        size: found.segmentSize,
+      });
     } catch (error) {
       this.unlock();
       throw startupError(dataDir, error);
@@ -221,10 +228,16 @@ export class Journal {
     return readPage(this.store, afterSeq, options);
   }
 
-  /** The latest acknowledged records of one terminal (kept in memory), oldest first. */
+  /**
+   * The latest acknowledged records of one terminal (at most `recentPerTerminal`, since the
+   * journal was opened: its newest checkpoint on), oldest first. A journal on disk reads them
+   * back from its segments; in memory they are not held a second time.
+   */
   recent(terminalId: string, limit?: number): JournalRecord[] {
-    const list = this.recentByTerminal.get(terminalId) ?? [];
-    return limit === undefined ? list.slice() : list.slice(-limit);
+    const n = Math.min(this.recentLimit, limit ?? Infinity);
+    // Stryker disable next-line ConditionalExpression: an in-memory journal has no index
+    if (this.recentIndex === null) return recentOf(this.memory, terminalId, n);
+    return this.recentIndex.recent(terminalId, n);
   }
 
   /**
@@ -276,9 +289,10 @@ export class Journal {
     this.index.apply(record);
     // Only a journal on disk writes the line (and counts its bytes toward the segment's size).
     const line = this.dir === null ? '' : lineOfJson(json);
-    this.assignedBytes += line.length === 0 ? 0 : Buffer.byteLength(line);
+    const bytes = line.length === 0 ? 0 : Buffer.byteLength(line);
+    this.assignedBytes += bytes;
     return new Promise<JournalRecord>((resolve, reject) => {
-      this.pending.push({ record, line, rotate, since: performance.now(), resolve, reject });
+      this.pending.push({ record, line, bytes, rotate, since: performance.now(), resolve, reject });
       this.draining ??= this.drain();
     });
   }
@@ -298,9 +312,9 @@ export class Journal {
             let end = done + 1;
             while (end < batch.length && !batch[end]!.rotate) end++;
             const chunk = batch.slice(done, end);
-            if (this.writer) await this.write(this.writer, chunk);
+            const at = this.writer ? await this.write(this.writer, chunk) : null;
             done = end;
-            this.acknowledge(chunk);
+            this.acknowledge(chunk, at);
           }
         } catch (error) {
           this.fail(error, [...batch.slice(done), ...this.pending]);
@@ -313,12 +327,15 @@ export class Journal {
     }
   }
 
-  private acknowledge(chunk: Pending[]): void {
+  /** A chunk is durable; `at` is where its lines were written (null in memory). */
+  private acknowledge(chunk: Pending[], at: { file: string; start: number } | null): void {
     const acked = performance.now();
+    let start = at?.start ?? 0;
     for (const p of chunk) {
       this.onAck?.(acked - p.since);
       this.durable = p.record.seq;
-      this.remember(p.record);
+      if (at) this.recentIndex?.add(p.record.terminalId, at.file, start, p.bytes);
+      start += p.bytes;
       this.tail.push(p.record);
       if (this.tail.length > this.tailSize) this.tail.splice(0, this.tail.length - this.tailSize);
       if (this.dir === null) this.memory.push(p.record);
@@ -328,7 +345,7 @@ export class Journal {
   }
 
   /** A chunk of records that begins a segment when its first one is a checkpoint. */
-  private write(writer: SegmentWriter, chunk: Pending[]): Promise<void> {
+  private write(writer: SegmentWriter, chunk: Pending[]): Promise<{ file: string; start: number }> {
     const first = chunk[0]!;
     return writer.write(chunk.map((p) => p.line).join(''), first.record.seq, first.rotate);
   }
@@ -373,14 +390,6 @@ export class Journal {
   private stopProbe(): void {
     if (this.probeTimer) clearInterval(this.probeTimer);
     this.probeTimer = null;
-  }
-
-  private remember(r: JournalRecord): void {
-    if (r.terminalId === null) return;
-    let list = this.recentByTerminal.get(r.terminalId);
-    if (!list) this.recentByTerminal.set(r.terminalId, (list = []));
-    list.push(r);
-    if (list.length > this.recentLimit) list.splice(0, list.length - this.recentLimit);
   }
 
   private unlock(): void {

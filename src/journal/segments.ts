@@ -44,6 +44,8 @@ export interface DamagedLine {
 /** A segment's intact records, and where its intact part ends. */
 export interface SegmentScan {
   records: JournalRecord[];
+  /** Where each record's line starts, in bytes (parallel to `records`). */
+  starts: number[];
   /** Bytes from the start of the file up to the end of the last complete line. */
   goodBytes: number;
   /** Bytes after that: an unfinished last line (a crash or a full disk mid-write), to be cut off. */
@@ -65,9 +67,11 @@ const CLAIMED_SEQ = /^\{"v":\d+,"seq":(\d+),/;
 export function scanSegment(file: string): SegmentScan {
   const text = readFileSync(file, 'utf8');
   const records: JournalRecord[] = [];
+  const starts: number[] = [];
   const damaged: DamagedLine[] = [];
   let highestSeq: number | null = null;
   let offset = 0;
+  let byteOffset = 0;
   let lineNo = 0;
   while (offset < text.length) {
     const nl = text.indexOf('\n', offset);
@@ -75,6 +79,7 @@ export function scanSegment(file: string): SegmentScan {
       const goodBytes = Buffer.byteLength(text.slice(0, offset));
       return {
         records,
+        starts,
         goodBytes,
         tornBytes: Buffer.byteLength(text) - goodBytes,
         damaged,
@@ -84,10 +89,13 @@ export function scanSegment(file: string): SegmentScan {
     lineNo += 1;
     const raw = text.slice(offset, nl);
     offset = nl + 1;
+    const start = byteOffset;
+    byteOffset += Buffer.byteLength(raw) + 1;
     const decoded = decodeLine(raw);
     const parsed = decoded === null ? null : JournalRecord.safeParse(decoded);
     if (parsed?.success) {
       records.push(parsed.data);
+      starts.push(start);
       highestSeq = Math.max(highestSeq ?? 0, parsed.data.seq);
       continue;
     }
@@ -98,7 +106,7 @@ export function scanSegment(file: string): SegmentScan {
     if (seq !== null) highestSeq = Math.max(highestSeq ?? 0, seq);
     damaged.push({ file, line: lineNo, seq });
   }
-  return { records, goodBytes: Buffer.byteLength(text), tornBytes: 0, damaged, highestSeq };
+  return { records, starts, goodBytes: byteOffset, tornBytes: 0, damaged, highestSeq };
 }
 
 /** What a read of the segments found: intact records, and the lines it skipped. */

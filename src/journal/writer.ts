@@ -30,10 +30,15 @@ export class SegmentWriter {
 
   /**
    * Writes lines whose first record is `firstSeq`; they start a new segment when `rotate` (a
-   * checkpoint) or when there is none yet.
+   * checkpoint) or when there is none yet. Resolves with the segment and where they start.
    */
-  async write(lines: string, firstSeq: number, rotate: boolean): Promise<void> {
+  async write(
+    lines: string,
+    firstSeq: number,
+    rotate: boolean,
+  ): Promise<{ file: string; start: number }> {
     if (rotate || this.#file === null) await this.#startSegment(firstSeq);
+    const start = this.#size;
     const buf = Buffer.from(lines);
     if (!this.#handle) this.#handle = await open(this.#file!, 'a', 0o600);
     // A short write (a full disk) is continued; an error is the journal's failure.
@@ -45,6 +50,7 @@ export class SegmentWriter {
     }
     if (this.fsync) await this.#handle.datasync();
     this.#size += buf.length;
+    return { file: this.#file!, start };
   }
 
   async #startSegment(firstSeq: number): Promise<void> {

@@ -5,6 +5,7 @@ import type {
   EventObject,
   InspectionEvent,
 } from 'xstate';
+import { ChartCell } from './chart-cell.js';
 
 /** One transition of one chart, with the name of what caused it. */
 export interface Step {
@@ -187,7 +188,9 @@ export class ChartRunner<TActor extends AnyActorRef> {
       this.offEmitted = actor.on('*' as never, () => void this.emitted++);
     }
     this.current = valueOf(this.last);
-    this.unwatch = hub.watch(actor, (ev) => {
+    const watch = (listener: (ev: MicrostepEvent) => void) =>
+      actor instanceof ChartCell ? actor.watch(listener) : hub.watch(actor, listener);
+    this.unwatch = watch((ev) => {
       const before = this.last;
       this.last = ev.snapshot as AnyMachineSnapshot;
       const to = valueOf(ev.snapshot);

@@ -151,6 +151,7 @@ export class Supervisor {
       config: this.config,
       backoff: this.options.restartBackoff,
       onRestart: (rec) => this.restarts.push(rec),
+      chartActors: hub.observed,
     });
     this.attacher = new Attach({
       transport: this.transport,

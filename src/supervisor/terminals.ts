@@ -28,6 +28,11 @@ export interface TerminalActorsOptions {
   backoff: { initialSeconds: number; maxSeconds: number };
   /** Told about each restart of a terminal's runtime (already journaled). */
   onRestart(record: RestartRecord): void;
+  /**
+   * Run each terminal's charts as its child actors (an inspector watches the actor system);
+   * otherwise they are stepped as pure state machines, a fraction of the memory.
+   */
+  chartActors?: boolean;
 }
 
 /**
@@ -130,6 +135,7 @@ export class TerminalActors {
       config: { ...this.o.config, ...request.config },
       backoff: { initialSeconds, maxSeconds },
       openTurn: null,
+      ...(this.o.chartActors ? { chartActors: true } : {}),
       state: initialState({
         t: this.o.scheduler.now() / 1000,
         terminalId: id,
@@ -141,6 +147,9 @@ export class TerminalActors {
       }),
     };
     this.actor.send({ type: 'evt_attach', terminal: input });
+    // The actor keeps its input for good; the state shown until the first publish is in its
+    // context now, and is not kept a second time once a newer one replaces it.
+    delete input.state;
     const ref = this.ref(id);
     if (ref) {
       watchRestarts(ref, id, this.o.scheduler, (rec) => {

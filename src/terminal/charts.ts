@@ -1,10 +1,11 @@
-import { createActor, type ActorRefFrom } from 'xstate';
+import { createActor, type ActorRefFrom, type AnyStateMachine } from 'xstate';
 import { completionMachine } from '../../machines/completion.js';
 import { diagnosticsMachine } from '../../machines/diagnostics.js';
 import { lastTurnMachine } from '../../machines/lastTurn.js';
 import { readinessMachine } from '../../machines/readiness.js';
 import { turnPhaseMachine, type TurnPhaseInput } from '../../machines/turnPhase.js';
 import { watchdogMachine } from '../../machines/watchdog.js';
+import { ChartCell } from '../kernel/chart-cell.js';
 import { InspectionHub } from '../kernel/chart-runner.js';
 import type { ChartHost } from '../kernel/kernel.js';
 import type { KernelConfig } from '../schemas/kernel.js';
@@ -49,7 +50,22 @@ const CHART_LOGIC: ChartLogic = {
 /** A host whose charts are root actors of their own: it stops them itself. */
 export type StandaloneSite = TerminalHost & { dispose(): void };
 
-/** Charts as root actors of their own (replay of one terminal, tests). */
+/**
+ * A chart of `machine` that is no actor: a {@link ChartCell} does what the runners and drivers
+ * ask of a chart actor, on the machine's own `transition`.
+ */
+export function chartCell<M extends AnyStateMachine>(
+  machine: M,
+  id: string,
+  input?: unknown,
+): ActorRefFrom<M> {
+  return new ChartCell(machine, id, input) as unknown as ActorRefFrom<M>;
+}
+
+/**
+ * Charts on their own (replay of one terminal, tests): pure state machines ({@link ChartCell}),
+ * or root actors of their own while someone inspects them.
+ */
 export function standaloneSite(options: {
   config: KernelConfig;
   watchdogBudgetSeconds?: number;
@@ -61,22 +77,46 @@ export function standaloneSite(options: {
   const hub = options.hub ?? new InspectionHub();
   const c = options.config;
   const m: ChartLogic = { ...CHART_LOGIC, ...options.logic };
+  const turnPhaseInput = {
+    settleSeconds: c.settleSeconds,
+    staleActiveSeconds: c.staleActiveSeconds,
+    openTurn: options.openTurn ?? null,
+  };
+  const watchdogInput = { budgetSeconds: options.watchdogBudgetSeconds ?? 0 };
+  if (!hub.observed) {
+    const charts: TerminalCharts = {
+      diagnostics: chartCell(m.diagnostics, 'diagnostics'),
+      readiness: chartCell(m.readiness, 'readiness', c),
+      turnPhase: chartCell(m.turnPhase, 'turnPhase', turnPhaseInput),
+      lastTurn: chartCell(m.lastTurn, 'lastTurn'),
+      watchdog: chartCell(m.watchdog, 'watchdog', watchdogInput),
+    };
+    const completions = new Map<string, { stop(): void }>();
+    return {
+      hub,
+      charts,
+      readiness: () => charts.readiness,
+      completion: (turnId, input) => {
+        const cell = chartCell(m.completion, `completion:${turnId}`, input);
+        completions.set(turnId, cell);
+        return cell;
+      },
+      stopCompletion: (turnId) => {
+        completions.get(turnId)?.stop();
+        completions.delete(turnId);
+      },
+      dispose: () => {
+        for (const a of [...Object.values(charts), ...completions.values()]) a.stop();
+        completions.clear();
+      },
+    };
+  }
   const charts: TerminalCharts = {
     diagnostics: createActor(m.diagnostics, { inspect: hub.inspect }).start(),
     readiness: createActor(m.readiness, { input: c, inspect: hub.inspect }).start(),
-    turnPhase: createActor(m.turnPhase, {
-      input: {
-        settleSeconds: c.settleSeconds,
-        staleActiveSeconds: c.staleActiveSeconds,
-        openTurn: options.openTurn ?? null,
-      },
-      inspect: hub.inspect,
-    }).start(),
+    turnPhase: createActor(m.turnPhase, { input: turnPhaseInput, inspect: hub.inspect }).start(),
     lastTurn: createActor(m.lastTurn, { inspect: hub.inspect }).start(),
-    watchdog: createActor(m.watchdog, {
-      input: { budgetSeconds: options.watchdogBudgetSeconds ?? 0 },
-      inspect: hub.inspect,
-    }).start(),
+    watchdog: createActor(m.watchdog, { input: watchdogInput, inspect: hub.inspect }).start(),
   };
   const completions = new Map<string, { stop(): void }>();
   return {

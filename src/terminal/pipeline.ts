@@ -263,6 +263,12 @@ export class TerminalPipeline {
   /** One poll with a capture. */
   frame(t: number, screen: Screen, probe: ProbeFacts): void {
     this.advance(t);
+    // A capture equal to the last one read is that one: each capture is a new string, and the
+    // terminal keeps one copy of its screen, not one per frame that repeated it.
+    const kept = this.lastReading?.screen;
+    if (kept && kept !== screen && kept.text === screen.text && kept.ansi === screen.ansi) {
+      screen = kept;
+    }
     this.lastScreen = { text: screen.text, t };
     const read = readFrame(this.profile, this.toolVersion, screen, probe, this.readScreen);
     this.evidence = read.evidence;

@@ -15,8 +15,9 @@ import type { FrameSource } from '../observe/frame-source.js';
 import type { PaneProbe } from '../observe/probe.js';
 import { detectToolVersion } from '../observe/tool-version.js';
 import type { ToolProfile } from '../profiles/types.js';
-import type { KernelConfig } from '../schemas/kernel.js';
-import type { TerminalHost } from './charts.js';
+import type { TurnPhaseInput } from '../../machines/turnPhase.js';
+import { KernelConfig } from '../schemas/kernel.js';
+import { standaloneSite, type TerminalHost } from './charts.js';
 import { TerminalCommands } from './commands.js';
 import { TerminalPipeline } from './pipeline.js';
 import { PaneTyping } from './typing.js';
@@ -104,7 +105,8 @@ function startRuntime(
   const profile = deps.profileFor(input.request.tool, input.request.toolVersion);
   const now = () => deps.scheduler.now() / 1000;
   const target = input.request.target;
-  const host = terminalHost(input, deps.hub, receive, sendBack);
+  const config = KernelConfig.parse({ ...deps.config, ...input.request.config });
+  const host = terminalHost(input, config, deps.hub, input.openTurn ?? null, receive, sendBack);
   const witness = deps.sessionClaims
     ? witnessConfigFor(profile.id, input.request.completionAuthority ?? deps.completionAuthority)
     : undefined;
@@ -202,20 +204,33 @@ function startRuntime(
     published.unsubscribe();
     commands.abort();
     pipeline.dispose();
+    host.dispose?.();
   };
 }
 
 /**
- * The terminal actor as the host of its pipeline's charts: the long-lived ones are its
- * children; a turn's completion actor is spawned by it when the runtime arms the turn, and
- * handed back (`turn.completion`) before the arming returns.
+ * Where the terminal's charts live. Inspected (`chartActors`), the terminal actor hosts them:
+ * the long-lived ones are its children; a turn's completion actor is spawned by it when the
+ * runtime arms the turn, and handed back (`turn.completion`) before the arming returns.
+ * Otherwise the runtime steps them itself as pure state machines ({@link standaloneSite}):
+ * five chart actors per terminal took about 12 KB of heap, their cells a snapshot each.
  */
 function terminalHost(
   input: TerminalRuntimeInput,
+  config: KernelConfig,
   hub: InspectionHub,
+  openTurn: TurnPhaseInput['openTurn'],
   receive: (listener: (event: TerminalRuntimeEvent) => void) => void,
   sendBack: (event: { type: string; [k: string]: unknown }) => void,
 ): TerminalHost {
+  if (!input.chartActors) {
+    return standaloneSite({
+      config,
+      hub,
+      watchdogBudgetSeconds: input.request.watchdogBudgetSeconds ?? 0,
+      openTurn,
+    });
+  }
   const charts = chartsOf(input.terminal);
   let handed: { turnId: string; ref: CompletionRef } | null = null;
   receive((event) => {

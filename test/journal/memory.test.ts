@@ -1,6 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { collectGarbage } from '../../scripts/internal/scale-measure.js';
 import { Journal } from '../../src/journal/journal.js';
+import { journalDir } from '../../src/journal/segments.js';
+import type { JournalRecord, RecordDraft } from '../../src/schemas/record.js';
 
 /** A flat string of `bytes` one-byte characters, unique to `i`, as a pane's screen is. */
 function screen(i: number, bytes: number): string {
@@ -39,5 +44,75 @@ describe('Journal memory', () => {
     // ...and the screens are not: holding them would take count × 64 KB (6.4 MB).
     expect(grown).toBeLessThan((count * bytes) / 8);
     await journal.close();
+  });
+});
+
+describe('a journal on disk', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'pw-journal-memory-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A state record of about 300 bytes, as a terminal makes many of. */
+  const state = (id: string, i: number): RecordDraft => ({
+    kind: 'state',
+    terminalId: id,
+    t: i,
+    changed: { 'surface.activeReasons': [`tick ${i} ${'·'.repeat(i % 7)}`], 'turn.since': i },
+    transitions: [{ machine: 'turnPhase', from: 'ready', to: 'active', event: 'frame' }],
+    evidence: null,
+  });
+
+  it("answers each terminal's latest records as it acknowledged them, holding none in memory", async () => {
+    // The tail (the latest records of all terminals, for readers that keep up) is its own window.
+    const journal = new Journal({
+      dataDir: dir,
+      fsync: false,
+      segmentBytes: 256 * 1024,
+      tailSize: 100,
+    });
+    const ids = ['t1', 't2', 't3'];
+    const before = heapAfterGc();
+    const count = 3000;
+    const last: JournalRecord[] = [];
+    for (let i = 0; i < count; i++) {
+      const r = journal.append(state(ids[i % 3]!, i));
+      if (i >= count - 30) last.push(await r);
+      else if (i % 100 === 99) await r;
+    }
+    await journal.flush();
+    const grown = heapAfterGc() - before;
+    // Held in memory, 3000 records of ~300 bytes would take about a megabyte.
+    expect(grown).toBeLessThan(count * 64);
+
+    // The latest 500 of each terminal, in order, out of segments the journal rotated through...
+    expect(readdirSync(journalDir(dir)).length).toBeGreaterThan(2);
+    const all = journal.read();
+    for (const id of ids) {
+      const want = all.filter((r) => r.terminalId === id).slice(-500);
+      expect(journal.recent(id)).toEqual(want);
+      expect(journal.recent(id, 7)).toEqual(want.slice(-7));
+    }
+    // ...each exactly the object acknowledged (same fields in the same order).
+    expect(JSON.stringify(journal.recent('t3', 10))).toBe(
+      JSON.stringify(last.filter((r) => r.terminalId === 't3')),
+    );
+    expect(journal.recent('t9')).toEqual([]);
+    await journal.close();
+  });
+
+  it('answers the same after it is opened again', async () => {
+    const first = new Journal({ dataDir: dir, fsync: false });
+    for (let i = 0; i < 40; i++) void first.append(state(i % 2 ? 't1' : 't2', i));
+    await first.flush();
+    const kept = first.recent('t1');
+    await first.close();
+    const again = new Journal({ dataDir: dir, fsync: false });
+    expect(again.recent('t1')).toEqual(kept);
+    expect(again.recent('t1')).toHaveLength(20);
+    await again.append(state('t1', 99));
+    expect(again.recent('t1', 2).map((r) => (r as { t: number }).t)).toEqual([39, 99]);
+    await again.close();
   });
 });

@@ -27,13 +27,19 @@ const CONFIG: ChartConfig = {
 
 const BACKOFF = { initialSeconds: 0.5, maxSeconds: 3 };
 
+/** Charts as child actors (as an inspected supervisor runs them): the tree these tests check. */
 const baseInput = (over: Partial<TerminalInput> = {}): TerminalInput => ({
   terminalId: 't1',
   request: { target: '%1', tool: 'claude_code' },
   config: CONFIG,
   backoff: BACKOFF,
+  chartActors: true,
   ...over,
 });
+
+/** The top-level state (`running` has two ways of running its charts). */
+const top = (value: unknown): string =>
+  typeof value === 'string' ? value : Object.keys(value as object)[0]!;
 
 const flush = () => new Promise((r) => setTimeout(r, 0));
 
@@ -124,7 +130,7 @@ describe('terminal actor: attaching (statecharts.md §8)', () => {
       request: { target: '%1', tool: 'codex', detect: true },
       openTurn: { turn, hadEvidence: true },
     });
-    expect(t.snap().value).toBe('running');
+    expect(t.snap().value).toEqual({ running: 'actors' });
     expect(t.snap().context.request).toEqual({ target: '%1', tool: 'codex', detect: true });
     expect(t.snap().context.openTurn).toEqual({ turn, hadEvidence: true });
     // The restored turn reaches the turn-phase chart: it is open, and the phase active.
@@ -138,13 +144,30 @@ describe('terminal actor: attaching (statecharts.md §8)', () => {
       terminalId: 't1',
       request: { target: '%1', tool: 'codex', detect: true },
       restarts: 0,
+      chartActors: true,
+      openTurn: { turn, hadEvidence: true },
     });
+  });
+
+  it('without chart actors, runs the runtime alone and hands it the open turn', async () => {
+    const t = terminal(baseInput({ chartActors: false }));
+    const turn = { id: 'u1', source: 'explicit_input' as const, startedAt: 4 };
+    await t.prepared({ openTurn: { turn, hadEvidence: true } });
+    expect(t.snap().value).toEqual({ running: 'cells' });
+    expect(Object.keys(t.children())).toEqual(['runtime']);
+    expect(t.runtimes[0]!.input).toMatchObject({
+      chartActors: false,
+      openTurn: { turn, hadEvidence: true },
+    });
+    t.runtimes[0]!.sendBack({ type: 'evt_runtime_failed', error: 'x' });
+    expect(t.snap().value).toBe('restarting');
+    expect(t.runtimes[0]!.stopped).toBe(true);
   });
 
   it('without a prepare step of its own, runs with the request as given and no open turn', async () => {
     const actor = createActor(terminalMachine, { input: baseInput() }).start();
     await flush();
-    expect(actor.getSnapshot().value).toBe('running');
+    expect(actor.getSnapshot().value).toEqual({ running: 'actors' });
     expect(actor.getSnapshot().context.request).toEqual({ target: '%1', tool: 'claude_code' });
     expect(actor.getSnapshot().context.openTurn).toBeNull();
     actor.stop();
@@ -318,7 +341,7 @@ describe('terminal actor: failures and restarts with capped backoff', () => {
       expect(t.snap().context.restarts).toBe(n + 1);
       expect(t.prepares.at(-1)!.input.restarts).toBe(n + 1);
       await t.prepared();
-      expect(t.snap().value).toBe('running');
+      expect(t.snap().value).toEqual({ running: 'actors' });
       expect(t.runtimes.at(-1)!.input.restarts).toBe(n + 1);
     }
   });
@@ -358,7 +381,7 @@ describe('terminal actor: retool and detach', () => {
     const t = terminal();
     if (from !== 'attaching') await t.prepared();
     if (from === 'restarting') t.runtimes[0]!.sendBack({ type: 'evt_runtime_failed', error: 'x' });
-    expect(t.snap().value).toBe(from);
+    expect(top(t.snap().value)).toBe(from);
     t.actor.send({ type: 'evt_detach' });
     expect(t.snap().value).toBe('detached');
     expect(t.snap().status).toBe('done');
