@@ -72,19 +72,21 @@ describe('a journal on disk', () => {
       segmentBytes: 256 * 1024,
       tailSize: 100,
     });
-    const ids = ['t1', 't2', 't3'];
+    const ids = Array.from({ length: 10 }, (_, i) => `t${i + 1}`);
     const before = heapAfterGc();
-    const count = 3000;
+    const count = 10_000;
     const last: JournalRecord[] = [];
     for (let i = 0; i < count; i++) {
-      const r = journal.append(state(ids[i % 3]!, i));
-      if (i >= count - 30) last.push(await r);
+      const r = journal.append(state(ids[i % ids.length]!, i));
+      if (i >= count - 100) last.push(await r);
       else if (i % 100 === 99) await r;
     }
     await journal.flush();
     const grown = heapAfterGc() - before;
-    // Held in memory, 3000 records of ~300 bytes would take about a megabyte.
-    expect(grown).toBeLessThan(count * 64);
+    // Held in memory, the latest 500 of each terminal's records (~300 bytes each) would take
+    // a few megabytes; what is held is an offset per record and the tail, with a few hundred
+    // kilobytes of noise from the writer's own buffers.
+    expect(grown).toBeLessThan(count * 100);
 
     // The latest 500 of each terminal, in order, out of segments the journal rotated through...
     expect(readdirSync(journalDir(dir)).length).toBeGreaterThan(2);
@@ -98,7 +100,7 @@ describe('a journal on disk', () => {
     expect(JSON.stringify(journal.recent('t3', 10))).toBe(
       JSON.stringify(last.filter((r) => r.terminalId === 't3')),
     );
-    expect(journal.recent('t9')).toEqual([]);
+    expect(journal.recent('t99')).toEqual([]);
     await journal.close();
   });
 
