@@ -33,6 +33,7 @@ import {
 } from './records.js';
 import { composeState, settleTimes, type StateTimes } from './state.js';
 import { TurnDriver } from './turn-driver.js';
+import type { HookTurnEvent } from './witness.js';
 import type { ObserverReport } from '../sessions/observer.js';
 
 export type { PipelineOptions, ProbeFacts };
@@ -353,6 +354,19 @@ export class TerminalPipeline {
     }
     this.evidence = null;
     this.publish(t);
+  }
+
+  /**
+   * A turn event a hook of the CLI told (docs/hooks.md), at observation time `t`: the third
+   * witness. False when the terminal has no completion witness to take it.
+   */
+  hookEvent(t: number, event: HookTurnEvent): boolean {
+    if (this.disposed || !this.o.witness || this.o.witness.authority === 'surface') return false;
+    this.advance(t);
+    this.turns.hookEvent(t, event);
+    this.evidence = null;
+    this.publish(t);
+    return true;
   }
 
   dispose(): void {
