@@ -364,8 +364,13 @@ export class TerminalPipeline {
     if (this.disposed || !this.o.witness || this.o.witness.authority === 'surface') return false;
     this.advance(t);
     this.turns.hookEvent(t, event);
-    this.evidence = null;
+    // What changes now (an outcome, or the screen's outcome confirmed) names the hook's event.
+    this.evidence = {
+      ...commandEvidence(this.profile, this.toolVersion, event.event),
+      detector: `hook:${event.event}`,
+    };
     this.publish(t);
+    this.evidence = null;
     return true;
   }
 
