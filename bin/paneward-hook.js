@@ -81,8 +81,9 @@ async function main() {
   const last = args.at(-1) ?? '';
   const payload = (last.startsWith('{') ? parse(last) : null) ?? parse(await readStdin());
   if (!payload) return;
-  // Claude Code names its event `hook_event_name`; a `notify` program's JSON names it `type`.
-  const event = payload.hook_event_name ?? payload.type;
+  // Claude Code names its event `hook_event_name`, Cline `hookName`; a `notify` program's JSON
+  // names it `type`.
+  const event = payload.hook_event_name ?? payload.hookName ?? payload.type;
   if (typeof event !== 'string' || !NAME.test(event)) return;
   const body = { event, pane, tmux };
   if (typeof payload.error === 'string' && NAME.test(payload.error)) body.error = payload.error;

@@ -32,6 +32,29 @@ const TOOL_HOOKS: Readonly<Record<string, ToolHooks>> = {
       return null;
     },
   },
+  // Executable files named after the event in `~/.cline/hooks`; the JSON on stdin names the
+  // event `hookName`. An Esc interruption runs no hook (no `TaskCancel`, `agent_abort`).
+  cline: {
+    verifiedVersions: ['3.0.65'],
+    endings: ['success', 'known_failure'],
+    read(event) {
+      if (event === 'agent_start') return { type: 'turn_started', event };
+      if (event === 'agent_end')
+        return { type: 'turn_ended', event, ending: { reason: 'success' } };
+      if (event === 'agent_error') {
+        return {
+          type: 'turn_ended',
+          event,
+          ending: { reason: 'known_failure', kind: 'task_error' },
+        };
+      }
+      // In the CLI's code a cancelled task runs `TaskCancel` (`agent_abort`); never seen to run.
+      if (event === 'agent_abort') {
+        return { type: 'turn_ended', event, ending: { reason: 'interrupted' } };
+      }
+      return null;
+    },
+  },
 };
 
 /** The tools `paneward hooks` knows. */

@@ -1,4 +1,12 @@
-import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -206,10 +214,10 @@ export interface HookChange {
 }
 
 function checkTool(tool: string): void {
-  if (tool !== 'claude_code') {
+  if (tool !== 'claude_code' && tool !== 'cline') {
     throw new PanewardError(
       'invalid_input',
-      `argument \`tool\`: paneward installs hooks for claude_code only (${JSON.stringify(tool)} has none it can use; docs/hooks.md)`,
+      `argument \`tool\`: paneward installs hooks for claude_code and cline only (${JSON.stringify(tool)} has none it can use; docs/hooks.md)`,
     );
   }
 }
@@ -217,6 +225,7 @@ function checkTool(tool: string): void {
 /** Installs the hook (idempotent: installing twice is installing once). */
 export function installHooks(tool: string, o: HookInstallOptions): HookChange {
   checkTool(tool);
+  if (tool === 'cline') return installClineHooks(o);
   const file = claudeSettingsFile(o);
   const s = readSettings(file) ?? { text: '{}\n', value: {}, indent: 2, mode: null };
   const existing = hooksOf(file, s.value);
@@ -240,6 +249,7 @@ export function uninstallHooks(
   o: Pick<HookInstallOptions, 'scope' | 'home' | 'cwd' | 'env'>,
 ): HookChange {
   checkTool(tool);
+  if (tool === 'cline') return uninstallClineHooks(o);
   const file = claudeSettingsFile(o);
   const s = readSettings(file);
   const hooks = s ? hooksOf(file, s.value) : null;
@@ -262,7 +272,7 @@ export interface HookStatus {
 
 /** Where paneward's hook is installed, per scope. */
 export function hookStatus(o: Pick<HookInstallOptions, 'home' | 'cwd' | 'env'>): HookStatus[] {
-  return (['user', 'project', 'local'] as const).map((scope) => {
+  const claude = (['user', 'project', 'local'] as const).map((scope) => {
     const file = claudeSettingsFile({ ...o, scope });
     const s = readSettings(file);
     const hooks = s ? hooksOf(file, s.value) : null;
@@ -278,4 +288,91 @@ export function hookStatus(o: Pick<HookInstallOptions, 'home' | 'cwd' | 'env'>):
     }
     return { tool: 'claude_code', scope, file, events, url };
   });
+  const dir = clineHooksDir(o);
+  const cline = CLINE_HOOK_EVENTS.filter((e) => clineFileIsOurs(join(dir, `${e}.sh`)));
+  const first = cline[0] ? readFileSync(join(dir, `${cline[0]}.sh`), 'utf8') : '';
+  return [
+    ...claude,
+    {
+      tool: 'cline',
+      scope: 'user',
+      file: dir,
+      events: cline,
+      url: /--url '([^']*)'/.exec(first)?.[1] ?? null,
+    },
+  ];
+}
+
+/**
+ * Cline runs the executable files named after its events in its hooks folder
+ * (`$CLINE_DIR/hooks`, else `~/.cline/hooks`): one small script per event, each marked as
+ * paneward's.
+ */
+export const CLINE_HOOK_EVENTS = ['TaskStart', 'TaskComplete', 'TaskError', 'TaskCancel'] as const;
+const CLINE_MARK = '# paneward hook: `paneward hooks uninstall cline` removes this file';
+
+export function clineHooksDir(o: Pick<HookInstallOptions, 'home' | 'env'>): string {
+  const env = o.env ?? process.env;
+  return resolve(env.CLINE_DIR ?? join(o.home ?? env.HOME ?? homedir(), '.cline'), 'hooks');
+}
+
+function clineFileIsOurs(file: string): boolean {
+  try {
+    return readFileSync(file, 'utf8').includes(CLINE_MARK);
+  } catch {
+    return false;
+  }
+}
+
+function clineUserOnly(scope: HookScope): void {
+  if (scope !== 'user') {
+    throw new PanewardError(
+      'invalid_input',
+      'option `scope`: Cline hooks are installed for the user only (`~/.cline/hooks`)',
+    );
+  }
+}
+
+function installClineHooks(o: HookInstallOptions): HookChange {
+  clineUserOnly(o.scope);
+  const dir = clineHooksDir(o);
+  const files = CLINE_HOOK_EVENTS.map((e) => join(dir, `${e}.sh`));
+  // A file of the user's with that name is never overwritten: refused before anything is written.
+  for (const file of files) {
+    try {
+      statSync(file);
+    } catch {
+      continue;
+    }
+    if (!clineFileIsOurs(file)) {
+      throw new PanewardError(
+        'invalid_input',
+        `${file}: a hook of the user's is there; nothing was written`,
+        { details: { file } },
+      );
+    }
+  }
+  const had = files.some(clineFileIsOurs);
+  mkdirSync(dir, { recursive: true });
+  const text = `#!/bin/sh\n${CLINE_MARK}\nexec ${hookCommand('cline', o)}\n`;
+  for (const file of files) {
+    const tmp = `${file}.paneward-${process.pid}.tmp`;
+    writeFileSync(tmp, text, { mode: 0o755 });
+    chmodSync(tmp, 0o755);
+    renameSync(tmp, file);
+  }
+  return { tool: 'cline', file: dir, result: had ? 'updated' : 'installed' };
+}
+
+function uninstallClineHooks(o: Pick<HookInstallOptions, 'scope' | 'home' | 'env'>): HookChange {
+  clineUserOnly(o.scope);
+  const dir = clineHooksDir(o);
+  let removed = 0;
+  for (const e of CLINE_HOOK_EVENTS) {
+    const file = join(dir, `${e}.sh`);
+    if (!clineFileIsOurs(file)) continue;
+    unlinkSync(file);
+    removed += 1;
+  }
+  return { tool: 'cline', file: dir, result: removed > 0 ? 'removed' : 'absent' };
 }

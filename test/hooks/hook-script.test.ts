@@ -102,6 +102,20 @@ describe('bin/paneward-hook.js', () => {
     expect(JSON.stringify(got)).not.toContain('SECRET');
   });
 
+  it('Cline’s payload names its event `hookName`; its error object (text) is not passed on', async () => {
+    const payload = {
+      clineVersion: '',
+      taskId: 'conv_1',
+      hookName: 'agent_error',
+      iteration: 1,
+      error: { name: 'Error', message: 'SECRET Invalid request.', stack: 'Error: SECRET' },
+    };
+    const r = await run(['cline', '--url', url], JSON.stringify(payload));
+    expect([r.exitCode, r.stdout, r.stderr]).toEqual([0, '', '']);
+    expect(got[0]!.url).toBe('/v1/hooks/cline');
+    expect(got[0]!.body).toEqual({ event: 'agent_error', pane: '%7', tmux: PANE.TMUX });
+  });
+
   it('a notify program’s JSON argument is read as the event', async () => {
     const r = await run(['codex', '--url', url, '{"type":"agent-turn-complete"}'], '');
     expect(r.exitCode).toBe(0);

@@ -233,3 +233,52 @@ describe('paneward hooks (the command line)', () => {
     expect(readFileSync(file(), 'utf8')).toBe('{ nope');
   });
 });
+
+describe('paneward hooks install/uninstall cline (its hooks folder)', () => {
+  const env = () => ({ CLINE_DIR: join(home, '.cline') });
+  const dir = () => join(home, '.cline', 'hooks');
+  const opts = () => ({
+    url: URL_,
+    scope: 'user' as const,
+    home,
+    env: env(),
+    node: '/usr/bin/node',
+    script: '/opt/paneward/bin/paneward-hook.js',
+  });
+
+  it('one executable script per event, beside the user’s own hooks; twice is once; uninstall takes out only ours', () => {
+    mkdirSync(dir(), { recursive: true });
+    writeFileSync(join(dir(), 'TaskComplete'), '#!/bin/sh\nnotify-send done\n', { mode: 0o755 });
+    expect(installHooks('cline', opts()).result).toBe('installed');
+    const names = readdirSync(dir()).sort();
+    expect(names).toEqual([
+      'TaskCancel.sh',
+      'TaskComplete',
+      'TaskComplete.sh',
+      'TaskError.sh',
+      'TaskStart.sh',
+    ]);
+    const script = readFileSync(join(dir(), 'TaskStart.sh'), 'utf8');
+    expect(script).toBe(
+      "#!/bin/sh\n# paneward hook: `paneward hooks uninstall cline` removes this file\nexec '/usr/bin/node' '/opt/paneward/bin/paneward-hook.js' cline --url 'http://127.0.0.1:7420'\n",
+    );
+    expect(statSync(join(dir(), 'TaskStart.sh')).mode & 0o777).toBe(0o755);
+    expect(installHooks('cline', opts()).result).toBe('updated');
+    expect(readdirSync(dir()).sort()).toEqual(names);
+    expect(hookStatus({ home, env: env(), cwd: dir() }).at(-1)).toMatchObject({
+      tool: 'cline',
+      events: ['TaskStart', 'TaskComplete', 'TaskError', 'TaskCancel'],
+      url: URL_,
+    });
+    expect(uninstallHooks('cline', { scope: 'user', home, env: env() }).result).toBe('removed');
+    expect(readdirSync(dir())).toEqual(['TaskComplete']);
+  });
+
+  it('a file of the user’s with the same name is refused, naming it, and nothing is written', () => {
+    mkdirSync(dir(), { recursive: true });
+    writeFileSync(join(dir(), 'TaskError.sh'), '#!/bin/sh\nmine\n');
+    expect(() => installHooks('cline', opts())).toThrow(join(dir(), 'TaskError.sh'));
+    expect(readdirSync(dir())).toEqual(['TaskError.sh']);
+    expect(() => installHooks('cline', { ...opts(), scope: 'project' })).toThrow('`scope`');
+  });
+});
