@@ -55,6 +55,28 @@ const TOOL_HOOKS: Readonly<Record<string, ToolHooks>> = {
       return null;
     },
   },
+  // A plugin (`paneward hooks install opencode`) that passes on the session's status: busy, an
+  // error (an interruption is `MessageAbortedError`), idle with no error since busy.
+  opencode: {
+    verifiedVersions: ['1.18.33'],
+    endings: ['success', 'interrupted', 'known_failure'],
+    read(event, error) {
+      if (event === 'session.busy') return { type: 'turn_started', event };
+      if (event === 'session.idle') {
+        return { type: 'turn_ended', event, ending: { reason: 'success' } };
+      }
+      if (event === 'session.error') {
+        return error === 'MessageAbortedError'
+          ? { type: 'turn_ended', event, ending: { reason: 'interrupted' } }
+          : {
+              type: 'turn_ended',
+              event,
+              ending: { reason: 'known_failure', kind: error ?? 'unknown' },
+            };
+      }
+      return null;
+    },
+  },
 };
 
 /** The tools `paneward hooks` knows. */

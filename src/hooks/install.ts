@@ -12,6 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PanewardError } from '../errors.js';
 import { spliceMember } from './json-splice.js';
+import { OPENCODE_PLUGIN_MARK, opencodePlugin } from './opencode-plugin.js';
 
 /**
  * `paneward hooks install|uninstall|status` (docs/hooks.md): writes into an agent CLI's own
@@ -214,10 +215,10 @@ export interface HookChange {
 }
 
 function checkTool(tool: string): void {
-  if (tool !== 'claude_code' && tool !== 'cline') {
+  if (tool !== 'claude_code' && tool !== 'cline' && tool !== 'opencode') {
     throw new PanewardError(
       'invalid_input',
-      `argument \`tool\`: paneward installs hooks for claude_code and cline only (${JSON.stringify(tool)} has none it can use; docs/hooks.md)`,
+      `argument \`tool\`: paneward installs hooks for claude_code, cline and opencode only (${JSON.stringify(tool)} has none it can use; docs/hooks.md)`,
     );
   }
 }
@@ -226,6 +227,7 @@ function checkTool(tool: string): void {
 export function installHooks(tool: string, o: HookInstallOptions): HookChange {
   checkTool(tool);
   if (tool === 'cline') return installClineHooks(o);
+  if (tool === 'opencode') return installOpencodePlugin(o);
   const file = claudeSettingsFile(o);
   const s = readSettings(file) ?? { text: '{}\n', value: {}, indent: 2, mode: null };
   const existing = hooksOf(file, s.value);
@@ -250,6 +252,7 @@ export function uninstallHooks(
 ): HookChange {
   checkTool(tool);
   if (tool === 'cline') return uninstallClineHooks(o);
+  if (tool === 'opencode') return uninstallOpencodePlugin(o);
   const file = claudeSettingsFile(o);
   const s = readSettings(file);
   const hooks = s ? hooksOf(file, s.value) : null;
@@ -291,8 +294,17 @@ export function hookStatus(o: Pick<HookInstallOptions, 'home' | 'cwd' | 'env'>):
   const dir = clineHooksDir(o);
   const cline = CLINE_HOOK_EVENTS.filter((e) => clineFileIsOurs(join(dir, `${e}.sh`)));
   const first = cline[0] ? readFileSync(join(dir, `${cline[0]}.sh`), 'utf8') : '';
+  const plugin = opencodePluginFile(o);
+  const pluginText = fileIsOurs(plugin, OPENCODE_PLUGIN_MARK) ? readFileSync(plugin, 'utf8') : '';
   return [
     ...claude,
+    {
+      tool: 'opencode',
+      scope: 'user',
+      file: plugin,
+      events: pluginText ? ['session.status', 'session.error', 'session.idle'] : [],
+      url: /const URL_ = "([^"]*)\/v1\/hooks\/opencode"/.exec(pluginText)?.[1] ?? null,
+    },
     {
       tool: 'cline',
       scope: 'user',
@@ -316,12 +328,59 @@ export function clineHooksDir(o: Pick<HookInstallOptions, 'home' | 'env'>): stri
   return resolve(env.CLINE_DIR ?? join(o.home ?? env.HOME ?? homedir(), '.cline'), 'hooks');
 }
 
-function clineFileIsOurs(file: string): boolean {
+function fileIsOurs(file: string, mark: string): boolean {
   try {
-    return readFileSync(file, 'utf8').includes(CLINE_MARK);
+    return readFileSync(file, 'utf8').includes(mark);
   } catch {
     return false;
   }
+}
+
+const clineFileIsOurs = (file: string) => fileIsOurs(file, CLINE_MARK);
+
+/** opencode's plugin folder: `$XDG_CONFIG_HOME/opencode/plugin`, else `~/.config/...`. */
+export function opencodePluginFile(o: Pick<HookInstallOptions, 'home' | 'env'>): string {
+  const env = o.env ?? process.env;
+  const config = env.XDG_CONFIG_HOME ?? join(o.home ?? env.HOME ?? homedir(), '.config');
+  return resolve(config, 'opencode', 'plugin', 'paneward.js');
+}
+
+function installOpencodePlugin(o: HookInstallOptions): HookChange {
+  if (o.scope !== 'user') {
+    throw new PanewardError(
+      'invalid_input',
+      'option `scope`: the opencode plugin is installed for the user only',
+    );
+  }
+  const file = opencodePluginFile(o);
+  let exists = true;
+  try {
+    statSync(file);
+  } catch {
+    exists = false;
+  }
+  if (exists && !fileIsOurs(file, OPENCODE_PLUGIN_MARK)) {
+    throw new PanewardError(
+      'invalid_input',
+      `${file}: a plugin of the user's is there; nothing was written`,
+      { details: { file } },
+    );
+  }
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.paneward-${process.pid}.tmp`;
+  writeFileSync(
+    tmp,
+    opencodePlugin({ url: o.url, ...(o.tokenFile ? { tokenFile: resolve(o.tokenFile) } : {}) }),
+  );
+  renameSync(tmp, file);
+  return { tool: 'opencode', file, result: exists ? 'updated' : 'installed' };
+}
+
+function uninstallOpencodePlugin(o: Pick<HookInstallOptions, 'home' | 'env'>): HookChange {
+  const file = opencodePluginFile(o);
+  if (!fileIsOurs(file, OPENCODE_PLUGIN_MARK)) return { tool: 'opencode', file, result: 'absent' };
+  unlinkSync(file);
+  return { tool: 'opencode', file, result: 'removed' };
 }
 
 function clineUserOnly(scope: HookScope): void {
