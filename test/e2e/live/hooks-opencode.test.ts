@@ -212,9 +212,10 @@ describe.skipIf(missing)('live opencode: its plugin as a witness', () => {
       .filter((e) => e.streaming)
       .at(-1)!;
     const at = (ended as { t: number }).t;
-    console.log(
-      `opencode plugin: success ${Math.round(at * 1000 - req.endedAt!)} ms after the stream ended`,
-    );
+    const lagMs = at * 1000 - req.endedAt!;
+    console.log(`opencode plugin: success ${Math.round(lagMs)} ms after the stream ended`);
+    // The screen alone waits out opencode drawing 2-3 s after the stream ended, then the settle.
+    expect(lagMs).toBeLessThan(1500);
   }, 120_000);
 
   it('an interruption is decided with the plugin’s MessageAbortedError', async () => {
