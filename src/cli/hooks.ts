@@ -45,11 +45,11 @@ export function registerHooks(program: Command): void {
   const hooks = program
     .command('hooks')
     .description(
-      "Install, remove or show the hook that posts an agent CLI's own turn events to the local service (opt-in; claude_code, cline, opencode).",
+      "Install, remove or show the hook that posts an agent CLI's own turn events to the local service (opt-in; claude_code, cline, opencode, kilo).",
     );
   hooks
     .command('install')
-    .argument('<tool>', 'the agent CLI (claude_code, cline or opencode)')
+    .argument('<tool>', 'the agent CLI (claude_code, cline, opencode or kilo)')
     .description("Write paneward's hook into the CLI's settings file (installing twice is once).")
     .option('--url <url>', `the service the hook posts to (default ${DEFAULT_URL})`)
     .option('--token-file <file>', 'the hook reads the bearer token from this file when it runs')
@@ -68,7 +68,7 @@ export function registerHooks(program: Command): void {
     });
   hooks
     .command('uninstall')
-    .argument('<tool>', 'the agent CLI (claude_code, cline or opencode)')
+    .argument('<tool>', 'the agent CLI (claude_code, cline, opencode or kilo)')
     .description("Take paneward's hook out of the CLI's settings file, and nothing else.")
     .option('--scope <scope>', 'user (default), project or local')
     .option('--json', 'print the change as JSON')

@@ -95,7 +95,7 @@ const MODULES: ReadonlyArray<{
     commands: [
       [
         'hooks',
-        "Install, remove or show the hook that posts an agent CLI's own turn events to the local service (opt-in; claude_code, cline, opencode).",
+        "Install, remove or show the hook that posts an agent CLI's own turn events to the local service (opt-in; claude_code, cline, opencode, kilo).",
       ],
     ],
   },

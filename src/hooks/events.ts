@@ -14,6 +14,27 @@ interface ToolHooks {
   read(event: string, error: string | undefined): HookTurnEvent | null;
 }
 
+/** opencode's and Kilo's plugin events (docs/hooks.md). */
+const OPENCODE_HOOKS: Omit<ToolHooks, 'verifiedVersions'> = {
+  endings: ['success', 'interrupted', 'known_failure'],
+  read(event, error) {
+    if (event === 'session.busy') return { type: 'turn_started', event };
+    if (event === 'session.idle') {
+      return { type: 'turn_ended', event, ending: { reason: 'success' } };
+    }
+    if (event === 'session.error') {
+      return error === 'MessageAbortedError'
+        ? { type: 'turn_ended', event, ending: { reason: 'interrupted' } }
+        : {
+            type: 'turn_ended',
+            event,
+            ending: { reason: 'known_failure', kind: error ?? 'unknown' },
+          };
+    }
+    return null;
+  },
+};
+
 const TOOL_HOOKS: Readonly<Record<string, ToolHooks>> = {
   // `hooks` in settings.json. No hook fires when a turn is interrupted (Esc).
   claude_code: {
@@ -55,28 +76,10 @@ const TOOL_HOOKS: Readonly<Record<string, ToolHooks>> = {
       return null;
     },
   },
-  // A plugin (`paneward hooks install opencode`) that passes on the session's status: busy, an
-  // error (an interruption is `MessageAbortedError`), idle with no error since busy.
-  opencode: {
-    verifiedVersions: ['1.18.33'],
-    endings: ['success', 'interrupted', 'known_failure'],
-    read(event, error) {
-      if (event === 'session.busy') return { type: 'turn_started', event };
-      if (event === 'session.idle') {
-        return { type: 'turn_ended', event, ending: { reason: 'success' } };
-      }
-      if (event === 'session.error') {
-        return error === 'MessageAbortedError'
-          ? { type: 'turn_ended', event, ending: { reason: 'interrupted' } }
-          : {
-              type: 'turn_ended',
-              event,
-              ending: { reason: 'known_failure', kind: error ?? 'unknown' },
-            };
-      }
-      return null;
-    },
-  },
+  // A plugin (`paneward hooks install opencode|kilo`) that passes on the session's status:
+  // busy, an error (an interruption is `MessageAbortedError`), idle with no error since busy.
+  opencode: { ...OPENCODE_HOOKS, verifiedVersions: ['1.18.33'] },
+  kilo: { ...OPENCODE_HOOKS, verifiedVersions: ['7.7.7'] },
 };
 
 /** The tools `paneward hooks` knows. */

@@ -215,10 +215,10 @@ export interface HookChange {
 }
 
 function checkTool(tool: string): void {
-  if (tool !== 'claude_code' && tool !== 'cline' && tool !== 'opencode') {
+  if (!['claude_code', 'cline', 'opencode', 'kilo'].includes(tool)) {
     throw new PanewardError(
       'invalid_input',
-      `argument \`tool\`: paneward installs hooks for claude_code, cline and opencode only (${JSON.stringify(tool)} has none it can use; docs/hooks.md)`,
+      `argument \`tool\`: paneward installs hooks for claude_code, cline, opencode and kilo only (${JSON.stringify(tool)} has none it can use; docs/hooks.md)`,
     );
   }
 }
@@ -227,7 +227,7 @@ function checkTool(tool: string): void {
 export function installHooks(tool: string, o: HookInstallOptions): HookChange {
   checkTool(tool);
   if (tool === 'cline') return installClineHooks(o);
-  if (tool === 'opencode') return installOpencodePlugin(o);
+  if (tool === 'opencode' || tool === 'kilo') return installOpencodePlugin(tool, o);
   const file = claudeSettingsFile(o);
   const s = readSettings(file) ?? { text: '{}\n', value: {}, indent: 2, mode: null };
   const existing = hooksOf(file, s.value);
@@ -252,7 +252,7 @@ export function uninstallHooks(
 ): HookChange {
   checkTool(tool);
   if (tool === 'cline') return uninstallClineHooks(o);
-  if (tool === 'opencode') return uninstallOpencodePlugin(o);
+  if (tool === 'opencode' || tool === 'kilo') return uninstallOpencodePlugin(tool, o);
   const file = claudeSettingsFile(o);
   const s = readSettings(file);
   const hooks = s ? hooksOf(file, s.value) : null;
@@ -294,17 +294,20 @@ export function hookStatus(o: Pick<HookInstallOptions, 'home' | 'cwd' | 'env'>):
   const dir = clineHooksDir(o);
   const cline = CLINE_HOOK_EVENTS.filter((e) => clineFileIsOurs(join(dir, `${e}.sh`)));
   const first = cline[0] ? readFileSync(join(dir, `${cline[0]}.sh`), 'utf8') : '';
-  const plugin = opencodePluginFile(o);
-  const pluginText = fileIsOurs(plugin, OPENCODE_PLUGIN_MARK) ? readFileSync(plugin, 'utf8') : '';
+  const plugins = (['opencode', 'kilo'] as const).map((tool) => {
+    const plugin = opencodePluginFile(o, tool);
+    const text = fileIsOurs(plugin, OPENCODE_PLUGIN_MARK) ? readFileSync(plugin, 'utf8') : '';
+    return {
+      tool,
+      scope: 'user' as const,
+      file: plugin,
+      events: text ? ['session.status', 'session.error', 'session.idle'] : [],
+      url: /const URL_ = "([^"]*)\/v1\/hooks\//.exec(text)?.[1] ?? null,
+    };
+  });
   return [
     ...claude,
-    {
-      tool: 'opencode',
-      scope: 'user',
-      file: plugin,
-      events: pluginText ? ['session.status', 'session.error', 'session.idle'] : [],
-      url: /const URL_ = "([^"]*)\/v1\/hooks\/opencode"/.exec(pluginText)?.[1] ?? null,
-    },
+    ...plugins,
     {
       tool: 'cline',
       scope: 'user',
@@ -338,21 +341,24 @@ function fileIsOurs(file: string, mark: string): boolean {
 
 const clineFileIsOurs = (file: string) => fileIsOurs(file, CLINE_MARK);
 
-/** opencode's plugin folder: `$XDG_CONFIG_HOME/opencode/plugin`, else `~/.config/...`. */
-export function opencodePluginFile(o: Pick<HookInstallOptions, 'home' | 'env'>): string {
+/** The plugin paneward writes: `$XDG_CONFIG_HOME/<opencode|kilo>/plugin/paneward.js`. */
+export function opencodePluginFile(
+  o: Pick<HookInstallOptions, 'home' | 'env'>,
+  tool: 'opencode' | 'kilo' = 'opencode',
+): string {
   const env = o.env ?? process.env;
   const config = env.XDG_CONFIG_HOME ?? join(o.home ?? env.HOME ?? homedir(), '.config');
-  return resolve(config, 'opencode', 'plugin', 'paneward.js');
+  return resolve(config, tool, 'plugin', 'paneward.js');
 }
 
-function installOpencodePlugin(o: HookInstallOptions): HookChange {
+function installOpencodePlugin(tool: 'opencode' | 'kilo', o: HookInstallOptions): HookChange {
   if (o.scope !== 'user') {
     throw new PanewardError(
       'invalid_input',
-      'option `scope`: the opencode plugin is installed for the user only',
+      `option \`scope\`: the ${tool} plugin is installed for the user only`,
     );
   }
-  const file = opencodePluginFile(o);
+  const file = opencodePluginFile(o, tool);
   let exists = true;
   try {
     statSync(file);
@@ -370,17 +376,24 @@ function installOpencodePlugin(o: HookInstallOptions): HookChange {
   const tmp = `${file}.paneward-${process.pid}.tmp`;
   writeFileSync(
     tmp,
-    opencodePlugin({ url: o.url, ...(o.tokenFile ? { tokenFile: resolve(o.tokenFile) } : {}) }),
+    opencodePlugin({
+      url: o.url,
+      tool,
+      ...(o.tokenFile ? { tokenFile: resolve(o.tokenFile) } : {}),
+    }),
   );
   renameSync(tmp, file);
-  return { tool: 'opencode', file, result: exists ? 'updated' : 'installed' };
+  return { tool, file, result: exists ? 'updated' : 'installed' };
 }
 
-function uninstallOpencodePlugin(o: Pick<HookInstallOptions, 'home' | 'env'>): HookChange {
-  const file = opencodePluginFile(o);
-  if (!fileIsOurs(file, OPENCODE_PLUGIN_MARK)) return { tool: 'opencode', file, result: 'absent' };
+function uninstallOpencodePlugin(
+  tool: 'opencode' | 'kilo',
+  o: Pick<HookInstallOptions, 'home' | 'env'>,
+): HookChange {
+  const file = opencodePluginFile(o, tool);
+  if (!fileIsOurs(file, OPENCODE_PLUGIN_MARK)) return { tool, file, result: 'absent' };
   unlinkSync(file);
-  return { tool: 'opencode', file, result: 'removed' };
+  return { tool, file, result: 'removed' };
 }
 
 function clineUserOnly(scope: HookScope): void {

@@ -5,16 +5,22 @@
  *
  * opencode 1.18.33 tells a turn as `session.status` busy, then for an interruption
  * `session.error` (`MessageAbortedError`) or for an API error `session.error` (`APIError`), and
- * always `session.idle` at the end: an idle with no error since busy is a finished reply.
+ * always `session.idle` at the end: an idle with no error since busy is a finished reply. Kilo
+ * 7.7.7, its fork, tells them alike.
  */
 export const OPENCODE_PLUGIN_MARK =
-  '// paneward hook: `paneward hooks uninstall opencode` removes this file';
+  '// paneward hook: `paneward hooks uninstall` removes this file';
 
-export function opencodePlugin(o: { url: string; tokenFile?: string }): string {
+/** The plugin for opencode, or for Kilo (its fork, the same events), posting as that tool. */
+export function opencodePlugin(o: {
+  url: string;
+  tokenFile?: string;
+  tool?: 'opencode' | 'kilo';
+}): string {
   return `${OPENCODE_PLUGIN_MARK}
 import { readFileSync } from 'node:fs';
 
-const URL_ = ${JSON.stringify(new URL('/v1/hooks/opencode', o.url).href)};
+const URL_ = ${JSON.stringify(new URL(`/v1/hooks/${o.tool ?? 'opencode'}`, o.url).href)};
 const TOKEN_FILE = ${JSON.stringify(o.tokenFile ?? null)};
 const NAME = /^[A-Za-z][A-Za-z0-9_.:-]{0,63}$/;
 
