@@ -100,6 +100,6 @@ export function addChartOptions(command: Command): Command {
     )
     .option(
       '--completion-authority <mode>',
-      "who decides a turn's outcome: surface (the screen), markers (the CLI's session record) or both (default where the CLI's record can be read; docs/witness.md)",
+      "who decides a turn's outcome: surface (the screen), markers (the CLI's session record or hooks) or both (default where the CLI's record or hooks can be read; docs/witness.md)",
     );
 }

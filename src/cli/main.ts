@@ -91,6 +91,15 @@ const MODULES: ReadonlyArray<{
     ],
   },
   {
+    load: async () => (await import('./hooks.js')).registerHooks,
+    commands: [
+      [
+        'hooks',
+        "Install, remove or show the hook that posts an agent CLI's own turn events to the local service (opt-in; claude_code, cline, opencode, kilo).",
+      ],
+    ],
+  },
+  {
     load: async () => (await import('./serve.js')).registerServe,
     commands: [['serve [options]', 'Serve the HTTP API (and SSE record stream) of a supervisor.']],
   },

@@ -5,7 +5,12 @@ import { request } from './api.js';
 import { howLong, reasons, seen, stateInWords, tone } from './words.js';
 import { timelinesChanged } from './timeline.js';
 
-const WITNESS_WORDS = { surface: 'screen', record: 'session record', both: 'screen and record' };
+const WITNESS_WORDS = {
+  surface: 'screen',
+  record: 'session record',
+  hook: 'hook',
+  both: 'screen and record or hook',
+};
 
 /** The session-record witness in a few words: the authority and where its record is. */
 function recordWords(w) {

@@ -21,6 +21,9 @@ export const RecordPlace = z.object({
   event: z.string(),
 });
 
+/** What a CLI's hook told (docs/hooks.md): its event name, never any text. */
+export const HookPlace = z.object({ hook: z.string() });
+
 /** One state change of one chart, with the rule that caused it where one did. */
 export const ChartTransition = z.object({
   machine: ChartName,
@@ -188,9 +191,11 @@ export const JournalRecord = z.discriminatedUnion('kind', [
     outcome: z.enum(['success', 'interrupted', 'known_failure', 'none']),
     t: Seconds,
     /** Which witness decided it (docs/witness.md); absent under the screen alone. */
-    witness: z.enum(['surface', 'record', 'both']).optional(),
+    witness: z.enum(['surface', 'record', 'hook', 'both']).optional(),
     /** The session record's evidence: file, byte offset (or entry), the record's event name. */
     record: RecordPlace.optional(),
+    /** The hook event that told it, when a hook took part (docs/hooks.md). */
+    hook: z.object({ event: z.string() }).optional(),
   }),
   z.object({
     ...Base,
@@ -246,8 +251,8 @@ export const JournalRecord = z.discriminatedUnion('kind', [
       screenHash: z.string(),
     }),
     /**
-     * The screen and the session record disagreed about a turn for longer than the witness's
-     * window (docs/witness.md): who decided, and what each showed.
+     * The screen and the session record (or a hook) disagreed about a turn for longer than the
+     * witness's window (docs/witness.md): who decided, and what each showed.
      */
     z.object({
       ...Base,
@@ -261,8 +266,9 @@ export const JournalRecord = z.discriminatedUnion('kind', [
         phase: z.enum(['unknown', 'ready', 'active']),
         successCandidate: z.boolean(),
       }),
-      decided: z.enum(['surface', 'record', 'both']),
-      evidence: RecordPlace.nullable(),
+      decided: z.enum(['surface', 'record', 'hook', 'both']),
+      /** The record's place, or the hook's event (`{hook}`), that ended the turn. */
+      evidence: z.union([RecordPlace, HookPlace]).nullable(),
     }),
     /**
      * The session record held a piece its reader does not know: the record's witness stepped

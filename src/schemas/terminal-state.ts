@@ -5,7 +5,7 @@ import { ChatContextState, TriState } from './signals.js';
 
 export const TurnSourceSchema = z.enum(['explicit_input', 'surface_inference']);
 export const CompletionAuthoritySchema = z.enum(['surface', 'markers', 'both']);
-export const OutcomeWitnessSchema = z.enum(['surface', 'record', 'both']);
+export const OutcomeWitnessSchema = z.enum(['surface', 'record', 'hook', 'both']);
 
 /** The public state of one terminal (docs/contracts.md §3): library, HTTP, replay and SSE. */
 export const TerminalState = z.object({
@@ -49,7 +49,8 @@ export const TerminalState = z.object({
     at: z.number().nullable(),
     /**
      * Which witness decided the outcome (docs/witness.md): the screen (`surface`), the CLI's
-     * session record (`record`), or the two agreeing (`both`). Absent under the screen alone.
+     * session record (`record`), a hook the CLI ran (`hook`, docs/hooks.md), or the screen and
+     * one of those agreeing (`both`). Absent under the screen alone.
      */
     witness: OutcomeWitnessSchema.optional(),
   }),

@@ -14,7 +14,7 @@ import type { SupervisorPort } from '../service/port.js';
 import { isPublic, mountDashboard } from './dashboard.js';
 import { bearer, browserGuard, errorJson, hostName } from './guards.js';
 import { createMetrics, type ServerMetrics } from './metrics.js';
-import { eventRoutes, json, terminalRoutes } from './routes.js';
+import { eventRoutes, hookRoutes, json, terminalRoutes } from './routes.js';
 import { Health } from '../schemas/operations/index.js';
 import { DEFAULT_SSE, type SseOptions } from './sse.js';
 
@@ -183,6 +183,7 @@ export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {})
   });
 
   terminalRoutes(app, sup, portCommands(sup), options);
+  hookRoutes(app, sup);
   eventRoutes(app, sup, sse, () => metrics.sseOpened());
 
   app.doc31('/openapi.json', {

@@ -30,6 +30,8 @@ import { endedEarlier, waitOutcome } from '../service/commands.js';
 import { historySince } from '../service/history.js';
 import type { SupervisorPort } from '../service/port.js';
 import { operationsFor } from '../supervisor/operations.js';
+import { bodyLimit } from 'hono/body-limit';
+import { HookAnswer, HookEventBody, HookTool } from '../schemas/hook.js';
 import { errorJson } from './guards.js';
 import { streamRecords, type SseOptions } from './sse.js';
 
@@ -279,6 +281,47 @@ export function terminalRoutes(
         ...(q.timeoutSeconds !== undefined ? { timeoutSeconds: q.timeoutSeconds } : {}),
       };
       return c.json(await sup.stopTerminal(input), 200);
+    },
+  );
+}
+
+/** A hook's post is a few names: anything larger is not one. */
+const HOOK_BODY_BYTES = 4096;
+
+/**
+ * Hook events (docs/hooks.md): what a CLI's hook posts about its own turns, taken as a witness
+ * of the terminal supervising its pane. The same protections as every route that acts (token,
+ * `Host`/`Origin`, a JSON body), and a small body cap. Nothing is ever typed.
+ */
+export function hookRoutes(app: OpenAPIHono, sup: SupervisorPort): void {
+  app.use(
+    '/v1/hooks/*',
+    bodyLimit({
+      maxSize: HOOK_BODY_BYTES,
+      onError: (c) =>
+        c.json(
+          errorJson('payload_too_large', `a hook event is at most ${HOOK_BODY_BYTES} bytes`),
+          413,
+        ),
+    }),
+  );
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/hooks/{tool}',
+      summary: "An event a CLI's hook posted: a witness of the turns of the pane it ran in",
+      request: { params: z.object({ tool: HookTool }), body: body(HookEventBody) },
+      responses: {
+        200: json(HookAnswer, 'taken (or ignored: the event tells no turn)'),
+        ...ERRORS,
+        404: json(ErrorBody, 'no supervised terminal runs in that pane of this tmux server'),
+        409: json(ErrorBody, 'the pane is supervised as another tool'),
+      },
+    }),
+    async (c) => {
+      if (!sup.hookEvent) throw new PanewardError('refused', 'this server takes no hook events');
+      const answer = await sup.hookEvent(c.req.valid('param').tool, c.req.valid('json'));
+      return c.json(answer, 200);
     },
   );
 }

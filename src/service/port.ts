@@ -1,6 +1,7 @@
 import type { Observable } from 'rxjs';
 import type { SourceHealth } from '../observe/frame-source.js';
 import type { JournalRecord } from '../schemas/record.js';
+import type { HookAnswer, HookEventBody } from '../schemas/hook.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import type {
   FleetHost,
@@ -78,6 +79,8 @@ export interface SupervisorPort {
   interrupt(id: string): Promise<void>;
   resume(id: string): Promise<void>;
   detach(id: string): void | Promise<void>;
+  /** Takes an event a CLI's hook posted (docs/hooks.md); where the server takes them. */
+  hookEvent?(tool: string, body: HookEventBody): Promise<HookAnswer>;
   /**
    * Starts an agent CLI in a new tmux window and attaches it (answered once it is ready or
    * blocked on a first-run dialog). Absent where nothing can be started (a fleet server).

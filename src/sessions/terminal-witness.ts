@@ -1,4 +1,5 @@
 import type { Observable } from 'rxjs';
+import { hookEndingsOf } from '../hooks/events.js';
 import { sessionRecordReader } from '../profiles/session-records.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import {
@@ -11,20 +12,23 @@ import { ClaimRegistry, SessionObserver, type ObserverReport } from './observer.
 /**
  * The completion authority a terminal runs under (docs/witness.md): the one asked for (the
  * attach request's, else the supervisor's), `both` by default where the tool has a
- * session-record reader, and always `surface` where it has none.
+ * session-record reader or hooks (docs/hooks.md), and always `surface` where it has neither.
  */
 export function witnessConfigFor(
   tool: string,
   asked: CompletionAuthority | undefined,
 ): WitnessConfig | undefined {
   const reader = sessionRecordReader(tool);
-  if (!reader) return undefined;
+  const hookEndings = hookEndingsOf(tool);
+  if (!reader && !hookEndings) return undefined;
   const authority = asked ?? 'both';
   if (authority === 'surface') return undefined;
   return {
     authority,
     windowSeconds: DEFAULT_WITNESS_WINDOW_SECONDS,
-    ...(reader.endings ? { endings: reader.endings } : {}),
+    // A tool with hooks but no record reader: the record can tell nothing.
+    ...(reader ? (reader.endings ? { endings: reader.endings } : {}) : { endings: [] }),
+    ...(hookEndings ? { hookEndings } : {}),
   };
 }
 

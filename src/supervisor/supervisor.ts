@@ -43,6 +43,8 @@ import { ToolCatalog } from './tools.js';
 import { Spawner } from './spawn.js';
 import type { Spawned, SpawnRequest, StopAnswer, StopInput } from '../schemas/spawn.js';
 import { answered, waitForTurn } from './turns.js';
+import { takeHookEvent } from '../hooks/intake.js';
+import type { HookAnswer, HookEventBody } from '../schemas/hook.js';
 import type { z } from 'zod';
 
 export {
@@ -399,6 +401,35 @@ export class Supervisor {
   async resume(id: string): Promise<void> {
     const commands = this.commandsOf(id);
     await answered(commands.resume());
+  }
+
+  /**
+   * Takes an event a CLI's hook posted (docs/hooks.md): the terminal supervising the pane it
+   * ran in gets it as a witness of its turns. Nothing is typed. An unknown tool, another tmux
+   * server or an unsupervised pane is refused (`invalid_input`, `unknown_terminal`).
+   */
+  hookEvent(tool: string, body: HookEventBody): Promise<HookAnswer> {
+    this.assertRunning();
+    return takeHookEvent(
+      {
+        serverOf: async (pane) => {
+          const out = await this.transport
+            .run(['display-message', '-p', '-t', pane, '#{pid}\t#{socket_path}'])
+            .catch(() => null);
+          const [pid, socketPath] = (out ?? '').trim().split('\t');
+          return pid && socketPath ? { pid: Number(pid), socketPath } : null;
+        },
+        terminals: () =>
+          this.ids().map((id) => ({
+            id,
+            pane: this.terminals.paneOf(id),
+            tool: this.get(id).tool,
+          })),
+        deliver: (id, event) => this.running.get(id)?.hookEvent(event) ?? false,
+      },
+      tool,
+      body,
+    );
   }
 
   /** Stops every terminal and the supervisor; everything recorded is durable when it resolves. */

@@ -7,6 +7,7 @@ import { gate, type Operation, type TerminalFacts } from '../supervisor/operatio
 import type { TerminalPipeline } from './pipeline.js';
 import type { PaneTyping } from './typing.js';
 import { pressInterrupt, sleep, typingError } from './typing.js';
+import type { HookTurnEvent } from './witness.js';
 
 /** The pause after each step of an exit command: a CLI's menu settles before the next key. */
 const EXIT_STEP_PAUSE_MS = 400;
@@ -47,6 +48,14 @@ export class TerminalCommands {
   /** Ends every tmux command still running (the runtime stops). */
   abort(): void {
     this.typing.abort();
+  }
+
+  /**
+   * A turn event a hook of the CLI told (docs/hooks.md): a witness, never a key pressed, so it
+   * does not wait behind a prompt being typed. False when the terminal takes no witness.
+   */
+  hookEvent(event: HookTurnEvent): boolean {
+    return this.pipeline.hookEvent(this.now(), event);
   }
 
   /** Reading the screen acts on nothing: it never waits behind a prompt being typed. */

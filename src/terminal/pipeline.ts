@@ -42,6 +42,7 @@ import {
   type StateTimes,
 } from './state.js';
 import { TurnDriver } from './turn-driver.js';
+import type { HookTurnEvent } from './witness.js';
 import type { ObserverReport } from '../sessions/observer.js';
 
 export type { PipelineOptions, ProbeFacts };
@@ -374,6 +375,24 @@ export class TerminalPipeline {
     }
     this.evidence = null;
     this.publish(t);
+  }
+
+  /**
+   * A turn event a hook of the CLI told (docs/hooks.md), at observation time `t`: the third
+   * witness. False when the terminal has no completion witness to take it.
+   */
+  hookEvent(t: number, event: HookTurnEvent): boolean {
+    if (this.disposed || !this.o.witness || this.o.witness.authority === 'surface') return false;
+    this.advance(t);
+    this.turns.hookEvent(t, event);
+    // What changes now (an outcome, or the screen's outcome confirmed) names the hook's event.
+    this.evidence = {
+      ...commandEvidence(this.profile, this.toolVersion, event.event),
+      detector: `hook:${event.event}`,
+    };
+    this.publish(t);
+    this.evidence = null;
+    return true;
   }
 
   dispose(): void {

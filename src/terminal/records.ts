@@ -54,6 +54,7 @@ export function turnRecord(terminalId: string, ev: TurnLifecycle): RecordDraft {
     t: ev.t,
     ...(ev.witness ? { witness: ev.witness } : {}),
     ...(ev.record ? { record: ev.record } : {}),
+    ...(ev.hook ? { hook: ev.hook } : {}),
   };
 }
 

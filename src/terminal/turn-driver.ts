@@ -16,10 +16,13 @@ import type { RecordEvent } from '../profiles/session-record.js';
 import { TurnSignals } from '../schemas/signals.js';
 import { sameData } from './same-data.js';
 import {
+  foldHookEvent,
   foldRecordEvent,
+  markerTells,
   outcomeEventOf,
   RECORD_TURN_SLACK_SECONDS,
-  recordTells,
+  type HookTurnEvent,
+  type MarkerEvidence,
   type OutcomeWitness,
   type RecordTurn,
   type WitnessConfig,
@@ -46,6 +49,8 @@ export type TurnLifecycle =
       witness?: OutcomeWitness;
       /** The session record's evidence for it, when the record took part. */
       record?: { file: string; offset: number; event: string };
+      /** The hook's event that told it, when a hook took part (docs/hooks.md). */
+      hook?: { event: string };
     }
   | { kind: 'turn.reopened'; t: number; turn: TurnInfo };
 
@@ -75,7 +80,7 @@ export interface WitnessDisagreement {
   screen: { phase: TurnPhaseState; successCandidate: boolean };
   /** Who decided in the end. */
   decided: OutcomeWitness;
-  evidence: { file: string; offset: number; event: string } | null;
+  evidence: MarkerEvidence | null;
 }
 
 export interface TurnDriverOptions {
@@ -121,9 +126,16 @@ export class TurnDriver {
   private readonly subs: Array<{ unsubscribe(): void }> = [];
   /** The session record is being followed (found, and its reader has not stepped aside). */
   private recordLive = false;
-  /** The record was found at least once: from then on each outcome names its witness. */
+  /**
+   * The record was found, or a hook told an event, at least once: from then on each outcome
+   * names its witness.
+   */
   private recordSeen = false;
-  private recordTurn: RecordTurn | null = null;
+  /** The latest turn as the session record tells it, and as the CLI's hooks tell it. */
+  private readonly markers: Record<'record' | 'hook', RecordTurn | null> = {
+    record: null,
+    hook: null,
+  };
   /** The screen's settle window ran out while the record's turn was still open. */
   private heldSettle = false;
   /** Who the next outcome is decided by, while the driver itself sends the event. */
@@ -271,7 +283,7 @@ export class TurnDriver {
       this.recordSeen = true;
       return;
     }
-    this.recordTurn = null;
+    this.markers.record = null;
     this.o.timers.clear(WITNESS_KEY);
     // A success held for the record goes ahead on the screen's word.
     if (this.heldSettle) this.releaseHeld(t, 'surface');
@@ -282,7 +294,20 @@ export class TurnDriver {
     const w = this.o.witness;
     if (!w || w.authority === 'surface' || !this.recordLive) return;
     this.now = Math.max(this.now, t);
-    this.recordTurn = foldRecordEvent(this.recordTurn, event, t);
+    this.markers.record = foldRecordEvent(this.markers.record, event, t);
+    if (event.type === 'turn_ended') this.recordEnded(t);
+  }
+
+  /**
+   * One event a CLI's hook told (docs/hooks.md): a third witness under the same rules as the
+   * session record. Hooks need no finding: the first event makes them a witness.
+   */
+  hookEvent(t: number, event: HookTurnEvent): void {
+    const w = this.o.witness;
+    if (!w || w.authority === 'surface') return;
+    this.now = Math.max(this.now, t);
+    this.recordSeen = true;
+    this.markers.hook = foldHookEvent(this.markers.hook, event, t);
     if (event.type === 'turn_ended') this.recordEnded(t);
   }
 
@@ -351,7 +376,7 @@ export class TurnDriver {
    * The session record's evidence that the open turn ended with a success, or null: the payload
    * of the kernel's completion observer (a candidate completes at once, docs/statecharts.md §2).
    */
-  recordSuccessEvidence(): { file: string; offset: number; event: string } | null {
+  recordSuccessEvidence(): MarkerEvidence | null {
     if (!this.o.witness || this.o.witness.authority === 'surface') return null;
     // The completion chart outlives the turn's outcome: the latest turn started, open or not.
     const startedAt = this.current?.startedAt ?? this.lastStartedAt;
@@ -365,11 +390,28 @@ export class TurnDriver {
     return current ? this.recordOf(current.startedAt) : null;
   }
 
-  /** The record's latest turn, when it is that of the turn started at `startedAt`. */
+  /**
+   * The marker witnesses' latest turn, when it is that of the turn started at `startedAt`: one
+   * that ended it (the record's first), else one still open (one that can tell a success first,
+   * so a screen success waits for it).
+   */
   private recordOf(startedAt: number): RecordTurn | null {
-    const rec = this.recordTurn;
-    if (!rec || !this.recordLive) return null;
-    return rec.startedAt >= startedAt - RECORD_TURN_SLACK_SECONDS ? rec : null;
+    const mine = this.markersOf(startedAt);
+    const w = this.o.witness;
+    return (
+      mine.find((m) => m.ending !== null) ??
+      mine.find((m) => w !== undefined && markerTells(w, m.by, 'success')) ??
+      mine[0] ??
+      null
+    );
+  }
+
+  /** Each marker witness's latest turn that is the turn started at `startedAt`. */
+  private markersOf(startedAt: number): RecordTurn[] {
+    const all = [this.recordLive ? this.markers.record : null, this.markers.hook];
+    return all.filter(
+      (m): m is RecordTurn => m !== null && m.startedAt >= startedAt - RECORD_TURN_SLACK_SECONDS,
+    );
   }
 
   /** The screen's success settled: it stands unless the record, still open, says wait. */
@@ -385,7 +427,7 @@ export class TurnDriver {
       return;
     }
     // A record that cannot tell a success (Gemini CLI's) is not waited for: the screen's word.
-    if (rec.ending === null && !recordTells(w, 'success')) {
+    if (rec.ending === null && !markerTells(w, rec.by, 'success')) {
       this.decide(due, 'surface', () => this.send(due, { type: 'settle_window_elapsed', t: due }));
       return;
     }
@@ -531,12 +573,12 @@ export class TurnDriver {
           phase: this.phase.state as TurnPhaseState,
           successCandidate: disagreed.successCandidate || this.phase.context.settling !== null,
         },
-        decided: 'record',
+        decided: rec.by,
         evidence: rec.endedBy,
       });
     }
     const outcome = outcomeEventOf(rec.ending);
-    this.decide(t, 'record', () => this.send(t, { type: 'record_outcome', t, outcome }));
+    this.decide(t, rec.by, () => this.send(t, { type: 'record_outcome', t, outcome }));
   }
 
   private decide(t: number, by: OutcomeWitness, send: () => void): void {
@@ -552,16 +594,35 @@ export class TurnDriver {
   /** Who decided an outcome the chart just reported. */
   private witnessOf(outcome: string, startedAt: number): OutcomeWitness {
     if (this.deciding) return this.deciding;
-    const rec = this.recordOf(startedAt);
     const reason = OUTCOME_OF[outcome as keyof typeof OUTCOME_OF];
-    return rec?.ending && rec.ending.reason === reason ? 'both' : 'surface';
+    const agreed = this.markersOf(startedAt).some((m) => m.ending?.reason === reason);
+    return agreed ? 'both' : 'surface';
+  }
+
+  /** The evidence of each marker witness that ended the turn with this outcome. */
+  private evidenceOf(
+    outcome: string,
+    startedAt: number,
+  ): { record?: { file: string; offset: number; event: string }; hook?: { event: string } } {
+    const reason = OUTCOME_OF[outcome as keyof typeof OUTCOME_OF];
+    const out: {
+      record?: { file: string; offset: number; event: string };
+      hook?: { event: string };
+    } = {};
+    for (const m of this.markersOf(startedAt)) {
+      const e = m.endedBy;
+      if (m.ending?.reason !== reason || !e) continue;
+      if ('hook' in e) out.hook = { event: e.hook };
+      else out.record = e;
+    }
+    return out;
   }
 
   private onOutcome(ev: Extract<TurnPhaseEmitted, { type: 'outcome' }>): void {
     const witness =
       ev.outcome === 'evt_success_retracted' ? null : this.witnessOf(ev.outcome, ev.startedAt);
     const evidence =
-      witness && witness !== 'surface' ? this.recordOf(ev.startedAt)?.endedBy : undefined;
+      witness && witness !== 'surface' ? this.evidenceOf(ev.outcome, ev.startedAt) : {};
     const steps = this.last.send({
       type: ev.outcome,
       turnId: ev.turnId,
@@ -597,7 +658,7 @@ export class TurnDriver {
         source: ev.source,
         outcome: OUTCOME_OF[ev.outcome],
         ...(witness && this.o.witness && this.recordSeen ? { witness } : {}),
-        ...(evidence ? { record: evidence } : {}),
+        ...evidence,
       });
     }
   }

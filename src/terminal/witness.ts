@@ -8,8 +8,17 @@ import type { RecordedEnding, RecordEvent } from '../profiles/session-record.js'
  */
 export type CompletionAuthority = 'surface' | 'markers' | 'both';
 
-/** Which witness decided an outcome: the screen, the session record, or both agreeing. */
-export type OutcomeWitness = 'surface' | 'record' | 'both';
+/**
+ * Which witness decided an outcome: the screen, the session record, a hook the CLI ran on its
+ * own event (docs/hooks.md), or the screen and one of the other two agreeing (`both`).
+ */
+export type OutcomeWitness = 'surface' | 'record' | 'hook' | 'both';
+
+/** The witnesses beside the screen: the CLI's session record, and its hooks. */
+export type MarkerSource = 'record' | 'hook';
+
+/** Where a marker witness said a turn ended: the record's place, or the hook's event name. */
+export type MarkerEvidence = { file: string; offset: number; event: string } | { hook: string };
 
 /** How a terminal's completion witness is set up. */
 export interface WitnessConfig {
@@ -21,11 +30,26 @@ export interface WitnessConfig {
    * screen's alone: the record's silence about it is no disagreement, and nothing waits for it.
    */
   endings?: readonly RecordedEnding['reason'][];
+  /**
+   * The endings the CLI's hooks can tell (none when absent: the tool has no hooks). The same
+   * rule: an ending the hooks cannot tell is left to the screen and the record.
+   */
+  hookEndings?: readonly RecordedEnding['reason'][];
+}
+
+/** Whether a witness beside the screen can tell this ending. */
+export function markerTells(
+  config: WitnessConfig,
+  by: MarkerSource,
+  reason: RecordedEnding['reason'],
+): boolean {
+  if (by === 'hook') return config.hookEndings?.includes(reason) ?? false;
+  return config.endings === undefined || config.endings.includes(reason);
 }
 
 /** Whether a witness's record can tell this ending. */
 export function recordTells(config: WitnessConfig, reason: RecordedEnding['reason']): boolean {
-  return config.endings === undefined || config.endings.includes(reason);
+  return markerTells(config, 'record', reason);
 }
 
 export const DEFAULT_WITNESS_WINDOW_SECONDS = 3;
@@ -36,13 +60,18 @@ export const DEFAULT_WITNESS_WINDOW_SECONDS = 3;
  */
 export const RECORD_TURN_SLACK_SECONDS = 2;
 
-/** The record's latest turn, as the session record tells it. */
+/** The latest turn as one witness beside the screen (the session record, or hooks) tells it. */
 export interface RecordTurn {
+  /** Which witness tells it. */
+  by: MarkerSource;
   /** When it started, observation seconds (the record's own time, or when it was read). */
   startedAt: number;
   ending: RecordedEnding | null;
-  /** Evidence of the ending: the record's file, offset and event name (never its text). */
-  endedBy: { file: string; offset: number; event: string } | null;
+  /**
+   * Evidence of the ending: the record's file, offset and event name, or the hook's event name
+   * (never any text).
+   */
+  endedBy: MarkerEvidence | null;
 }
 
 /** Folds one record event into the record's latest turn. */
@@ -52,11 +81,35 @@ export function foldRecordEvent(
   readAt: number,
 ): RecordTurn {
   const at = event.atMs !== undefined ? event.atMs / 1000 : readAt;
-  if (event.type === 'turn_started') return { startedAt: at, ending: null, endedBy: null };
+  if (event.type === 'turn_started') {
+    return { by: 'record', startedAt: at, ending: null, endedBy: null };
+  }
   return {
+    by: 'record',
     startedAt: turn && turn.ending === null ? turn.startedAt : at,
     ending: event.ending,
     endedBy: { file: event.position.file, offset: event.position.offset, event: event.event },
+  };
+}
+
+/** A turn event a CLI's hook told (docs/hooks.md): its event name, never any text. */
+export type HookTurnEvent =
+  | { type: 'turn_started'; event: string }
+  | { type: 'turn_ended'; event: string; ending: RecordedEnding };
+
+/** Folds one hook event into the hooks' latest turn (`at`: when it arrived, seconds). */
+export function foldHookEvent(
+  turn: RecordTurn | null,
+  event: HookTurnEvent,
+  at: number,
+): RecordTurn {
+  if (event.type === 'turn_started')
+    return { by: 'hook', startedAt: at, ending: null, endedBy: null };
+  return {
+    by: 'hook',
+    startedAt: turn && turn.ending === null ? turn.startedAt : at,
+    ending: event.ending,
+    endedBy: { hook: event.event },
   };
 }
 

@@ -71,6 +71,7 @@ describe('the HTTP API (contracts.md §5) on a real pane', () => {
       [
         '/healthz',
         '/v1/events',
+        '/v1/hooks/{tool}',
         '/v1/terminals',
         '/v1/terminals/{id}',
         '/v1/terminals/{id}/events',

@@ -34,6 +34,7 @@ const T0 = 1_800_000_000; // observation seconds (epoch seconds live)
 function harness(
   authority: CompletionAuthority | null,
   endings?: readonly RecordedEnding['reason'][],
+  hookEndings?: readonly RecordedEnding['reason'][],
 ) {
   const clock = new VirtualClock();
   const timers = new Timers(clock.scheduler);
@@ -54,7 +55,14 @@ function harness(
     onTransition: () => undefined,
     onTurn: (ev) => turns.push(ev),
     ...(authority
-      ? { witness: { authority, windowSeconds: WINDOW, ...(endings ? { endings } : {}) } }
+      ? {
+          witness: {
+            authority,
+            windowSeconds: WINDOW,
+            ...(endings ? { endings } : {}),
+            ...(hookEndings ? { hookEndings } : {}),
+          },
+        }
       : {}),
     onDisagreement: (d) => disagreements.push(d),
   });
@@ -88,6 +96,20 @@ function harness(
     },
     record(e: RecordEvent) {
       driver.recordEvent(t, { ...e, atMs: t * 1000 } as RecordEvent);
+    },
+    /** A hook's event: the prompt taken (`UserPromptSubmit`), or an ending. */
+    hook(event: string, ending?: RecordedEnding) {
+      driver.hookEvent(
+        t,
+        ending ? { type: 'turn_ended', event, ending } : { type: 'turn_started', event },
+      );
+    },
+    /** Arms a turn whose start only the hook tells (no session record followed). */
+    armHook() {
+      h.frame();
+      h.wait(0.25);
+      driver.armExplicit(t, 'turn-1');
+      h.hook('UserPromptSubmit');
     },
     ended(ending: RecordedEnding, offset = 100) {
       h.record({ type: 'turn_ended', ending, event: 'end', position: { file: '/r', offset } });
@@ -344,5 +366,135 @@ describe('completion witness: markers and surface', () => {
     h.frame({ successCandidate: true });
     h.wait(SETTLE + 0.1);
     expect(h.ends()).toEqual([expect.objectContaining({ outcome: 'success', witness: 'surface' })]);
+  });
+});
+
+/** Claude Code's hooks (docs/hooks.md): `Stop` is a success, `StopFailure` a known failure. */
+const CLAUDE_HOOKS = ['success', 'known_failure'] as const;
+const hooked = (a: CompletionAuthority) => (current = harness(a, undefined, CLAUDE_HOOKS));
+
+describe('completion witness: a hook as the third witness', () => {
+  it('a hook’s success agrees with the screen’s candidate at once: both, with the hook’s event', () => {
+    const h = hooked('both');
+    h.armHook();
+    streamThenCandidate(h);
+    h.wait(0.1);
+    h.hook('Stop', { reason: 'success' });
+    expect(h.ends()).toEqual([{ outcome: 'success', witness: 'both', at: +(h.t - T0).toFixed(2) }]);
+    const ended = h.turns.find((x) => x.kind === 'turn.ended');
+    expect(ended).toMatchObject({ hook: { event: 'Stop' } });
+    expect(ended).not.toHaveProperty('record');
+    expect(h.driver.snapshot().lastTurn).toMatchObject({ result: 'success', witness: 'both' });
+  });
+
+  it('an ending the hooks cannot tell stays the screen’s: an interruption, no waiting, no anomaly', () => {
+    const h = hooked('both');
+    h.armHook();
+    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    h.reply();
+    h.frame({ interrupted: true });
+    expect(h.ends()).toEqual([
+      expect.objectContaining({ outcome: 'interrupted', witness: 'surface' }),
+    ]);
+    h.wait(WINDOW + 1);
+    expect(h.ends()).toHaveLength(1);
+    expect(h.disagreements).toEqual([]);
+  });
+
+  it('a screen success waits for an open hook turn, then stands after the window (anomaly)', () => {
+    const h = hooked('both');
+    h.armHook();
+    streamThenCandidate(h);
+    h.wait(SETTLE + 0.5);
+    expect(h.ends()).toEqual([]);
+    h.wait(WINDOW);
+    expect(h.ends()).toEqual([expect.objectContaining({ outcome: 'success', witness: 'surface' })]);
+    expect(h.disagreements).toEqual([
+      expect.objectContaining({ record: 'open', decided: 'surface', evidence: null }),
+    ]);
+  });
+
+  it('a failure only the hook tells wins after the window: witness hook, its event as evidence', () => {
+    const h = hooked('both');
+    h.armHook();
+    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    h.hook('StopFailure', { reason: 'known_failure', kind: 'server_error' });
+    h.frame({});
+    expect(h.ends()).toEqual([]);
+    h.wait(WINDOW + 0.1);
+    expect(h.ends()).toEqual([
+      expect.objectContaining({ outcome: 'known_failure', witness: 'hook' }),
+    ]);
+    expect(h.disagreements).toEqual([
+      expect.objectContaining({
+        record: 'known_failure',
+        decided: 'hook',
+        evidence: { hook: 'StopFailure' },
+      }),
+    ]);
+    expect(h.turns.find((x) => x.kind === 'turn.ended')).toMatchObject({
+      hook: { event: 'StopFailure' },
+    });
+  });
+
+  it('markers: the hook decides at once', () => {
+    const h = hooked('markers');
+    h.armHook();
+    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    h.hook('Stop', { reason: 'success' });
+    expect(h.ends()).toEqual([
+      expect.objectContaining({ outcome: 'success', witness: 'hook', at: +(h.t - T0).toFixed(2) }),
+    ]);
+  });
+
+  it('with the record and a hook both ending the turn, the journal keeps both evidences', () => {
+    const h = hooked('both');
+    h.arm();
+    h.hook('UserPromptSubmit');
+    streamThenCandidate(h);
+    h.hook('Stop', { reason: 'success' });
+    expect(h.ends()).toEqual([expect.objectContaining({ outcome: 'success', witness: 'both' })]);
+    h.ended({ reason: 'success' }, 77);
+    h.arm();
+    h.hook('UserPromptSubmit');
+    streamThenCandidate(h);
+    h.ended({ reason: 'success' }, 200);
+    h.hook('Stop', { reason: 'success' });
+    const ended = h.turns.filter((x) => x.kind === 'turn.ended');
+    expect(ended).toHaveLength(2);
+    expect(ended[1]).toMatchObject({ witness: 'both', record: { offset: 200 } });
+    expect(ended[0]).toMatchObject({ witness: 'both', hook: { event: 'Stop' } });
+  });
+
+  it('a hook of an earlier turn is not this turn’s', () => {
+    const h = hooked('both');
+    h.frame();
+    h.hook('UserPromptSubmit');
+    h.hook('Stop', { reason: 'success' });
+    h.wait(10);
+    h.driver.armExplicit(h.t, 'turn-1');
+    streamThenCandidate(h);
+    h.wait(0.2);
+    expect(h.ends()).toEqual([]);
+    h.wait(SETTLE);
+    expect(h.ends()).toEqual([expect.objectContaining({ outcome: 'success', witness: 'surface' })]);
+  });
+
+  it('a tool without hooks: hook events tell nothing it could wait for', () => {
+    const h = make('both');
+    h.armHook();
+    streamThenCandidate(h);
+    h.wait(SETTLE + 0.1);
+    // No hook endings configured: an open hook turn is not waited for.
+    expect(h.ends()).toEqual([expect.objectContaining({ outcome: 'success', witness: 'surface' })]);
+  });
+
+  it('surface: hook events change nothing', () => {
+    const h = hooked('surface');
+    h.armHook();
+    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    h.hook('StopFailure', { reason: 'known_failure', kind: 'server_error' });
+    h.wait(WINDOW + 1);
+    expect(h.ends()).toEqual([]);
   });
 });
