@@ -109,4 +109,26 @@ export interface SessionRecordReader {
   locate(context: SessionContext): Promise<string | null>;
   /** Reads one piece of the record (see `kind`). Pure: the same piece gives the same reading. */
   read(piece: string, position: RecordPosition): RecordReading;
+  /**
+   * A second file the CLI writes beside the record, shared by every process of the CLI (Cline's
+   * log): followed while the record is, as `jsonl`, but never claimed by one pane; `read` keeps
+   * only the lines of the process that runs the pane's session.
+   */
+  side?: SideRecordReader;
+}
+
+/** Which process a shared side record's lines must be of to count for a pane. */
+export interface SideContext {
+  /** The process running the pane's session (the record's owner). */
+  pid: number;
+  /** When it started, epoch ms: lines from before are an earlier holder's of the pid. */
+  startedAtMs: number;
+}
+
+/** A shared side record (see `SessionRecordReader.side`), appended to one line at a time. */
+export interface SideRecordReader {
+  /** The side file for this process, or null when there is none (yet). */
+  locate(context: SessionContext): Promise<string | null>;
+  /** Reads one complete line; lines of other processes read as no events. Pure. */
+  read(piece: string, position: RecordPosition, context: SideContext): RecordReading;
 }

@@ -93,6 +93,8 @@ export interface SessionObserverOptions {
 export class SessionObserver {
   private statusNow: ObserverStatus = { state: 'searching' };
   private follower: RecordFollower | null = null;
+  /** The reader's shared side record (never claimed), followed while the record is. */
+  private side: RecordFollower | null = null;
   private searchUntil = 0;
   private searchTimer: NodeJS.Timeout | null = null;
   private processTimer: NodeJS.Timeout | null = null;
@@ -128,7 +130,7 @@ export class SessionObserver {
 
   /** Reads whatever the followed record has new (a turn just ended on screen). */
   async refresh(): Promise<void> {
-    await this.follower?.check();
+    await Promise.all([this.follower?.check(), this.side?.check()]);
   }
 
   stop(): void {
@@ -187,6 +189,35 @@ export class SessionObserver {
       ...(this.o.piece ? { piece: this.o.piece } : {}),
     });
     this.follower.start();
+    this.followSide(context);
+  }
+
+  /**
+   * Follows the reader's side record beside the record, if it has one: a file every process of
+   * the CLI writes, so it is not claimed, and only the lines of this session's process count.
+   */
+  private followSide(context: SessionContext): void {
+    const side = this.o.reader.side;
+    if (!side) return;
+    const follower = this.follower;
+    void side
+      .locate(context)
+      .catch(() => null)
+      .then((file) => {
+        if (!file || this.stopped || this.follower !== follower) return;
+        const of = { pid: context.pid, startedAtMs: context.startedAtMs };
+        this.side = new RecordFollower({
+          file,
+          reader: {
+            ...this.o.reader,
+            kind: 'jsonl',
+            read: (piece, position) => side.read(piece, position, of),
+          },
+          pollMs: this.o.pollMs,
+          report: (r) => this.onFollower(file, r),
+        });
+        this.side.start();
+      });
   }
 
   private scheduleSearch(): void {
@@ -229,7 +260,8 @@ export class SessionObserver {
 
   private dropFollower(): void {
     this.follower?.stop();
-    this.follower = null;
+    this.side?.stop();
+    this.follower = this.side = null;
     this.o.claims.release(this.o.owner);
   }
 

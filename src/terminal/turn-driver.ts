@@ -294,8 +294,9 @@ export class TurnDriver {
     const w = this.o.witness;
     if (!w || w.authority === 'surface' || !this.recordLive) return;
     this.now = Math.max(this.now, t);
-    this.markers.record = foldRecordEvent(this.markers.record, event, t);
-    if (event.type === 'turn_ended') this.recordEnded(t);
+    const before = this.markers.record;
+    this.markers.record = foldRecordEvent(before, event, t);
+    if (event.type === 'turn_ended' && this.markers.record !== before) this.recordEnded(t);
   }
 
   /**

@@ -84,6 +84,9 @@ export function foldRecordEvent(
   if (event.type === 'turn_started') {
     return { by: 'record', startedAt: at, ending: null, endedBy: null };
   }
+  // An ending written before the latest turn started is an earlier turn's (a side record read
+  // from its start after the record: Cline's log).
+  if (turn && event.atMs !== undefined && at < turn.startedAt) return turn;
   return {
     by: 'record',
     startedAt: turn && turn.ending === null ? turn.startedAt : at,

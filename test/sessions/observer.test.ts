@@ -190,3 +190,59 @@ describe('SessionObserver', () => {
     ).toEqual(['following', 'stepped_aside']);
   });
 });
+
+describe('SessionObserver: a shared side record', () => {
+  /** A record per pane, and one log beside them every process writes: `<pid> end`. */
+  function withSide(folder: string, log: string): SessionRecordReader {
+    return {
+      ...folderReader(folder),
+      side: {
+        locate: () => Promise.resolve(log),
+        read(piece, position, of) {
+          const [pid, what] = piece.split(' ');
+          if (Number(pid) !== of.pid) return { events: [] };
+          if (what !== 'end') return { unknown: `log ${piece}` };
+          const ending = { reason: 'interrupted' as const };
+          return { events: [{ type: 'turn_ended', ending, event: 'log', position }] };
+        },
+      },
+    };
+  }
+
+  it('is followed by two panes at once, never claimed, each taking its own process’s lines', async () => {
+    const folder = join(root, 'side');
+    mkdirSync(folder, { recursive: true });
+    const log = join(root, 'side.log');
+    writeFileSync(log, '');
+    const claims = new ClaimRegistry();
+    const reader = withSide(folder, log);
+    const a = observe('a', reader, claims, { v: 1 });
+    const b = observe('b', reader, claims, { v: 2 });
+    writeFileSync(join(folder, 'first.jsonl'), 'start\n');
+    await a.o.locate();
+    writeFileSync(join(folder, 'second.jsonl'), 'start\n');
+    await b.o.locate();
+    await until(() => a.events().length === 1 && b.events().length === 1);
+    expect(claims.ownerOf(log)).toBe(undefined);
+    appendFileSync(log, '2 end\n');
+    await until(() => b.events().length === 2);
+    appendFileSync(log, '1 end\n');
+    await until(() => a.events().length === 2);
+    const ends = (r: ObserverReport[]) =>
+      r.flatMap((x) => (x.type === 'events' ? x.events : [])).filter((e) => e.event === 'log');
+    expect(ends(a.reports).map((e) => e.position)).toEqual([{ file: log, offset: 6 }]);
+    expect(ends(b.reports).map((e) => e.position)).toEqual([{ file: log, offset: 0 }]);
+    expect(claims.ownerOf(log)).toBe(undefined);
+    expect(a.o.status.state).toBe('following');
+    // A line of its own process the reader does not know: that pane steps aside, the other not.
+    appendFileSync(log, '1 odd\n');
+    await until(() => a.o.status.state === 'stepped_aside');
+    expect(a.o.status).toEqual({
+      state: 'stepped_aside',
+      why: 'log 1 odd',
+      position: { file: log, offset: 12 },
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(b.o.status.state).toBe('following');
+  });
+});

@@ -328,6 +328,31 @@ describe('completion witness: both', () => {
     expect(h.ends()).toEqual([expect.objectContaining({ outcome: 'success', witness: 'surface' })]);
   });
 
+  it('an ending read late from a side record but written before this turn started is not its', () => {
+    // Cline's log is read from its start once the messages record is found: an interrupted run
+    // of an earlier turn comes after this turn's start was read.
+    const h = make('both');
+    h.arm();
+    const startedAt = h.t;
+    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    h.driver.recordEvent(h.t, {
+      type: 'turn_ended',
+      ending: { reason: 'interrupted' },
+      event: 'agent.run-finished',
+      position: { file: '/log', offset: 7 },
+      atMs: (startedAt - 5) * 1000,
+    });
+    for (let i = 0; i < 4 * WINDOW; i += 1)
+      h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    expect(h.ends()).toEqual([]);
+    h.reply();
+    h.frame({ successCandidate: true });
+    h.ended({ reason: 'success' });
+    h.wait(0.3);
+    h.frame({ successCandidate: true });
+    expect(h.ends()).toEqual([expect.objectContaining({ outcome: 'success' })]);
+  });
+
   it('the record stepping aside hands a held success back to the screen', () => {
     const h = make('both');
     h.arm();

@@ -6,6 +6,8 @@ import type {
   RecordReading,
   SessionContext,
   SessionRecordReader,
+  SideContext,
+  SideRecordReader,
 } from '../session-record.js';
 
 /**
@@ -16,7 +18,11 @@ import type {
  * What the document can tell: a prompt typed by the user (a user message whose text is a
  * `<user_input …>` element), the reply that ends a run (an assistant message asking for no tool)
  * and a failure (an assistant message shown as an error). What it cannot: an interrupted reply is
- * not written at all (the prompt stays without an answer), so an interrupt is left to the screen.
+ * not written at all (the prompt stays without an answer). That is told by Cline's own log
+ * (`~/.cline/data/logs/cline.log`, one pino JSON line each, tagged with the writing `pid`):
+ * `agent.run-finished` with `status` `aborted` (`completed` for a finished run). The log is one
+ * file for every Cline process of the home, so it is a side record: never claimed, and only the
+ * lines of the pid that runs the pane's session count.
  */
 
 type Json = Record<string, unknown>;
@@ -143,12 +149,76 @@ export async function locateClineRecord(context: SessionContext): Promise<string
   return found[0]?.file ?? null;
 }
 
+/** `status` of 3.0.65's `agent.run-finished`: what each says of the turn. */
+const RUN_FINISHED: Readonly<Record<string, RecordEvent['type'] | 'nothing'>> = {
+  // A finished run: the messages record already tells its success (or its error).
+  completed: 'nothing',
+  aborted: 'turn_ended',
+};
+
+/**
+ * Reads one line of Cline's log for the process in `context`. A line of another process is no
+ * event, whatever it is; a line that is not a pino JSON line with a `pid` cannot be told to be
+ * another's, so it is unknown. Of the process's own lines only `agent.run-finished` decides
+ * anything; lines written before the process started are an earlier holder's of the pid.
+ */
+export function readClineLogLine(
+  line: string,
+  position: RecordPosition,
+  context: SideContext,
+): RecordReading {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { unknown: 'log: not a JSON line' };
+  }
+  if (!isObject(value) || typeof value.pid !== 'number') return { unknown: 'log: no `pid`' };
+  if (value.pid !== context.pid) return { events: [] };
+  const atMs = typeof value.time === 'string' ? Date.parse(value.time) : NaN;
+  if (typeof value.level !== 'number' || Number.isNaN(atMs) || typeof value.msg !== 'string') {
+    return { unknown: 'log: not a pino line (`level`, `time`, `msg`)' };
+  }
+  if (atMs < context.startedAtMs - 1000) return { events: [] };
+  if (value.msg !== 'telemetry.event' || value.event !== 'agent.run-finished') {
+    return { events: [] };
+  }
+  const properties = value.properties;
+  const status = isObject(properties) ? properties.status : undefined;
+  const means = typeof status === 'string' ? RUN_FINISHED[status] : undefined;
+  if (means === undefined) return { unknown: `log: agent.run-finished status ${String(status)}` };
+  if (means !== 'turn_ended') return { events: [] };
+  return {
+    events: [
+      {
+        type: 'turn_ended',
+        ending: { reason: 'interrupted' },
+        event: 'agent.run-finished',
+        position,
+        atMs,
+      },
+    ],
+  };
+}
+
+/** Cline's log, beside the session's messages: `~/.cline/data/logs/cline.log`. */
+export const clineLog: SideRecordReader = {
+  locate: async (context) => {
+    const data = clineDataDir(context.env);
+    if (!data) return null;
+    const file = join(data, 'logs', 'cline.log');
+    return (await stat(file).catch(() => null))?.isFile() ? file : null;
+  },
+  read: readClineLogLine,
+};
+
 /** Cline CLI 3.0.65's session record. */
 export const clineSessionRecord: SessionRecordReader = {
   tool: 'cline',
   kind: 'document',
   verifiedVersions: ['3.0.65'],
-  endings: ['success', 'known_failure'],
+  endings: ['success', 'interrupted', 'known_failure'],
   locate: locateClineRecord,
   read: readClineRecord,
+  side: clineLog,
 };
