@@ -25,6 +25,7 @@ import { gate, operationsFor, type Operations, type TerminalFacts } from './oper
 import type { TerminalCommands } from '../terminal/commands.js';
 import { ClaimRegistry } from '../sessions/observer.js';
 import { provideTerminal, RunningTerminals } from '../terminal/runtime.js';
+import { DEFAULT_WITNESS_WINDOW_SECONDS } from '../terminal/witness.js';
 import { readoptedRequest, TerminalActors } from './terminals.js';
 import { Attach } from './attach.js';
 import { openSource } from './source.js';
@@ -336,8 +337,14 @@ export class Supervisor {
     if (!o.success) throw invalid('waitForTurn', o.error);
     return waitForTurn(this.state$(id), id, turnId, o.data, {
       scheduler: this.scheduler,
-      // The turn's own outcome settles at most one settle window (plus two polls) after completion.
-      graceMs: (this.config.settleSeconds + 2 * this.config.pollIntervalSeconds) * 1000,
+      // The turn's own outcome settles at most one settle window (plus two polls) after
+      // completion, or a witness window when the session record decides what the screen cannot
+      // tell (Cline draws an interrupted reply like a finished one).
+      graceMs:
+        (this.config.settleSeconds +
+          DEFAULT_WITNESS_WINDOW_SECONDS +
+          2 * this.config.pollIntervalSeconds) *
+        1000,
       current: () => this.get(id),
     });
   }

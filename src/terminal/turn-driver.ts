@@ -296,7 +296,8 @@ export class TurnDriver {
     this.now = Math.max(this.now, t);
     const before = this.markers.record;
     this.markers.record = foldRecordEvent(before, event, t);
-    if (event.type === 'turn_ended' && this.markers.record !== before) this.recordEnded(t);
+    // A start can end the turn too: its ending was read first from a side record.
+    if (this.markers.record !== before && this.markers.record.ending) this.recordEnded(t);
   }
 
   /**

@@ -72,6 +72,8 @@ export interface RecordTurn {
    * (never any text).
    */
   endedBy: MarkerEvidence | null;
+  /** When the ending was written, observation seconds (record endings only). */
+  endedAt?: number;
 }
 
 /** Folds one record event into the record's latest turn. */
@@ -82,6 +84,21 @@ export function foldRecordEvent(
 ): RecordTurn {
   const at = event.atMs !== undefined ? event.atMs / 1000 : readAt;
   if (event.type === 'turn_started') {
+    // A side record's ending written at or after this start, but read before it (Cline writes
+    // the prompt into its messages only as the run ends, and its log says `aborted` at once):
+    // it ends this turn.
+    const ended = turn?.endedBy;
+    if (
+      turn?.ending &&
+      ended &&
+      'file' in ended &&
+      ended.file !== event.position.file &&
+      event.atMs !== undefined &&
+      turn.endedAt !== undefined &&
+      at <= turn.endedAt
+    ) {
+      return { ...turn, startedAt: at };
+    }
     return { by: 'record', startedAt: at, ending: null, endedBy: null };
   }
   // An ending written before the latest turn started is an earlier turn's (a side record read
@@ -92,6 +109,7 @@ export function foldRecordEvent(
     startedAt: turn && turn.ending === null ? turn.startedAt : at,
     ending: event.ending,
     endedBy: { file: event.position.file, offset: event.position.offset, event: event.event },
+    endedAt: at,
   };
 }
 
