@@ -32,7 +32,7 @@ describeLiveAgent({
   // Cline draws a finished reply and an interrupted one alike (its interrupt leaves no mark), so
   // the screen is no evidence of success. Its session record is: a finished reply is a success
   // once the record has it (the suite checks it, and which witness decided); an interrupted
-  // turn, which the record does not mark either, is never claimed a success.
+  // turn is never claimed a success (Cline's log makes it `interrupted`: witness-cline.test.ts).
   replyOutcome: 'no_evidence',
   notices: clineAgent.notices,
   stopDaemons: (scratch) => clineAgent.stopDaemons!(options(scratch)),
