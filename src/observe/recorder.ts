@@ -153,7 +153,7 @@ export function startRecorder(options: RecorderOptions): Recorder {
         report: (r) => {
           if (r.type === 'reset') pendingReset = r.why;
         },
-        piece: ({ file, offset, text }) => {
+        piece: ({ file, offset, text, side }) => {
           if (stopped || closed) return;
           const reset = pendingReset;
           pendingReset = undefined;
@@ -165,6 +165,7 @@ export function startRecorder(options: RecorderOptions): Recorder {
               offset,
               text,
               ...(reset ? { reset } : {}),
+              ...(side ? { side: { pid: side.pid, startedAtMs: side.startedAtMs } } : {}),
             });
           } catch {
             // A write failure stops the recording; a piece that cannot queue is lost.

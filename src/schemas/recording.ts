@@ -65,6 +65,13 @@ export const RecordingRecordPiece = z.looseObject({
   offset: z.number().int().nonnegative(),
   text: z.string(),
   reset: z.enum(['replaced', 'truncated']).optional(),
+  /**
+   * A line of the reader's shared side record (Cline's log), not of the record itself: the
+   * process whose lines count (its `pid`, and its start, epoch ms).
+   */
+  side: z
+    .looseObject({ pid: z.number().int().positive(), startedAtMs: z.number().nonnegative() })
+    .optional(),
 });
 export type RecordingRecordPiece = z.infer<typeof RecordingRecordPiece>;
 

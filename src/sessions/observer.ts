@@ -4,9 +4,10 @@ import type {
   RecordPosition,
   SessionContext,
   SessionRecordReader,
+  SideContext,
 } from '../profiles/session-record.js';
 import { readSessionContext } from './context.js';
-import { RecordFollower, type FollowerOptions, type FollowerReport } from './follower.js';
+import { RecordFollower, type FollowerReport } from './follower.js';
 
 /**
  * Which observer follows which record file: two panes of one CLI in one folder must each find
@@ -72,8 +73,11 @@ export interface SessionObserverOptions {
   searchMs?: number;
   /** How often the pane's agent process is checked for a restart, ms (default 2 s). */
   processCheckMs?: number;
-  /** Each piece of the followed record as it is read (`paneward record` keeps them). */
-  piece?: FollowerOptions['piece'];
+  /**
+   * Each piece of the followed record as it is read (`paneward record` keeps them), and each
+   * line of the reader's side record, with the process its lines are read for.
+   */
+  piece?: (piece: { file: string; offset: number; text: string; side?: SideContext }) => void;
   /** The agent CLI's process under the pane, or undefined (tests replace it). */
   agentPid?: (panePid: number, processNames: readonly string[]) => Promise<number | undefined>;
   /** Reads the process facts (tests replace it). */
@@ -215,6 +219,7 @@ export class SessionObserver {
           },
           pollMs: this.o.pollMs,
           report: (r) => this.onFollower(file, r),
+          ...(this.o.piece ? { piece: (p) => this.o.piece!({ ...p, side: of }) } : {}),
         });
         this.side.start();
       });

@@ -150,6 +150,10 @@ class PiecePlayer {
     const reader = this.reader;
     if (!reader || this.steppedAside) return;
     const { t, file } = line;
+    if (line.side) {
+      this.playSide(pipeline, line, line.side);
+      return;
+    }
     if (file !== this.current) {
       if (this.current !== null) {
         pipeline.sessionRecord(t, { type: 'status', status: { state: 'searching' } });
@@ -173,6 +177,31 @@ class PiecePlayer {
       });
     } else if (reading.events.length > 0) {
       pipeline.sessionRecord(t, {
+        type: 'events',
+        events: reading.events.map((e) => this.onRecordingClock(e)),
+      });
+    }
+  }
+
+  /** A line of the reader's shared side record: read for the process the recording names. */
+  private playSide(
+    pipeline: TerminalPipeline,
+    line: RecordingRecordPiece,
+    of: { pid: number; startedAtMs: number },
+  ): void {
+    const side = this.reader?.side;
+    const position = { file: line.file, offset: line.offset };
+    const reading = side
+      ? side.read(line.text, position, of)
+      : { unknown: 'a side record piece, and the reader has none' };
+    if ('unknown' in reading) {
+      this.steppedAside = true;
+      pipeline.sessionRecord(line.t, {
+        type: 'status',
+        status: { state: 'stepped_aside', why: reading.unknown, position },
+      });
+    } else if (reading.events.length > 0) {
+      pipeline.sessionRecord(line.t, {
         type: 'events',
         events: reading.events.map((e) => this.onRecordingClock(e)),
       });

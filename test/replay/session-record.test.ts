@@ -113,10 +113,17 @@ describe('replay of recordings that hold the session record', () => {
     expect(outcomes(replay(lines, 'markers'))).toMatchObject([{ result: 'success' }]);
   });
 
-  it('an interrupted Cline turn stays without outcome: its record cannot tell one', () => {
-    const states = replay(readJsonLines(fixturePath('cline', 'record-interrupted')));
-    expect(outcomes(states)).toEqual([]);
+  it('an interrupted Cline turn is interrupted from its log, which the recording keeps beside', () => {
+    const lines = readJsonLines(fixturePath('cline', 'record-interrupted'));
+    const states = replay(lines);
+    expect(outcomes(states)).toEqual([
+      { result: 'interrupted', witness: 'record', t: expect.any(Number) },
+    ]);
     expect(states.at(-1)!.witness?.record).toBe('following');
+    // Without the log's lines the messages cannot tell it: no outcome.
+    const messagesOnly = lines.filter(([, text]) => !text.includes('"side":{'));
+    expect(messagesOnly.length).toBeLessThan(lines.length);
+    expect(outcomes(replay(messagesOnly))).toEqual([]);
   });
 
   it('the record ends a Claude Code success sooner than the screen alone', () => {

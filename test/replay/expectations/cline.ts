@@ -21,10 +21,10 @@ export const cline: ToolExpectations = {
     'error-429-rate-limit': { turns: ['known_failure'], final: READY },
     'error-400': { turns: ['known_failure'], final: READY },
     // With the session record (docs/witness.md), a finished reply is a success: the record has
-    // the reply and the screen reads its idle prompt. The record never tells an interrupt
-    // (Cline drops the partial reply), so an interrupted turn still ends with no outcome.
+    // the reply and the screen reads its idle prompt. The messages never tell an interrupt
+    // (Cline drops the partial reply); Cline's log, recorded beside them, says `aborted`.
     'record-normal-turn': { turns: ['success'], final: READY, witnesses: ['both'] },
-    'record-interrupted': { turns: ['unknown'], final: READY },
+    'record-interrupted': { turns: ['interrupted'], final: READY, witnesses: ['record'] },
     'record-error-400': { turns: ['known_failure'], final: READY, witnesses: ['both'] },
     'record-error-500': { turns: ['known_failure'], final: READY, witnesses: ['both'] },
     'record-two-turns': {
