@@ -103,10 +103,14 @@ describe.skipIf(missing).sequential('live Cline: an interrupted turn from its lo
     expect(cut.lastTurn.turnId).toBe(turnId);
     expect(cut.lastTurn.result).toBe('interrupted');
     expect(['record', 'both']).toContain(cut.lastTurn.witness);
-    const ended = sup
-      .history(id, 500)
-      .find((r) => r.kind === 'turn.ended' && r.turnId === turnId) as
-      { record?: { file: string; offset: number; event: string } } | undefined;
+    // The journal record is made durable a moment after the state changed.
+    type Ended = { record?: { file: string; offset: number; event: string } };
+    let ended: Ended | undefined;
+    for (let i = 0; i < 50 && !ended; i += 1) {
+      ended = sup.history(id, 500).find((r) => r.kind === 'turn.ended' && r.turnId === turnId) as
+        Ended | undefined;
+      if (!ended) await sleep(100);
+    }
     const log = join(SCRATCH, 'home', '.cline', 'data', 'logs', 'cline.log');
     expect(ended?.record).toMatchObject({ file: log, event: 'agent.run-finished' });
     const line = readFileSync(log).subarray(ended!.record!.offset).toString('utf8').split('\n')[0]!;
