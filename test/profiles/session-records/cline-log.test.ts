@@ -9,13 +9,23 @@ import {
 } from '../../../src/profiles/cline/session-record.js';
 import type { RecordReading, SideContext } from '../../../src/profiles/session-record.js';
 
-// Lines of Cline CLI 3.0.65's log from two real runs (test/fixtures/session-records/cline/README.md):
-// pid 29301 (a reply, then one interrupted with Escape) and pid 30361 (the same, then two 400s).
+// Lines of Cline CLI 3.0.65's log from three real runs, one process each
+// (test/fixtures/session-records/cline/README.md): a reply, a reply interrupted with Escape, and
+// a 400.
 const FIXTURE = new URL('../../fixtures/session-records/cline/cline.log', import.meta.url);
 const lines = readFileSync(FIXTURE, 'utf8').split('\n').filter(Boolean);
 const FILE = '/home/.cline/data/logs/cline.log';
-const SECOND: SideContext = { pid: 30361, startedAtMs: Date.parse('2026-11-27T06:22:09Z') };
-const FIRST: SideContext = { pid: 29301, startedAtMs: Date.parse('2026-11-27T06:21:10Z') };
+/** Each run's process, as the log names it, and when it started (its first line). */
+const runs = [...new Set(lines.map((l) => (JSON.parse(l) as { pid: number }).pid))].map(
+  (pid): SideContext => ({
+    pid,
+    startedAtMs: Date.parse(
+      (JSON.parse(lines.find((l) => l.includes(`"pid":${pid}`))!) as { time: string }).time,
+    ),
+  }),
+);
+const [REPLIED, INTERRUPTED, FAILED] = runs as [SideContext, SideContext, SideContext];
+const timeOf = (i: number) => (JSON.parse(lines[i]!) as { time: string }).time;
 
 /** Every line read for `context`, at its byte offset: the endings told, or the first unknown. */
 function readAll(text: readonly string[], context: SideContext): string[] {
@@ -52,49 +62,56 @@ describe('Cline log: the side record that tells an interrupted turn', () => {
   });
 
   it('reads the interrupted run of the pane’s process as interrupted, and nothing else', () => {
-    // Each process: one reply finished (`completed`: the messages record tells it), one
-    // interrupted; the second also two 400s (`agent.run-failed`: the messages record tells them).
-    expect(readAll(lines, SECOND)).toEqual([
-      `interrupted agent.run-finished @${offsetOf(aborted(30361))} 2026-11-27T06:22:16.449Z`,
+    expect(runs).toHaveLength(3);
+    expect(readAll(lines, INTERRUPTED)).toEqual([
+      `interrupted agent.run-finished @${offsetOf(aborted(INTERRUPTED.pid))} ${timeOf(aborted(INTERRUPTED.pid))}`,
     ]);
-    expect(readAll(lines, FIRST)).toEqual([
-      `interrupted agent.run-finished @${offsetOf(aborted(29301))} 2026-11-27T06:21:17.934Z`,
-    ]);
+    // A finished reply (`completed`) and a 400 (`agent.run-failed`): the messages record tells
+    // those, so the log adds nothing.
+    expect(lines.some((l) => l.includes(`"pid":${REPLIED.pid}`) && l.includes('"completed"'))).toBe(
+      true,
+    );
+    expect(readAll(lines, REPLIED)).toEqual([]);
+    expect(lines.some((l) => l.includes(`"pid":${FAILED.pid}`) && l.includes('run-failed'))).toBe(
+      true,
+    );
+    expect(readAll(lines, FAILED)).toEqual([]);
   });
 
   it('ignores every line of another process, whatever it says', () => {
     expect(readAll(lines, { pid: 4242, startedAtMs: 0 })).toEqual([]);
-    const other = lines.filter((l) => l.includes('"pid":29301'));
-    expect(readAll(other, SECOND)).toEqual([]);
+    const other = lines.filter((l) => l.includes(`"pid":${INTERRUPTED.pid}`));
+    expect(readAll(other, FAILED)).toEqual([]);
     // Even a line of another pid the reader does not know.
-    const odd = lines[aborted(29301)]!.replace('"status":"aborted"', '"status":"paused"');
-    expect(readAll([odd], SECOND)).toEqual([]);
+    const odd = lines[aborted(INTERRUPTED.pid)]!.replace('"status":"aborted"', '"status":"paused"');
+    expect(readAll([odd], FAILED)).toEqual([]);
   });
 
   it('ignores the lines an earlier holder of the pid wrote before the process started', () => {
-    expect(readAll(lines, { pid: 30361, startedAtMs: Date.parse('2026-11-27T06:23:00Z') })).toEqual(
-      [],
-    );
+    const later = Date.parse(timeOf(lines.length - 1)) + 1000;
+    expect(readAll(lines, { pid: INTERRUPTED.pid, startedAtMs: later })).toEqual([]);
   });
 
   it('reads a line of the pane’s process it does not know as unknown, never as an outcome', () => {
-    const line = lines[aborted(30361)]!;
+    const line = lines[aborted(INTERRUPTED.pid)]!;
     for (const odd of [
       line.replace('"status":"aborted"', '"status":"paused"'),
       line.replace('"properties":{', '"props":{'),
       line.replace('"level":30,', ''),
       line.replace(/"time":"[^"]*"/, '"time":"soon"'),
     ]) {
-      expect(readAll([odd], SECOND)[0]).toMatch(/^unknown: /);
+      expect(readAll([odd], INTERRUPTED)[0]).toMatch(/^unknown: /);
     }
-    expect(readAll(['not json'], SECOND)).toEqual(['unknown: log: not a JSON line']);
-    expect(readAll(['{"msg":"no pid"}'], SECOND)).toEqual(['unknown: log: no `pid`']);
+    expect(readAll(['not json'], INTERRUPTED)).toEqual(['unknown: log: not a JSON line']);
+    expect(readAll(['{"msg":"no pid"}'], INTERRUPTED)).toEqual(['unknown: log: no `pid`']);
   });
 
   it('is pure: the same line reads the same twice', () => {
-    const line = lines[aborted(30361)]!;
+    const line = lines[aborted(INTERRUPTED.pid)]!;
     const at = { file: FILE, offset: 7 };
-    expect(readClineLogLine(line, at, SECOND)).toEqual(readClineLogLine(line, at, SECOND));
+    expect(readClineLogLine(line, at, INTERRUPTED)).toEqual(
+      readClineLogLine(line, at, INTERRUPTED),
+    );
   });
 
   it('is found under the process’s home, once Cline has written it', async () => {
