@@ -81,7 +81,15 @@ export function readClineScreen(screen: Screen, v: ClineVocabulary): ScreenReadi
       .join('\n')
       .trim(),
     live: [...lines.slice(Math.max(0, box.top - 3), box.top), ...lines.slice(box.bottom + 1)],
-    // The scroll bar Cline draws down the right edge (`▄`, `█` alone on a row) is not the spinner.
-    spinnerPlace: [lastNonBlank(transcript.filter((l) => !SCROLL_BAR_ONLY.test(l)))],
+    // The scroll bar Cline draws down the right edge (`▄`, `█` alone on a row) is not the
+    // spinner, nor are the placeholder and hint Cline may draw above the box.
+    spinnerPlace: [
+      lastNonBlank(
+        transcript.filter(
+          (l) =>
+            !SCROLL_BAR_ONLY.test(l) && !v.placeholders.includes(l.trim()) && !v.boxHint.test(l),
+        ),
+      ),
+    ],
   };
 }

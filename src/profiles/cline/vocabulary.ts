@@ -11,6 +11,11 @@ export interface ClineVocabulary {
   promptGlyph: string;
   /** Placeholders of the empty box: `What can I do for you?`, then `Ask anything...` (startup, normal-turn). */
   placeholders: readonly string[];
+  /**
+   * The hint Cline draws above the box under the placeholder: `Use / for slash commands, @ for
+   * file mentions, Ctrl+P for menu` (permission-approved).
+   */
+  boxHint: RegExp;
   /** A prompt echo: ` ❯ say hello` (normal-turn). */
   echo: RegExp;
   /**
@@ -40,6 +45,7 @@ export const CLINE_3_0: ClineVocabulary = {
   rule: /^\s*─{20,}$/,
   promptGlyph: '❯',
   placeholders: ['What can I do for you?', 'Ask anything...'],
+  boxHint: /^\s*Use \/ for slash commands, @ for file mentions\b/,
   echo: /^ ❯ \S/,
   streaming: /^ [\u2800-\u28ff] \S/,
   escToCancel: /\(esc to cancel\)$/,

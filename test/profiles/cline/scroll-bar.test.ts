@@ -29,3 +29,32 @@ describe('cline: the scroll bar is not the spinner', () => {
     expect(r.signals.successCandidate).toBe(false);
   });
 });
+
+/**
+ * permission-approved, frame 19: ` ⠋ Thinking... (esc to cancel)` in the transcript, then the
+ * placeholder and the hint Cline draws above the box (`What can I do for you?`, `Use / for slash
+ * commands, …`), and the prompt still in the box.
+ */
+const thinkingOverHints = () => recordedScreen('cline', 'permission-approved', 19);
+
+describe('cline: the placeholder and hint above the box are not the spinner', () => {
+  it('the real frame shows the wait line above the placeholder and the hint', () => {
+    const rows = thinkingOverHints().split('\n');
+    const wait = rows.findIndex((l) => l === ' ⠋ Thinking... (esc to cancel)');
+    expect(wait).toBeGreaterThan(0);
+    expect(rows.slice(wait + 1).some((l) => l.trim() === 'What can I do for you?')).toBe(true);
+    expect(rows.slice(wait + 1).some((l) => l.includes('Use / for slash commands'))).toBe(true);
+    expect(parse(thinkingOverHints()).signals.activeReasons).toContain('esc_to_cancel');
+  });
+
+  it('a wait line in a screen reader’s words and no hint reads unknown, never ready', () => {
+    const text = thinkingOverHints().replace(
+      ' ⠋ Thinking... (esc to cancel)',
+      ' loading Thinking...',
+    );
+    const r = parse(text);
+    expect(r.surface.businessState).toBe('unknown');
+    expect(r.signals.readyPosture).not.toBe('yes');
+    expect(r.signals.successCandidate).toBe(false);
+  });
+});
