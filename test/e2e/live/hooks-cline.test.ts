@@ -75,7 +75,7 @@ describe.skipIf(missing)('live Cline: hooks as a witness', () => {
       (n) => n >= before + 2,
       10_000,
     );
-    const ended = (await h.history()).find((x) => x.kind === 'turn.ended' && x.turnId === turnId);
+    const ended = await h.endedOf(turnId);
     expect(ended).toMatchObject({ outcome: 'success', witness: 'both' });
   }, 120_000);
 
@@ -92,8 +92,7 @@ describe.skipIf(missing)('live Cline: hooks as a witness', () => {
       (n) => n >= before + 2,
       10_000,
     );
-    const records = await h.history();
-    const ended = records.find((x) => x.kind === 'turn.ended' && x.turnId === turnId);
+    const ended = await h.endedOf(turnId);
     expect(ended).toMatchObject({ outcome: 'known_failure' });
     console.log(
       `cline hooks: failure witness ${JSON.stringify(ended && 'witness' in ended ? ended.witness : null)}, hook ${JSON.stringify(ended && 'hook' in ended ? ended.hook : null)}`,
