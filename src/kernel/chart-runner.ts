@@ -6,6 +6,7 @@ import type {
   InspectionEvent,
 } from 'xstate';
 import { ChartCell } from './chart-cell.js';
+import { sameData } from '../internal/same-data.js';
 
 /** One transition of one chart, with the name of what caused it. */
 export interface Step {
@@ -94,28 +95,6 @@ function taken(
 const valueOf = (snapshot: unknown): string =>
   // Stryker disable next-line StringLiteral: every chart is a state machine, whose snapshots always have a value
   String((snapshot as { value?: unknown }).value ?? '');
-
-const plainOrArray = (v: object): boolean => {
-  const proto: unknown = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === Array.prototype || proto === null;
-};
-
-/**
- * Structural equality of plain data (plain objects, arrays and primitives); any other object
- * (a Map, a Date, a class instance) equals only itself.
- */
-function sameData(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
-  if (!plainOrArray(a) || !plainOrArray(b)) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
-  const keys = Object.keys(x);
-  if (keys.length !== Object.keys(y).length) return false;
-  for (const k of keys) if (!(k in y) || !sameData(x[k], y[k])) return false;
-  return true;
-}
 
 /** Whether a runner skips events that would change nothing (see each field). */
 export interface RepeatOptions {

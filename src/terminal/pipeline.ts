@@ -31,7 +31,7 @@ import {
   watchdogWindowRecord,
   UnrecognisedScreens,
 } from './records.js';
-import { sameData } from './same-data.js';
+import { sameData } from '../internal/same-data.js';
 import {
   composeState,
   sameFacts,

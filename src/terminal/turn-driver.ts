@@ -14,7 +14,7 @@ import { TimerOrder, type Timers } from '../kernel/timers.js';
 import type { ChartTransition } from '../schemas/record.js';
 import type { RecordEvent } from '../profiles/session-record.js';
 import { TurnSignals } from '../schemas/signals.js';
-import { sameData } from './same-data.js';
+import { sameData } from '../internal/same-data.js';
 import {
   foldHookEvent,
   foldRecordEvent,
