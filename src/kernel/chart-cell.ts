@@ -4,6 +4,11 @@ type Microstep = Extract<InspectionEvent, { type: '@xstate.microstep' }>;
 
 type Handler = (event: EventObject) => void;
 
+/** Who is told each microstep of a cell's chart (its runner). */
+export interface MicrostepWatcher {
+  microstep(ev: Microstep): void;
+}
+
 /** What XState's `transition` reads of the actor it runs for (an actor scope). */
 interface Scope {
   self: unknown;
@@ -22,6 +27,29 @@ interface Scope {
 }
 
 const STOP: EventObject = { type: 'xstate.stop' };
+
+/**
+ * XState gives every snapshot a new tag set, and the initial one new `children` and
+ * `historyValue` objects, all empty for the charts a cell runs. A cell's snapshots share one
+ * of each (frozen: a step that wrote to one would throw, not reach another cell); XState
+ * copies them before it changes them (a spawn, a history state).
+ */
+const NO_TAGS: ReadonlySet<string> = Object.freeze(new Set<string>());
+const NOTHING: Readonly<Record<string, never>> = Object.freeze({});
+
+function isEmpty(o: object): boolean {
+  for (const _ in o) return false;
+  return true;
+}
+
+/** The snapshot, its empty collections the shared ones. */
+function slim(s: AnyMachineSnapshot): AnyMachineSnapshot {
+  const w = s as { tags: ReadonlySet<string>; children: object; historyValue: object };
+  if (w.tags !== NO_TAGS && w.tags.size === 0) w.tags = NO_TAGS;
+  if (w.children !== NOTHING && isEmpty(w.children)) w.children = NOTHING;
+  if (w.historyValue !== NOTHING && isEmpty(w.historyValue)) w.historyValue = NOTHING;
+  return s;
+}
 
 /** The cell whose chart is taking a step now (steps are synchronous and never interleave). */
 let current: ChartCell | null = null;
@@ -84,7 +112,9 @@ export class ChartCell {
   deferred: Array<() => void> = [];
   private queue: EventObject[] | null = null;
   private stopped = false;
-  private watcher: ((ev: Microstep) => void) | null = null;
+  private watcher: MicrostepWatcher | null = null;
+  /** Events the chart emitted so far. */
+  emits = 0;
 
   constructor(
     private readonly machine: AnyStateMachine,
@@ -142,21 +172,23 @@ export class ChartCell {
     }
   }
 
-  /** Hands each microstep to `listener` (the chart's runner); returns what stops it. */
-  watch(listener: (ev: Microstep) => void): () => void {
-    this.watcher = listener;
-    return () => {
-      if (this.watcher === listener) this.watcher = null;
-    };
+  /** Hands each microstep to `watcher` (the chart's runner) until `unwatch`. */
+  watch(watcher: MicrostepWatcher): void {
+    this.watcher = watcher;
+  }
+
+  unwatch(watcher: MicrostepWatcher): void {
+    if (this.watcher === watcher) this.watcher = null;
   }
 
   /** What XState tells an inspector of this chart: its microsteps go to the runner watching. */
   inspected(ev: InspectionEvent): void {
-    if (ev.type === '@xstate.microstep') this.watcher?.(ev);
+    if (ev.type === '@xstate.microstep') this.watcher?.microstep(ev);
   }
 
   /** An event the chart emitted: to its listeners, those of its type first, then those of `*`. */
   emitted(event: EventObject): void {
+    this.emits++;
     const listeners = this.listeners.slice();
     for (const l of listeners) if (l.type === event.type) l.handler(event);
     for (const l of listeners) if (l.type === '*') l.handler(event);
@@ -165,7 +197,7 @@ export class ChartCell {
   private step(run: () => AnyMachineSnapshot): AnyMachineSnapshot {
     const outer = enter(this);
     try {
-      return run();
+      return slim(run());
     } finally {
       enter(outer);
     }

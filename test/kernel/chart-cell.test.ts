@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createActor } from 'xstate';
+import { createActor, createMachine } from 'xstate';
 import { watchdogMachine } from '../../machines/watchdog.js';
 import { listRecordings } from '../../scripts/internal/bench-pipeline.js';
 import { ChartCell } from '../../src/kernel/chart-cell.js';
@@ -85,5 +85,53 @@ describe('charts as pure state machines (ChartCell)', () => {
     expect(other.getSnapshot().status).toBe('stopped');
     other.send(start);
     expect(other.getSnapshot()).toMatchObject({ status: 'stopped', value: 'disabled' });
+  });
+
+  it('share one empty tag set and empty objects between snapshots, and step charts with tags and history as an actor does', () => {
+    const a = new ChartCell(watchdogMachine, 'watchdog', { budgetSeconds: 5 });
+    const b = new ChartCell(watchdogMachine, 'watchdog', { budgetSeconds: 5 });
+    const start: { type: string } = { type: 'evt_session_started', at: 0 } as never;
+    a.send(start);
+    const [sa, sb] = [a.getSnapshot(), b.getSnapshot()];
+    expect(sa.tags).toBe(sb.tags);
+    expect(sa.tags.size).toBe(0);
+    expect(sa.children).toBe(sb.children);
+    expect(sa.historyValue).toBe(sb.historyValue);
+    expect(Object.isFrozen(sa.historyValue)).toBe(true);
+
+    // A chart with tags and a history state keeps its own, and decides as its actor does.
+    const machine = createMachine({
+      id: 'h',
+      initial: 'off',
+      states: {
+        off: { on: { on: 'on' } },
+        on: {
+          tags: ['lit'],
+          initial: 'dim',
+          states: {
+            dim: { on: { up: 'bright' } },
+            bright: { tags: ['glare'] },
+            memory: { type: 'history' },
+          },
+          on: { off: 'off' },
+        },
+      },
+      on: { back: '.on.memory' },
+    });
+    const cell = new ChartCell(machine, 'h');
+    const actor = createActor(machine).start();
+    const script = ['on', 'up', 'off', 'back', 'off', 'on'];
+    for (const type of script) {
+      cell.send({ type });
+      actor.send({ type });
+      const [c, s] = [cell.getSnapshot(), actor.getSnapshot()];
+      expect(c.value, type).toEqual(s.value);
+      expect([...c.tags].sort(), type).toEqual([...s.tags].sort());
+      expect(Object.keys(c.historyValue), type).toEqual(Object.keys(s.historyValue));
+      // `back` goes to the remembered `bright`: the history was kept, not shared.
+      if (type === 'back') expect(c.value).toEqual({ on: 'bright' });
+    }
+    expect(Object.keys(cell.getSnapshot().historyValue).length).toBeGreaterThan(0);
+    actor.stop();
   });
 });
