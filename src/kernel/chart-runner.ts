@@ -140,14 +140,14 @@ export class ChartRunner<TActor extends AnyActorRef> {
   private readonly skipRepeats: boolean = false;
   private readonly repeatKey: ((event: EventObject) => string) | null = null;
   private readonly contextByValue: boolean = false;
-  private readonly offEmitted: { unsubscribe(): void } | null = null;
-  /** Events the chart emitted (counted only while repeats are skipped). */
-  private emitted = 0;
+  private offEmitted: { unsubscribe(): void } | null = null;
+  /** Events the chart actor emitted (counted only while repeats are skipped). */
+  private emittedByActor = 0;
   /** The last event sent, when it changed nothing. */
   private unchanged: Unchanged | null = null;
   /** Microsteps of the event being sent that left the chart's state as it was, oldest first. */
-  private unread: Array<[AnyMachineSnapshot, EventObject]> = [];
-  private readonly unwatch: () => void;
+  private unread: Array<[AnyMachineSnapshot, EventObject]> | null = null;
+  private unwatchActor: (() => void) | null = null;
 
   constructor(
     readonly actor: TActor,
@@ -164,45 +164,56 @@ export class ChartRunner<TActor extends AnyActorRef> {
       this.skipRepeats = true;
       this.repeatKey = options.repeatKey ?? null;
       this.contextByValue = options.contextByValue ?? false;
-      this.offEmitted = actor.on('*' as never, () => void this.emitted++);
+      // A cell counts what it emits; an actor is listened to.
+      if (!(actor instanceof ChartCell)) {
+        this.offEmitted = actor.on('*' as never, () => void this.emittedByActor++);
+      }
     }
     this.current = valueOf(this.last);
-    const watch = (listener: (ev: MicrostepEvent) => void) =>
-      actor instanceof ChartCell ? actor.watch(listener) : hub.watch(actor, listener);
-    this.unwatch = watch((ev) => {
-      const before = this.last;
-      this.last = ev.snapshot as AnyMachineSnapshot;
-      const to = valueOf(ev.snapshot);
-      if (to === this.current) {
-        // No step: its transition only matters as the rule of a step later in this send, so
-        // it is looked up then (most events leave every chart where it was).
-        if (this.sending !== null) this.unread.push([before, ev.event]);
-        return;
-      }
-      const t = taken(before, ev.event, to);
-      if (t && t.eventType === this.sending) this.rule = ruleFor(t);
-      else {
-        // The latest microstep of the sent event before this one that names a rule.
-        for (let i = this.unread.length - 1; i >= 0; i--) {
-          const [b, e] = this.unread[i]!;
-          const u = taken(b, e, valueOf(b));
-          if (u && u.eventType === this.sending) {
-            this.rule = ruleFor(u);
-            break;
-          }
+    if (actor instanceof ChartCell) actor.watch(this);
+    else this.unwatchActor = hub.watch(actor, (ev) => this.microstep(ev));
+  }
+
+  /** A microstep the chart took (told by the cell, or by the inspection hub for an actor). */
+  microstep(ev: MicrostepEvent): void {
+    const before = this.last;
+    this.last = ev.snapshot as AnyMachineSnapshot;
+    const to = valueOf(ev.snapshot);
+    if (to === this.current) {
+      // No step: its transition only matters as the rule of a step later in this send, so
+      // it is looked up then (most events leave every chart where it was).
+      if (this.sending !== null) (this.unread ??= []).push([before, ev.event]);
+      return;
+    }
+    const t = taken(before, ev.event, to);
+    if (t && t.eventType === this.sending) this.rule = ruleFor(t);
+    else {
+      // The latest microstep of the sent event before this one that names a rule.
+      const unread = this.unread ?? [];
+      for (let i = unread.length - 1; i >= 0; i--) {
+        const [b, e] = unread[i]!;
+        const u = taken(b, e, valueOf(b));
+        if (u && u.eventType === this.sending) {
+          this.rule = ruleFor(u);
+          break;
         }
       }
-      this.unread = [];
-      const step: Step = {
-        from: this.current,
-        to,
-        event: t?.eventType || (t && ruleOf(t)) || ev.event.type,
-        ...(this.rule === undefined ? {} : { rule: this.rule }),
-      };
-      this.current = to;
-      this.collected?.push(step);
-      this.onStep?.(step, (ev.snapshot as { context?: unknown }).context);
-    });
+    }
+    this.unread = null;
+    const step: Step = {
+      from: this.current,
+      to,
+      event: t?.eventType || (t && ruleOf(t)) || ev.event.type,
+      ...(this.rule === undefined ? {} : { rule: this.rule }),
+    };
+    this.current = to;
+    this.collected?.push(step);
+    this.onStep?.(step, (ev.snapshot as { context?: unknown }).context);
+  }
+
+  /** Events the chart emitted so far (counted only while repeats are skipped). */
+  private get emitted(): number {
+    return this.actor instanceof ChartCell ? this.actor.emits : this.emittedByActor;
   }
 
   get state(): string {
@@ -256,7 +267,7 @@ export class ChartRunner<TActor extends AnyActorRef> {
     this.collected = steps;
     this.sending = event.type;
     this.rule = undefined;
-    this.unread = [];
+    this.unread = null;
     try {
       this.actor.send(event as EventObject);
     } finally {
@@ -271,6 +282,7 @@ export class ChartRunner<TActor extends AnyActorRef> {
 
   dispose(): void {
     this.offEmitted?.unsubscribe();
-    this.unwatch();
+    if (this.actor instanceof ChartCell) this.actor.unwatch(this);
+    else this.unwatchActor?.();
   }
 }

@@ -2,7 +2,7 @@ import type { ActorRefFrom } from 'xstate';
 import type { completionMachine } from '../../machines/completion.js';
 import type { Evidence, SurfaceObservation } from '../../machines/surface.js';
 import type { KernelRecord } from '../schemas/kernel.js';
-import { ChartDriver } from './chart-driver.js';
+import { ChartDriver, type Emitted } from './chart-driver.js';
 import type { InspectionHub } from './chart-runner.js';
 import { TimerOrder, type Timers } from './timers.js';
 
@@ -45,17 +45,20 @@ export class CompletionDriver extends ChartDriver<ActorRefFrom<typeof completion
       { skipRepeats: true, contextByValue: true },
     );
     this.stabilityKey = `${key}.stability`;
-    this.listen('stability_window.start', (ev: { seconds: number }) => {
+  }
+
+  protected override onEmitted(ev: Emitted): void {
+    if (ev.type === 'stability_window.start') {
       this.candidateSince = this.now;
       this.timers.set(
         this.stabilityKey,
-        this.now + ev.seconds,
+        this.now + ev.seconds!,
         TimerOrder.completionStability,
         (due) =>
           this.dispatch(due, { type: 'evt_stability_window_elapsed' }, this.candidateElapsed(due)),
       );
-    });
-    this.listen('stability_window.cancel', () => this.timers.clear(this.stabilityKey));
+    } else if (ev.type === 'stability_window.cancel') this.timers.clear(this.stabilityKey);
+    else super.onEmitted(ev);
   }
 
   get evidence(): Evidence {

@@ -1,4 +1,4 @@
-import type { ActorRefFrom } from 'xstate';
+import type { ActorRefFrom, EmittedFrom } from 'xstate';
 import type { lastTurnMachine, LastTurnState } from '../../machines/lastTurn.js';
 import { normalizeProjection } from '../../machines/surface.js';
 import type {
@@ -169,44 +169,55 @@ export class TurnDriver {
       });
     });
     this.last = new ChartRunner(o.lastTurn, o.hub);
+    // One listener for every event the chart emits (a listener each took about 100 bytes).
     this.subs.push(
-      o.turnPhase.on('*', () => void this.emitted++),
-      o.turnPhase.on('settle_window.start', (ev) =>
+      o.turnPhase.on('*', (ev) => {
+        this.onEmitted(ev);
+        this.emitted++;
+      }),
+    );
+  }
+
+  /** What the turn-phase chart asks for: its timers, and the turns it starts and ends. */
+  private onEmitted(ev: EmittedFrom<typeof turnPhaseMachine>): void {
+    const o = this.o;
+    switch (ev.type) {
+      case 'settle_window.start':
         o.timers.set(SETTLE_KEY, this.now + ev.seconds, TimerOrder.settle, (due) =>
           this.settleElapsed(due),
-        ),
-      ),
-      o.turnPhase.on('settle_window.cancel', () => o.timers.clear(SETTLE_KEY)),
-      o.turnPhase.on('stale_window.start', (ev) =>
+        );
+        return;
+      case 'settle_window.cancel':
+        o.timers.clear(SETTLE_KEY);
+        return;
+      case 'stale_window.start':
         o.timers.set(STALE_KEY, this.now + ev.seconds, TimerOrder.staleActive, (due) =>
           this.send(due, { type: 'stale_active_elapsed', t: due }),
-        ),
-      ),
-      o.turnPhase.on('stale_window.cancel', () => o.timers.clear(STALE_KEY)),
-      o.turnPhase.on('turn_abandoned', (ev) =>
+        );
+        return;
+      case 'stale_window.cancel':
+        o.timers.clear(STALE_KEY);
+        return;
+      case 'turn_abandoned':
+      case 'turn_superseded':
         o.onTurn({
           kind: 'turn.ended',
           t: ev.at,
           turnId: ev.turn.id,
           source: ev.turn.source,
           outcome: 'none',
-        }),
-      ),
-      o.turnPhase.on('outcome', (ev) => this.onOutcome(ev)),
-      o.turnPhase.on('turn_started', (ev) => {
+        });
+        return;
+      case 'outcome':
+        this.onOutcome(ev);
+        return;
+      case 'turn_started':
         this.lastStartedAt = ev.turn.startedAt;
         o.onTurn({ kind: 'turn.started', t: this.now, turn: ev.turn });
-      }),
-      o.turnPhase.on('turn_superseded', (ev) =>
-        o.onTurn({
-          kind: 'turn.ended',
-          t: ev.at,
-          turnId: ev.turn.id,
-          source: ev.turn.source,
-          outcome: 'none',
-        }),
-      ),
-    );
+        return;
+      default:
+        return;
+    }
   }
 
   get current(): TurnInfo | null {
