@@ -74,6 +74,8 @@ export interface KernelOptions {
   host?: ChartHost;
   /** Share these timers (a terminal's) instead of owning some. */
   timers?: Timers;
+  /** Told every record as `records$` is (one callback where a subscription would cost more). */
+  onRecord?: (record: KernelRecord) => void;
 }
 
 /** What the kernel knows right now (the public snapshot its tests read). */
@@ -91,9 +93,9 @@ export interface KernelSnapshot {
 export class Kernel {
   readonly config: KernelConfig;
   readonly timers: Timers;
-  private readonly subject = new Subject<KernelRecord>();
-  /** Every state change and anomaly, in order. */
-  readonly records$: Observable<KernelRecord> = this.subject.asObservable();
+  /** Made when someone first asks for `records$` (a terminal's pipeline takes `onRecord`). */
+  private subject: Subject<KernelRecord> | null = null;
+  private disposed = false;
   private readonly host: ChartHost;
   private readonly ownsTimers: boolean;
   private readonly readiness: ReadinessDriver;
@@ -111,8 +113,22 @@ export class Kernel {
       this.host.readiness(this.chartInput()),
       this.host.hub,
       this.timers,
-      (r) => this.subject.next(r),
+      (r) => this.emit(r),
     );
+  }
+
+  /** Every state change and anomaly, in order, from when it is subscribed. */
+  get records$(): Observable<KernelRecord> {
+    if (!this.subject) {
+      this.subject = new Subject<KernelRecord>();
+      if (this.disposed) this.subject.complete();
+    }
+    return this.subject.asObservable();
+  }
+
+  private emit(r: KernelRecord): void {
+    this.options.onRecord?.(r);
+    this.subject?.next(r);
   }
 
   /**
@@ -131,7 +147,7 @@ export class Kernel {
         actor,
         this.host.hub,
         this.timers,
-        (r) => this.subject.next(r),
+        (r) => this.emit(r),
         this.options.observer,
       ),
     };
@@ -169,7 +185,8 @@ export class Kernel {
     // Stryker disable next-line OptionalChaining: only a host the kernel made itself is disposed here, and standaloneHost always has dispose
     if (!this.options.host) this.host.dispose?.();
     if (this.ownsTimers) this.timers.dispose();
-    this.subject.complete();
+    this.disposed = true;
+    this.subject?.complete();
   }
 
   private stopCompletion(): void {

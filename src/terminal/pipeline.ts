@@ -21,7 +21,14 @@ import { NO_SIGNALS, type ProfileResult } from '../schemas/signals.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import { standaloneSite, type StandaloneSite, type TerminalHost } from './charts.js';
 import type { PipelineOptions } from './options.js';
-import { commandEvidence, observationOf, readFrame, readProbe, type ProbeFacts } from './frame.js';
+import {
+  commandEvidence,
+  evidenceOf,
+  observationOf,
+  readFrame,
+  readProbe,
+  type ProbeFacts,
+} from './frame.js';
 import {
   kernelAnomalyRecord,
   turnRecord,
@@ -150,17 +157,17 @@ export class TerminalPipeline {
       timers: this.timers,
       // A success the session record confirms completes a candidate at once (docs/statecharts.md §2).
       observer: (obs, ev) => o.observer?.(obs, ev) ?? this.turns.recordSuccessEvidence(),
-    });
-    this.kernel.records$.subscribe((r) => {
-      if ('anomaly' in r) {
-        void this.record(kernelAnomalyRecord(o.terminalId, r, this.profile.id));
-        return;
-      }
-      const { t: _t, turn, ...rest } = r;
-      this.transitions.push({
-        ...rest,
-        ...(turn !== undefined && this.completionTurnId ? { turnId: this.completionTurnId } : {}),
-      });
+      onRecord: (r) => {
+        if ('anomaly' in r) {
+          void this.record(kernelAnomalyRecord(o.terminalId, r, this.profile.id));
+          return;
+        }
+        const { t: _t, turn, ...rest } = r;
+        this.transitions.push({
+          ...rest,
+          ...(turn !== undefined && this.completionTurnId ? { turnId: this.completionTurnId } : {}),
+        });
+      },
     });
     // Its actions are raise alone: a probe like the last, which changed nothing, is not sent.
     this.diagnostics = new ChartRunner(
@@ -525,7 +532,7 @@ export class TerminalPipeline {
       changed,
       transitions,
       // A plain copy: the screen hash is taken now, and the record keeps no screen text.
-      evidence: this.evidence && { ...this.evidence },
+      evidence: this.evidence && evidenceOf(this.evidence),
     });
     this.subject.next(next);
   }
