@@ -1,4 +1,4 @@
-import { concatMap, exhaustMap, filter, from, interval, of, take, type SchedulerLike } from 'rxjs';
+import { exhaustMap, filter, from, interval, take, type SchedulerLike } from 'rxjs';
 import { fromCallback, fromPromise } from 'xstate';
 import {
   chartsOf,
@@ -9,6 +9,7 @@ import {
   type TerminalRuntimeInput,
 } from '../../machines/terminal.js';
 import { PanewardError } from '../errors.js';
+import { inOrder } from '../internal/in-order.js';
 import type { Journal } from '../journal/journal.js';
 import type { InspectionHub } from '../kernel/chart-runner.js';
 import type { FrameSource } from '../observe/frame-source.js';
@@ -138,27 +139,21 @@ function startRuntime(
     pipeline.useVersion(now(), input.request.toolVersion, profile, 'attach');
   }
   const versions = new VersionWatch(pipeline, profile, input.request.tool, deps, now);
-  const samples = deps.source
-    .samples({ target, processNames: profile.processNames })
-    // When the agent's processes change, its version is read before their first frame: a
-    // release paneward was not verified against is never read, not even for one frame.
-    .pipe(
-      concatMap((probe) => {
-        const reading = versions.check(probe.pids);
-        return reading ? from(reading.then(() => probe)) : of(probe);
-      }),
-    )
-    .subscribe({
-      next: (probe) => {
-        panePid = probe.pane?.pid ?? panePid;
-        try {
-          handleSample(pipeline, now(), probe);
-        } catch (error) {
-          fail(error);
-        }
-      },
-      error: fail,
-    });
+  // When the agent's processes change, its version is read before their first frame: a
+  // release paneward was not verified against is never read, not even for one frame.
+  const samples = inOrder(
+    deps.source.samples({ target, processNames: profile.processNames }),
+    (probe) => versions.check(probe.pids),
+    (probe) => {
+      panePid = probe.pane?.pid ?? panePid;
+      try {
+        handleSample(pipeline, now(), probe);
+      } catch (error) {
+        fail(error);
+      }
+    },
+    fail,
+  );
 
   // A pane attached without a tool and with no known agent in it: look again now and then, so
   // an agent CLI started later in that shell is supervised with its profile.
