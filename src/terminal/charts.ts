@@ -1,5 +1,5 @@
 import { createActor, type ActorRefFrom, type AnyStateMachine } from 'xstate';
-import { completionMachine } from '../../machines/completion.js';
+import { completionMachine, type CompletionInput } from '../../machines/completion.js';
 import { diagnosticsMachine } from '../../machines/diagnostics.js';
 import { lastTurnMachine } from '../../machines/lastTurn.js';
 import { readinessMachine } from '../../machines/readiness.js';
@@ -84,32 +84,13 @@ export function standaloneSite(options: {
   };
   const watchdogInput = { budgetSeconds: options.watchdogBudgetSeconds ?? 0 };
   if (!hub.observed) {
-    const charts: TerminalCharts = {
+    return new CellSite(hub, m, {
       diagnostics: chartCell(m.diagnostics, 'diagnostics'),
       readiness: chartCell(m.readiness, 'readiness', c),
       turnPhase: chartCell(m.turnPhase, 'turnPhase', turnPhaseInput),
       lastTurn: chartCell(m.lastTurn, 'lastTurn'),
       watchdog: chartCell(m.watchdog, 'watchdog', watchdogInput),
-    };
-    const completions = new Map<string, { stop(): void }>();
-    return {
-      hub,
-      charts,
-      readiness: () => charts.readiness,
-      completion: (turnId, input) => {
-        const cell = chartCell(m.completion, `completion:${turnId}`, input);
-        completions.set(turnId, cell);
-        return cell;
-      },
-      stopCompletion: (turnId) => {
-        completions.get(turnId)?.stop();
-        completions.delete(turnId);
-      },
-      dispose: () => {
-        for (const a of [...Object.values(charts), ...completions.values()]) a.stop();
-        completions.clear();
-      },
-    };
+    });
   }
   const charts: TerminalCharts = {
     diagnostics: createActor(m.diagnostics, { inspect: hub.inspect }).start(),
@@ -137,4 +118,40 @@ export function standaloneSite(options: {
       completions.clear();
     },
   };
+}
+
+/**
+ * A terminal's charts as cells. A class, not an object of closures: a terminal keeps one, and
+ * the closures with their scope took about a kilobyte.
+ */
+class CellSite implements StandaloneSite {
+  /** The turn's completion cell, by turn id (made with the first turn). */
+  private completions: Map<string, { stop(): void }> | null = null;
+
+  constructor(
+    readonly hub: InspectionHub,
+    private readonly m: ChartLogic,
+    readonly charts: TerminalCharts,
+  ) {}
+
+  readiness(): TerminalCharts['readiness'] {
+    return this.charts.readiness;
+  }
+
+  completion(turnId: string, input: CompletionInput): ReturnType<StandaloneSite['completion']> {
+    const cell = chartCell(this.m.completion, `completion:${turnId}`, input);
+    (this.completions ??= new Map()).set(turnId, cell);
+    return cell;
+  }
+
+  stopCompletion(turnId: string): void {
+    this.completions?.get(turnId)?.stop();
+    this.completions?.delete(turnId);
+  }
+
+  dispose(): void {
+    for (const a of [...Object.values(this.charts), ...(this.completions?.values() ?? [])])
+      a.stop();
+    this.completions?.clear();
+  }
 }

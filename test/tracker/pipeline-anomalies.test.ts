@@ -290,7 +290,11 @@ describe('stopping a terminal', () => {
       profile: lineProfile(),
       scheduler: clock.scheduler,
       site: {
-        ...site,
+        hub: site.hub,
+        charts: site.charts,
+        readiness: (input) => site.readiness(input),
+        stopCompletion: (id) => site.stopCompletion(id),
+        dispose: () => site.dispose(),
         completion: (id, input) => {
           const actor = site.completion(id, input);
           completions.push(actor);
