@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { writeHeapSnapshot } from 'node:v8';
 import { parseArgs } from 'node:util';
 import { execa } from 'execa';
 import {
@@ -331,6 +333,9 @@ async function measureObserver(
   await sleep(2000, signal).finally(() => warm.stop());
   const log = new SampleLog(fleet.panes);
   const mem0 = memoryAfterGc();
+  // PW_HEAP_SNAPSHOTS=<dir>: heap snapshots where the heap is measured, to see what a pane holds.
+  const snapshots = process.env.PW_HEAP_SNAPSHOTS;
+  if (snapshots) writeHeapSnapshot(join(snapshots, `${name}-${n}-0.heapsnapshot`));
   const observer = await startObserver(name, {
     socketName: fleet.socketName,
     panes: fleet.panes,
@@ -353,6 +358,7 @@ async function measureObserver(
     const host1 = hostJiffies();
     const wall = (t1 - t0) / 1000;
     const mem1 = memoryAfterGc();
+    if (snapshots) writeHeapSnapshot(join(snapshots, `${name}-${n}-1.heapsnapshot`));
     const kidRss = kids.reduce((sum, pid) => sum + (processRssBytes(pid) ?? 0), 0);
 
     let samples = 0;
