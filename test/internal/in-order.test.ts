@@ -19,7 +19,12 @@ describe('inOrder: each value in order, later ones waiting while one waits', () 
   it('hands on values that need no wait at once, in order', () => {
     const source = new Subject<number>();
     const seen: number[] = [];
-    inOrder(source, () => null, (v) => seen.push(v), () => {});
+    inOrder(
+      source,
+      () => null,
+      (v) => seen.push(v),
+      () => {},
+    );
     source.next(1);
     source.next(2);
     expect(seen).toEqual([1, 2]);
@@ -108,7 +113,12 @@ describe('inOrder: each value in order, later ones waiting while one waits', () 
 
   it('takes a source that emits while it is subscribed, and one that fails then', () => {
     const seen: number[] = [];
-    inOrder(of(1, 2, 3), () => null, (v) => seen.push(v), () => {});
+    inOrder(
+      of(1, 2, 3),
+      () => null,
+      (v) => seen.push(v),
+      () => {},
+    );
     expect(seen).toEqual([1, 2, 3]);
 
     const errors: unknown[] = [];
@@ -166,7 +176,13 @@ describe('inOrder: each value in order, later ones waiting while one waits', () 
           pending.push(d.resolve);
           return d.promise;
         };
-        if (useInOrder) inOrder(source, before, (v) => seen.push(v), () => {});
+        if (useInOrder)
+          inOrder(
+            source,
+            before,
+            (v) => seen.push(v),
+            () => {},
+          );
         else {
           source
             .pipe(
