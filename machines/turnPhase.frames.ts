@@ -43,14 +43,49 @@ export function ownMarker(c: TurnPhaseContext, f: TurnFrame): boolean {
 export function evidenceWith(context: TurnPhaseContext, f: TurnFrame): TurnEvidence | null {
   const ev = context.evidence;
   if (!ev) return null;
-  const atArm = ev.projectionAtArm ?? f.projection;
+  const sawActive = ev.sawActive || isActive(f);
+  const markerChanged = ev.markerChanged || markerOf(f) !== ev.markerAtArm;
+  if (ev.projectionChanged) {
+    if (sawActive === ev.sawActive && markerChanged === ev.markerChanged) return ev;
+    return { ...ev, sawActive, markerChanged };
+  }
+  // Not changed yet: this frame's projection against the armed one (a restored turn takes it).
+  const text = ev.projectionAtArm ?? (ev.printAtArm === null ? f.projection : null);
+  const changed =
+    text !== null ? f.projection !== text : screenPrint(f.projection) !== ev.printAtArm;
   return {
-    projectionAtArm: atArm,
-    sawActive: ev.sawActive || isActive(f),
-    projectionChanged: ev.projectionChanged || f.projection !== atArm,
+    projectionAtArm: changed ? null : text,
+    printAtArm: changed && text !== null ? screenPrint(text) : ev.printAtArm,
+    sawActive,
+    projectionChanged: changed,
     markerAtArm: ev.markerAtArm,
-    markerChanged: ev.markerChanged || markerOf(f) !== ev.markerAtArm,
+    markerChanged,
   };
+}
+
+/** Whether the frame shows the projection the turn was armed on. */
+function showsArmed(ev: TurnEvidence, f: TurnFrame): boolean {
+  if (ev.projectionAtArm !== null) return f.projection === ev.projectionAtArm;
+  return ev.printAtArm !== null && screenPrint(f.projection) === ev.printAtArm;
+}
+
+/**
+ * A fingerprint of a projection, for what the chart keeps of a screen after it changed (the
+ * one a turn was armed on, the one a success settled on): compared only for equality, where
+ * the text would keep a whole screen per terminal. Its length and two independent 32-bit
+ * multiplicative hashes of its UTF-16 code units: two different projections of equal length
+ * share a print with a chance of about 2^-64.
+ */
+export function screenPrint(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x9e3779b9 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  return `${text.length.toString(36)}.${(a >>> 0).toString(36)}.${(b >>> 0).toString(36)}`;
 }
 
 /**
@@ -64,7 +99,7 @@ export function withdrawn(context: TurnPhaseContext, f: TurnFrame): boolean {
     before.sawActive &&
     !isActive(f) &&
     f.signals.editingInput === 'yes' &&
-    f.projection === before.projectionAtArm
+    showsArmed(before, f)
   );
 }
 

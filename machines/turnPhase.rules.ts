@@ -10,6 +10,7 @@ import {
   outcomeOf,
   outcomeShown,
   ownMarker,
+  screenPrint,
   PHASE_EVENT,
   PHASE_PICK,
   settleSignature,
@@ -44,7 +45,7 @@ export const turnPhaseRules = setup({
         // (A settled success is forgotten as soon as a turn opens.)
         c.settled !== null &&
         f.t - c.settled.at <= c.settleSeconds &&
-        f.projection !== c.settled.projection &&
+        screenPrint(f.projection) !== c.settled.print &&
         f.signals.editingInput !== 'yes' &&
         !isActive(f) &&
         !outcomeShown(f),
@@ -133,6 +134,7 @@ export const turnPhaseRules = setup({
         current: turn,
         evidence: {
           projectionAtArm: hand?.projectionBefore ?? f.projection,
+          printAtArm: null,
           sawActive: false,
           projectionChanged: false,
           markerAtArm: hand ? hand.markerBefore : markerOf(f),
@@ -154,6 +156,7 @@ export const turnPhaseRules = setup({
         current: turn,
         evidence: {
           projectionAtArm: context.lastProjection,
+          printAtArm: null,
           sawActive: false,
           projectionChanged: false,
           markerAtArm: context.lastMarker,
@@ -170,7 +173,7 @@ export const turnPhaseRules = setup({
       settled: {
         turn: context.current!,
         // Stryker disable next-line LogicalOperator,StringLiteral: a settle window is only started by a frame, which sets lastProjection, so it is never null here
-        projection: context.lastProjection ?? '',
+        print: screenPrint(context.lastProjection ?? ''),
         at: (event as Extract<TurnPhaseEvent, { type: 'settle_window_elapsed' }>).t,
       },
     })),
@@ -196,7 +199,8 @@ export const turnPhaseRules = setup({
         enqueue.assign({
           current: settled.turn,
           evidence: {
-            projectionAtArm: settled.projection,
+            projectionAtArm: null,
+            printAtArm: settled.print,
             sawActive: false,
             // Stryker disable next-line BooleanLiteral: after a rewrite, the frame that reopened the turn is classified again at once, and it differs from the settled projection (the guard's condition), so every branch folds projectionChanged to true
             projectionChanged: params.by === 'marker',

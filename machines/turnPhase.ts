@@ -28,6 +28,7 @@ export const turnPhaseMachine = turnPhaseRules.createMachine({
     evidence: input?.openTurn
       ? {
           projectionAtArm: null,
+          printAtArm: null,
           sawActive: input.openTurn.hadEvidence,
           projectionChanged: false,
           markerAtArm: null,

@@ -83,8 +83,18 @@ export type TurnPhaseEmitted =
 
 /** Evidence a turn has of its own: activity seen, or the transcript changed since it was armed. */
 export interface TurnEvidence {
-  /** The projection when the turn was armed; null: take the next frame's (a restored turn). */
+  /**
+   * The projection when the turn was armed, while no frame since showed another; null: the
+   * projection changed (then `printAtArm` stands for it), or take the next frame's (a restored
+   * turn, which has no print either).
+   */
   projectionAtArm: string | null;
+  /**
+   * The {@link screenPrint} of the projection when the turn was armed, once the text is let go
+   * (the projection changed, or a settled success was reopened): a turn is not made to keep a
+   * screen it no longer shows, only what tells it again. Null while the text is kept.
+   */
+  printAtArm: string | null;
   sawActive: boolean;
   projectionChanged: boolean;
   /**
@@ -109,7 +119,11 @@ export interface TurnPhaseContext {
   /** Signature of the idle prompt the stale-active window runs for. */
   staleSince: string | null;
   /** The last settled success, while nothing else happened since (for retraction). */
-  settled: { turn: TurnInfo; projection: string; at: number } | null;
+  settled: {
+    turn: TurnInfo;
+    /** {@link screenPrint} of its projection. */ print: string;
+    at: number;
+  } | null;
   /** A prompt went from the input box into the transcript with no turn open: typed by hand. */
   handPrompt: {
     at: number;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
+import { screenPrint } from '../../machines/turnPhase.frames.js';
 import {
   turnPhaseMachine,
   type FrameSignals,
@@ -398,5 +399,61 @@ describe('turn phase: prompts typed by hand', () => {
     expect(c.of('settle_window.start')).toHaveLength(1);
     c.elapse();
     expect(c.outcomes()).toMatchObject([{ outcome: 'evt_success_settled', turnId: 'u1' }]);
+  });
+});
+
+describe('turn phase: what the chart keeps of screens gone by', () => {
+  it('lets the armed screen go once the projection changed, and keeps its print for a withdrawal', () => {
+    const c = chart();
+    const armed = 'P0 '.repeat(500);
+    c.frame(IDLE, armed);
+    c.arm('u1');
+    expect(c.actor.getSnapshot().context.evidence).toMatchObject({
+      projectionAtArm: armed,
+      printAtArm: null,
+    });
+    c.frame(ACTIVE, `${armed} > prompt`);
+    const ev = c.actor.getSnapshot().context.evidence!;
+    expect(ev.projectionAtArm).toBeNull();
+    expect(ev.printAtArm).toBe(screenPrint(armed));
+    expect(JSON.stringify(ev)).not.toContain('P0');
+    // A copy of the armed screen (another string, the same text) under a draft: withdrawn.
+    c.frame(DRAFT, armed.slice(0, 3) + armed.slice(3));
+    expect(c.outcomes()).toEqual([
+      expect.objectContaining({ outcome: 'evt_interrupted', rule: 'b_turn_withdrawn' }),
+    ]);
+  });
+
+  it('keeps a settled success as a print, and still tells its rewrite', () => {
+    const c = workedTurn();
+    const reply = 'P0 > prompt reply '.repeat(100);
+    c.frame(SUCCESS, reply);
+    c.elapse();
+    const settled = c.actor.getSnapshot().context.settled!;
+    expect(settled.print).toBe(screenPrint(reply));
+    expect(JSON.stringify(c.actor.getSnapshot().context.settled)).not.toContain('reply');
+    c.frame(IDLE, reply);
+    expect(c.outcomes()).toHaveLength(1);
+    c.frame(IDLE, `${reply}more`);
+    expect(c.outcomes().map((o) => o.outcome)).toEqual([
+      'evt_success_settled',
+      'evt_success_retracted',
+    ]);
+  });
+
+  it('prints equal texts alike and tells apart texts that differ in one place', () => {
+    const base = 'x'.repeat(7200);
+    expect(screenPrint(base)).toBe(screenPrint('x'.repeat(7200)));
+    const prints = new Set([screenPrint(base), screenPrint('')]);
+    for (let i = 0; i < base.length; i += 37) {
+      for (const ch of ['y', '\u2500', 'X']) {
+        prints.add(screenPrint(base.slice(0, i) + ch + base.slice(i + 1)));
+      }
+    }
+    // Two swapped characters, and the same text one shorter.
+    prints.add(screenPrint('ab' + base.slice(2)));
+    prints.add(screenPrint('ba' + base.slice(2)));
+    prints.add(screenPrint(base.slice(1)));
+    expect(prints.size).toBe(2 + Math.ceil(base.length / 37) * 3 + 3);
   });
 });
