@@ -71,9 +71,11 @@ export function markUrgent(w: Watch, cause: SampleCause): void {
 /** Where each pane, window and pid under watch is: what routes tmux's notifications. */
 export class WatchIndex {
   readonly all = new Set<Watch>();
-  readonly #byPane = new Map<string, Set<Watch>>();
-  readonly #byWindow = new Map<string, Set<Watch>>();
-  readonly #byPid = new Map<number, Set<Watch>>();
+  // Lists, not sets: almost every key has one watch, and a one-entry array takes a third of a
+  // one-entry set's memory (three keys or more per pane).
+  readonly #byPane = new Map<string, Watch[]>();
+  readonly #byWindow = new Map<string, Watch[]>();
+  readonly #byPid = new Map<number, Watch[]>();
 
   get size(): number {
     return this.all.size;
@@ -95,15 +97,15 @@ export class WatchIndex {
     this.setTree(w, []);
   }
 
-  pane(paneId: string): ReadonlySet<Watch> | undefined {
+  pane(paneId: string): readonly Watch[] | undefined {
     return this.#byPane.get(paneId);
   }
 
-  window(windowId: string): ReadonlySet<Watch> | undefined {
+  window(windowId: string): readonly Watch[] | undefined {
     return this.#byWindow.get(windowId);
   }
 
-  pid(pid: number): ReadonlySet<Watch> | undefined {
+  pid(pid: number): readonly Watch[] | undefined {
     return this.#byPid.get(pid);
   }
 
@@ -138,14 +140,16 @@ export class WatchIndex {
   }
 }
 
-function add<K>(map: Map<K, Set<Watch>>, key: K, w: Watch): void {
-  let set = map.get(key);
-  if (!set) map.set(key, (set = new Set()));
-  set.add(w);
+function add<K>(map: Map<K, Watch[]>, key: K, w: Watch): void {
+  const list = map.get(key);
+  if (!list) map.set(key, [w]);
+  else if (!list.includes(w)) list.push(w);
 }
 
-function remove<K>(map: Map<K, Set<Watch>>, key: K, w: Watch): void {
-  const set = map.get(key);
-  set?.delete(w);
-  if (set?.size === 0) map.delete(key);
+function remove<K>(map: Map<K, Watch[]>, key: K, w: Watch): void {
+  const list = map.get(key);
+  const i = list ? list.indexOf(w) : -1;
+  if (i < 0) return;
+  if (list!.length === 1) map.delete(key);
+  else list!.splice(i, 1);
 }
