@@ -70,7 +70,7 @@ const scope: Scope = {
   id: '',
   sessionId: '',
   logger: () => {},
-  defer: (fn) => current!.deferred.push(fn),
+  defer: (fn) => (current!.deferred ??= []).push(fn),
   system: {
     _sendInspectionEvent: (ev: InspectionEvent) => current!.inspected(ev),
     _logger: () => {},
@@ -107,9 +107,9 @@ class Listener {
 export class ChartCell {
   private snapshot: AnyMachineSnapshot;
   /** Who listens to which emitted event (`*`: every one), in the order they subscribed. */
-  private listeners: Listener[] = [];
-  /** Effects of the step under way, run once its snapshot is in place. */
-  deferred: Array<() => void> = [];
+  private listeners: Listener[] | null = null;
+  /** Effects of the step under way, run once its snapshot is in place (null: none yet). */
+  deferred: Array<() => void> | null = null;
   private queue: EventObject[] | null = null;
   private stopped = false;
   private watcher: MicrostepWatcher | null = null;
@@ -151,21 +151,21 @@ export class ChartCell {
 
   on(type: string, handler: Handler): { unsubscribe(): void } {
     const listener = new Listener(this, type, handler);
-    this.listeners.push(listener);
+    (this.listeners ??= []).push(listener);
     return listener;
   }
 
   /** Takes a listener out (its `unsubscribe`). */
   off(listener: Listener): void {
-    const i = this.listeners.indexOf(listener);
-    if (i >= 0) this.listeners.splice(i, 1);
+    const i = this.listeners?.indexOf(listener) ?? -1;
+    if (i >= 0) this.listeners!.splice(i, 1);
   }
 
   /** Stops the chart: an active one reads `stopped` (as a stopped actor does) and takes no event. */
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
-    this.listeners = [];
+    this.listeners = null;
     const s = this.snapshot;
     if (s.status === 'active') {
       this.snapshot = this.step(() => this.machine.transition(s, STOP, scope as never));
@@ -189,6 +189,7 @@ export class ChartCell {
   /** An event the chart emitted: to its listeners, those of its type first, then those of `*`. */
   emitted(event: EventObject): void {
     this.emits++;
+    if (!this.listeners) return;
     const listeners = this.listeners.slice();
     for (const l of listeners) if (l.type === event.type) l.handler(event);
     for (const l of listeners) if (l.type === '*') l.handler(event);
@@ -206,8 +207,8 @@ export class ChartCell {
   /** Runs the step's deferred effects (its emits reach this cell's listeners). */
   private flush(): void {
     const deferred = this.deferred;
-    if (deferred.length === 0) return;
-    this.deferred = [];
+    if (!deferred) return;
+    this.deferred = null;
     const outer = enter(this);
     try {
       for (const fn of deferred) fn();

@@ -136,6 +136,23 @@ describe('inOrder: each value in order, later ones waiting while one waits', () 
     expect(errors).toEqual([new Error('first')]);
   });
 
+  it('tells no error once unsubscribed', async () => {
+    const source = new Subject<number>();
+    const errors: unknown[] = [];
+    const wait = deferred();
+    const sub = inOrder(
+      source,
+      () => wait.promise,
+      () => {},
+      (e) => errors.push(e),
+    );
+    source.next(1);
+    sub.unsubscribe();
+    wait.reject(new Error('late'));
+    await settle();
+    expect(errors).toEqual([]);
+  });
+
   it('hands on nothing once unsubscribed, not even the value it was waiting for', async () => {
     const source = new Subject<number>();
     const seen: number[] = [];
