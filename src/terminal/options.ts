@@ -4,6 +4,7 @@ import type { Journal } from '../journal/journal.js';
 import type { ToolProfile } from '../profiles/types.js';
 import type { KernelConfigInput } from '../schemas/kernel.js';
 import type { RestoreFacts } from '../schemas/record.js';
+import type { TerminalState } from '../schemas/terminal-state.js';
 import type { TerminalHost } from './charts.js';
 import type { WitnessConfig } from './witness.js';
 
@@ -35,4 +36,9 @@ export interface PipelineOptions {
   watchdogBudgetSeconds?: number;
   /** The watchdog cancelled the session: interrupt the agent (only called while a turn runs). */
   interrupt?: () => Promise<void>;
+  /**
+   * Told each new public state before `state$` subscribers are (not the first one: read
+   * `state`). One callback where a subscription would cost a terminal more memory.
+   */
+  onState?: (state: TerminalState) => void;
 }

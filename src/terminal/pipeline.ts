@@ -534,6 +534,7 @@ export class TerminalPipeline {
       // A plain copy: the screen hash is taken now, and the record keeps no screen text.
       evidence: this.evidence && evidenceOf(this.evidence),
     });
+    this.o.onState?.(next);
     this.subject.next(next);
   }
 

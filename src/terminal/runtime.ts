@@ -111,6 +111,8 @@ function startRuntime(
   const witness = deps.sessionClaims
     ? witnessConfigFor(profile.id, input.request.completionAuthority ?? deps.completionAuthority)
     : undefined;
+  /** The runtime has not been stopped: its states still go to the terminal actor. */
+  let live = true;
   const pipeline = new TerminalPipeline({
     terminalId: id,
     profile,
@@ -125,6 +127,9 @@ function startRuntime(
     // below exists) waits its turn in the command queue like every key paneward presses.
     interrupt: (): Promise<void> => commands.cancelForWatchdog(),
     ...(witness ? { witness } : {}),
+    onState: (state) => {
+      if (live) sendBack({ type: 'evt_state', state });
+    },
   });
   let panePid: number | null = null;
   const fail = (error: unknown) => {
@@ -133,7 +138,7 @@ function startRuntime(
       error: error instanceof Error ? error.message : String(error),
     });
   };
-  const published = pipeline.state$.subscribe((state) => sendBack({ type: 'evt_state', state }));
+  sendBack({ type: 'evt_state', state: pipeline.state });
   pipeline.startSession(now());
   if (input.request.toolVersion) {
     pipeline.useVersion(now(), input.request.toolVersion, profile, 'attach');
@@ -196,7 +201,7 @@ function startRuntime(
     redetect?.unsubscribe();
     versions.stop();
     samples.unsubscribe();
-    published.unsubscribe();
+    live = false;
     commands.abort();
     pipeline.dispose();
     host.dispose?.();
