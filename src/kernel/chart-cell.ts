@@ -70,7 +70,12 @@ const scope: Scope = {
   id: '',
   sessionId: '',
   logger: () => {},
-  defer: (fn) => (current!.deferred ??= []).push(fn),
+  // A list made with its first entry: one grown from empty by a push holds room for 17.
+  defer: (fn) => {
+    const cell = current!;
+    if (cell.deferred) cell.deferred.push(fn);
+    else cell.deferred = [fn];
+  },
   system: {
     _sendInspectionEvent: (ev: InspectionEvent) => current!.inspected(ev),
     _logger: () => {},
@@ -151,7 +156,8 @@ export class ChartCell {
 
   on(type: string, handler: Handler): { unsubscribe(): void } {
     const listener = new Listener(this, type, handler);
-    (this.listeners ??= []).push(listener);
+    if (this.listeners) this.listeners.push(listener);
+    else this.listeners = [listener];
     return listener;
   }
 

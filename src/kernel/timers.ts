@@ -36,7 +36,11 @@ export class Timers {
   private wake: Subscription | null = null;
   private seq = 0;
   private firing = false;
-  private readonly firedListeners = new Set<(due: number) => void>();
+  /**
+   * A list made anew on each change (a terminal has one listener: a one-entry set, or a list
+   * grown by a push, takes three times the memory).
+   */
+  private firedListeners: Array<(due: number) => void> = [];
 
   constructor(
     private readonly scheduler: SchedulerLike,
@@ -90,7 +94,7 @@ export class Timers {
         if (!next) break;
         this.entries.delete(next[0]);
         next[1].fire(next[1].due);
-        for (const listener of this.firedListeners) listener(next[1].due);
+        for (const listener of this.firedListeners.slice()) listener(next[1].due);
       }
     } finally {
       this.firing = false;
@@ -100,12 +104,14 @@ export class Timers {
 
   /** Calls `listener` after each timer has fired, with its deadline. */
   onFired(listener: (due: number) => void): () => void {
-    this.firedListeners.add(listener);
-    return () => this.firedListeners.delete(listener);
+    this.firedListeners = [...this.firedListeners, listener];
+    return () => {
+      this.firedListeners = this.firedListeners.filter((l) => l !== listener);
+    };
   }
 
   dispose(): void {
-    this.firedListeners.clear();
+    this.firedListeners = [];
     this.entries.clear();
     this.wake?.unsubscribe();
     this.wake = null;

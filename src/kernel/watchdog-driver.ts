@@ -25,12 +25,12 @@ export class WatchdogDriver {
   private readonly runner: ChartRunner<ActorRefFrom<typeof watchdogMachine>>;
   private replaying = false;
   private now = 0;
-  private readonly subs: Array<{ unsubscribe(): void }> = [];
+  private readonly off: { unsubscribe(): void };
 
   constructor(private readonly o: WatchdogDriverOptions) {
     this.runner = new ChartRunner(o.actor, o.hub);
     // One listener for every event the chart emits (a listener each took about 100 bytes).
-    this.subs.push(o.actor.on('*', (ev) => this.onEmitted(ev)));
+    this.off = o.actor.on('*', (ev) => this.onEmitted(ev));
   }
 
   /** What the chart asks for: its deadline timer, and a session cancelled. */
@@ -84,7 +84,7 @@ export class WatchdogDriver {
 
   stop(): void {
     this.o.timers.clear(this.o.key);
-    for (const s of this.subs) s.unsubscribe();
+    this.off.unsubscribe();
     this.runner.dispose();
   }
 

@@ -35,7 +35,7 @@ export class TerminalCommands {
   /** The tail of the queue of acting commands. */
   private queue: Promise<unknown> = Promise.resolve();
   /** Per submitted turn, the pane as drawn after the paste, before the submit keys. */
-  private readonly pasted = new Map<string, string | null>();
+  private pasted: Map<string, string | null> | null = null;
 
   constructor(
     private readonly pipeline: TerminalPipeline,
@@ -75,7 +75,7 @@ export class TerminalCommands {
     try {
       await this.confirmSubmitted(turnId);
     } finally {
-      this.pasted.delete(turnId);
+      this.pasted?.delete(turnId);
     }
     return turnId;
   }
@@ -186,12 +186,13 @@ export class TerminalCommands {
       await this.typing.paste(buffer);
       // An Enter that arrives while the CLI still takes in the paste is dropped by some
       // (grok-cli): submit once the pasted text is drawn, after the profile's pause.
-      this.pasted.set(turnId, await this.typing.untilDrawn(text));
+      const drawn = await this.typing.untilDrawn(text);
+      (this.pasted ??= new Map()).set(turnId, drawn);
       const pause = this.profile.submitDelayMs ?? 0;
       if (pause > 0) await sleep(pause);
       await this.typing.keys(this.profile.submitKeys);
     } catch (error) {
-      this.pasted.delete(turnId);
+      this.pasted?.delete(turnId);
       this.typing.discard(buffer);
       throw typingError(error, turnId);
     }
@@ -226,7 +227,7 @@ export class TerminalCommands {
       // The profile may not place a box holding a draft (grok-cli reads it `unplaced`): the
       // pane unchanged since the paste, our text still in it, says the Enter was lost.
       if (this.pipeline.state.surface.editingInput !== 'yes') {
-        const drawn = this.pasted.get(turnId);
+        const drawn = this.pasted?.get(turnId);
         if (drawn == null || (await this.typing.capture()) !== drawn) return;
         if (!this.stillDraft(turnId)) return;
       }

@@ -123,7 +123,7 @@ export class TurnDriver {
   /** The signals last checked, and what the check gave. */
   private signalsIn: unknown = null;
   private signalsOut: TurnSignals | null = null;
-  private readonly subs: Array<{ unsubscribe(): void }> = [];
+  private readonly off: { unsubscribe(): void };
   /** The session record is being followed (found, and its reader has not stepped aside). */
   private recordLive = false;
   /**
@@ -170,12 +170,10 @@ export class TurnDriver {
     });
     this.last = new ChartRunner(o.lastTurn, o.hub);
     // One listener for every event the chart emits (a listener each took about 100 bytes).
-    this.subs.push(
-      o.turnPhase.on('*', (ev) => {
-        this.onEmitted(ev);
-        this.emitted++;
-      }),
-    );
+    this.off = o.turnPhase.on('*', (ev) => {
+      this.onEmitted(ev);
+      this.emitted++;
+    });
   }
 
   /** What the turn-phase chart asks for: its timers, and the turns it starts and ends. */
@@ -372,7 +370,7 @@ export class TurnDriver {
     this.o.timers.clear(SETTLE_KEY);
     this.o.timers.clear(STALE_KEY);
     this.o.timers.clear(WITNESS_KEY);
-    for (const s of this.subs) s.unsubscribe();
+    this.off.unsubscribe();
     this.phase.dispose();
     this.last.dispose();
   }

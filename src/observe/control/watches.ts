@@ -129,7 +129,8 @@ export class WatchIndex {
 
   setTree(w: Watch, tree: number[]): void {
     for (const pid of w.tree) remove(this.#byPid, pid, w);
-    w.tree = tree;
+    // A copy of its own size: a list grown by pushes holds room for 17 pids.
+    w.tree = tree.slice();
     for (const pid of tree) add(this.#byPid, pid, w);
   }
 
