@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type * as ControlM from '../../src/observe/control/index.js';
 import { createExecaTransport } from '../../src/observe/execa-transport.js';
 import { createPollingSource, type FrameSource } from '../../src/observe/frame-source.js';
-import type { ProfileFactory } from '../../src/profiles/types.js';
+import type { ProfileFactory, ToolProfile } from '../../src/profiles/types.js';
 import { NO_SIGNALS, type ProfileResult } from '../../src/schemas/signals.js';
 import type * as SupervisorM from '../../src/supervisor/supervisor.js';
 import { FLEET_PROCESS_NAMES, type FleetPane } from './scale-tmux.js';
@@ -175,7 +175,9 @@ function paneward<T>(path: string, o: ObserverOptions): Promise<T> {
 
 const TICK = /^tick \d+ \d+\.\d+$/;
 
-const fleetProfile: ProfileFactory = () => ({
+// One profile object for every pane, as paneward's own profiles are shared by the terminals of
+// one tool and version.
+const fleet: ToolProfile = {
   id: 'fleet',
   verifiedVersions: 'bench',
   processNames: NAMES,
@@ -205,7 +207,8 @@ const fleetProfile: ProfileFactory = () => ({
       evidence: { detector: 'fleet', rule: tick ? 'tick' : 'still' },
     };
   },
-});
+};
+const fleetProfile: ProfileFactory = () => fleet;
 
 /**
  * The loop agent dashboards run: per pane, `tmux capture-pane -p` in a subprocess every

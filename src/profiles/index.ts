@@ -36,8 +36,24 @@ export function getProfile(
   toolVersion?: string,
   options?: ProfileOptions,
 ): ToolProfile {
-  return (PROFILES[tool] ?? createUnsupportedProfile)(toolVersion, options);
+  const key = `${tool}\0${toolVersion ?? ''}\0${options?.readUnverified === true ? 1 : 0}`;
+  let profile = made.get(key);
+  if (!profile) {
+    // Versions come from attach requests and panes: a bounded number of them is kept.
+    if (made.size >= MADE_MAX) made.clear();
+    profile = (PROFILES[tool] ?? createUnsupportedProfile)(toolVersion, options);
+    made.set(key, profile);
+  }
+  return profile;
 }
+
+/**
+ * Profiles made, by tool, version and options. A profile is pure (its parse reads only the
+ * screen), so the terminals of one tool and version share one: a profile object with its
+ * parse closure took about 700 bytes per terminal.
+ */
+const made = new Map<string, ToolProfile>();
+const MADE_MAX = 256;
 
 /** Process names per known tool, for discovering panes that run an agent. */
 export function knownTools(): Array<{ id: string; processNames: readonly string[] }> {

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { getProfile } from '../../src/profiles/index.js';
+
+describe('profiles are shared by the terminals of one tool, version and options', () => {
+  it('gives the same object for the same tool, version and options, another for any other', () => {
+    const a = getProfile('claude_code', '2.1.330');
+    expect(getProfile('claude_code', '2.1.330')).toBe(a);
+    expect(getProfile('claude_code', '2.1.330', { readUnverified: false })).toBe(a);
+    expect(getProfile('claude_code', '2.1.331')).not.toBe(a);
+    expect(getProfile('claude_code')).not.toBe(a);
+    expect(getProfile('codex', '2.1.330')).not.toBe(a);
+    // A version newer than every verified one reads unrecognised unless asked otherwise.
+    const newer = getProfile('claude_code', '99.0.0');
+    const read = getProfile('claude_code', '99.0.0', { readUnverified: true });
+    expect(read).not.toBe(newer);
+    expect(newer.unverifiedUnread).toBe(true);
+    expect(read.unverifiedUnread).toBeUndefined();
+  });
+
+  it('keeps a bounded number: many versions later, a profile is made again, and reads alike', () => {
+    const first = getProfile('gemini_cli', '0.1.0');
+    for (let i = 0; i < 300; i++) getProfile('gemini_cli', `0.0.${i}`);
+    const again = getProfile('gemini_cli', '0.1.0');
+    expect(again).not.toBe(first);
+    const screen = { text: '> \n' };
+    expect(again.parse(screen)).toEqual(first.parse(screen));
+  });
+});
