@@ -89,6 +89,37 @@ export interface SessionObserverOptions {
 }
 
 /**
+ * One interval timer per period for every observer checking its pane's process at that
+ * period, not one per observer (a Node timer and its closure are a terminal's few hundred
+ * bytes, and a thousand timers wake the process a thousand times). Returns what stops the
+ * checks of `observer`.
+ */
+function everyMs(ms: number, observer: { checkProcess(): Promise<void> }): () => void {
+  let group = processChecks.get(ms);
+  if (!group) {
+    const members = new Set<{ checkProcess(): Promise<void> }>();
+    const timer = setInterval(() => {
+      for (const m of members) void m.checkProcess();
+    }, ms);
+    timer.unref();
+    group = { members, timer };
+    processChecks.set(ms, group);
+  }
+  group.members.add(observer);
+  return () => {
+    const g = processChecks.get(ms);
+    if (!g?.members.delete(observer) || g.members.size > 0) return;
+    clearInterval(g.timer);
+    processChecks.delete(ms);
+  };
+}
+
+const processChecks = new Map<
+  number,
+  { members: Set<{ checkProcess(): Promise<void> }>; timer: NodeJS.Timeout }
+>();
+
+/**
  * The session-record witness of one terminal: finds the record of the CLI running in the pane
  * (after each submitted turn, and whenever the pane's agent process changes), claims it, follows
  * it, and reports its turn events. On the first piece the reader does not know it steps aside
@@ -101,15 +132,14 @@ export class SessionObserver {
   private side: RecordFollower | null = null;
   private searchUntil = 0;
   private searchTimer: NodeJS.Timeout | null = null;
-  private processTimer: NodeJS.Timeout | null = null;
+  private readonly stopProcessChecks: () => void;
   private locating: Promise<void> | null = null;
   private stopped = false;
   /** Records of this pane's earlier agent processes: a restarted CLI writes a new one. */
   private readonly retired = new Set<string>();
 
   constructor(private readonly o: SessionObserverOptions) {
-    this.processTimer = setInterval(() => void this.checkProcess(), o.processCheckMs ?? 2000);
-    this.processTimer.unref();
+    this.stopProcessChecks = everyMs(o.processCheckMs ?? 2000, this);
   }
 
   get status(): ObserverStatus {
@@ -141,8 +171,8 @@ export class SessionObserver {
     this.stopped = true;
     this.dropFollower();
     if (this.searchTimer) clearTimeout(this.searchTimer);
-    if (this.processTimer) clearInterval(this.processTimer);
-    this.searchTimer = this.processTimer = null;
+    this.stopProcessChecks();
+    this.searchTimer = null;
   }
 
   private tryLocate(): Promise<void> {
@@ -235,7 +265,7 @@ export class SessionObserver {
   }
 
   /** A different agent process in the pane (a restart): its record is another file. */
-  private async checkProcess(): Promise<void> {
+  async checkProcess(): Promise<void> {
     if (this.stopped || this.statusNow.state !== 'following') return;
     const followed = this.statusNow.pid;
     const pane = await this.o.panePid().catch(() => null);

@@ -1,6 +1,6 @@
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { SessionContext, SessionRecordReader } from '../../src/profiles/session-record.js';
 import {
   ClaimRegistry,
@@ -244,5 +244,39 @@ describe('SessionObserver: a shared side record', () => {
     });
     await new Promise((r) => setTimeout(r, 100));
     expect(b.o.status.state).toBe('following');
+  });
+});
+
+describe('process checks of many observers', () => {
+  it('share one timer per period, which every observer stopped takes away', () => {
+    vi.useFakeTimers();
+    try {
+      const before = vi.getTimerCount();
+      const claims = new ClaimRegistry();
+      const reader = folderReader(join(root, 'shared-timer'));
+      const make = (processCheckMs: number) =>
+        new SessionObserver({
+          owner: 'o',
+          reader,
+          processNames: ['x'],
+          claims,
+          panePid: () => Promise.resolve(1),
+          report: () => {},
+          processCheckMs,
+        });
+      const many = Array.from({ length: 50 }, () => make(2000));
+      expect(vi.getTimerCount()).toBe(before + 1);
+      const other = make(500);
+      expect(vi.getTimerCount()).toBe(before + 2);
+      for (const o of many.slice(1)) o.stop();
+      expect(vi.getTimerCount()).toBe(before + 2);
+      many[0]!.stop();
+      many[0]!.stop();
+      expect(vi.getTimerCount()).toBe(before + 1);
+      other.stop();
+      expect(vi.getTimerCount()).toBe(before);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
