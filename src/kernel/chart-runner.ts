@@ -140,14 +140,14 @@ export class ChartRunner<TActor extends AnyActorRef> {
   private readonly skipRepeats: boolean = false;
   private readonly repeatKey: ((event: EventObject) => string) | null = null;
   private readonly contextByValue: boolean = false;
-  private offEmitted: { unsubscribe(): void } | null = null;
+  private readonly offEmitted: { unsubscribe(): void } | null = null;
   /** Events the chart actor emitted (counted only while repeats are skipped). */
   private emittedByActor = 0;
   /** The last event sent, when it changed nothing. */
   private unchanged: Unchanged | null = null;
   /** Microsteps of the event being sent that left the chart's state as it was, oldest first. */
   private unread: Array<[AnyMachineSnapshot, EventObject]> | null = null;
-  private unwatchActor: (() => void) | null = null;
+  private readonly unwatchActor: (() => void) | null = null;
 
   constructor(
     readonly actor: TActor,
