@@ -34,6 +34,8 @@ const EPSILON = 1e-9;
 export class Timers {
   private readonly entries = new Map<string, TimerEntry>();
   private wake: Subscription | null = null;
+  /** The deadline `wake` is for (Infinity: none). */
+  private wakeAt = Infinity;
   private seq = 0;
   private firing = false;
   /**
@@ -115,22 +117,29 @@ export class Timers {
     this.entries.clear();
     this.wake?.unsubscribe();
     this.wake = null;
+    this.wakeAt = Infinity;
   }
 
   private reschedule(): void {
     // Stryker disable next-line ConditionalExpression: advanceTo reschedules when firing is over; a wake-up asked for meanwhile is replaced by that one before the scheduler can run it
     if (this.firing) return;
-    this.wake?.unsubscribe();
-    this.wake = null;
     let earliest = Infinity;
     for (const e of this.entries.values()) earliest = Math.min(earliest, e.due);
+    // The wake-up already set is for this deadline: kept (every frame and every timer set
+    // would otherwise cancel a scheduler action and make another).
+    if (this.wake && earliest === this.wakeAt) return;
+    this.wake?.unsubscribe();
+    this.wake = null;
+    this.wakeAt = Infinity;
     if (earliest === Infinity) return;
     const delayMs = Math.max(0, earliest * 1000 + this.originMs - this.scheduler.now());
     // A deadline weeks away (a session budget) is chained: Node's timers overflow past 2^31 ms.
+    this.wakeAt = earliest;
     this.wake = scheduleLong(
       this.scheduler,
       () => {
         this.wake = null;
+        this.wakeAt = Infinity;
         this.advanceTo(Math.max(this.now(), earliest));
       },
       delayMs,

@@ -83,3 +83,44 @@ describe('Timers', () => {
     expect(fired).toEqual([['stall', 30]]);
   });
 });
+
+describe('Timers: one wake-up for the earliest deadline', () => {
+  it('keeps the wake-up while the earliest deadline stays, and moves it when that one goes', () => {
+    const clock = new VirtualClock();
+    let scheduled = 0;
+    const scheduler = {
+      now: () => clock.scheduler.now(),
+      schedule: ((work: () => void, delay?: number) => {
+        scheduled++;
+        return clock.scheduler.schedule(work, delay);
+      }) as typeof clock.scheduler.schedule,
+    };
+    const timers = new Timers(scheduler);
+    const fired: Array<[string, number]> = [];
+    const add = (key: string, due: number) => timers.set(key, due, 0, (t) => fired.push([key, t]));
+    add('a', 5);
+    expect(scheduled).toBe(1);
+    // A later deadline, an observation before the earliest, the same deadline again: kept.
+    add('b', 10);
+    timers.advanceTo(1);
+    add('a', 5);
+    expect(scheduled).toBe(1);
+    // The earliest goes: the wake-up moves to the next one, which fires on time by itself.
+    timers.clear('a');
+    expect(scheduled).toBe(2);
+    clock.advanceTo(9.9);
+    expect(fired).toEqual([]);
+    clock.advanceTo(10);
+    expect(fired).toEqual([['b', 10]]);
+    // An earlier one than the wake-up's moves it too.
+    add('c', 20);
+    add('d', 15);
+    expect(scheduled).toBe(4);
+    clock.advanceTo(30);
+    expect(fired).toEqual([
+      ['b', 10],
+      ['d', 15],
+      ['c', 20],
+    ]);
+  });
+});
