@@ -109,19 +109,26 @@ describe.skipIf(missing)('live Claude Code: hooks as the third witness', () => {
     expect(r.lastTurn.result).toBe('known_failure');
     const ended = await h.endedOf(turnId);
     expect(ended).toMatchObject({ outcome: 'known_failure' });
-    // The screen shows the error as the CLI runs its hook: the hook decides it with the screen,
-    // or confirms the screen's word a moment later; either way the journal names the hook.
-    await h.until('the hook agreeing', h.state, (s) => s.lastTurn.witness === 'both', 3000);
+    // The screen shows the error as the CLI runs its hook and writes its session record: the
+    // hook decides it with the screen, or confirms the screen's word a moment later, and the
+    // journal names it; unless the record confirmed it first (docs/hooks.md), which the
+    // journal says as plainly.
+    await h.until('a second witness agreeing', h.state, (s) => s.lastTurn.witness === 'both', 3000);
     const records = await h.history();
+    const confirmations = records.filter(
+      (x) => x.kind === 'state' && JSON.stringify(x.changed).includes('"both"'),
+    );
     const named =
       ('hook' in ended && ended.hook?.event === 'StopFailure') ||
-      records.some(
-        (x) =>
-          x.kind === 'state' &&
-          x.evidence?.detector === 'hook:StopFailure' &&
-          JSON.stringify(x.changed).includes('"both"'),
-      );
-    expect(named).toBe(true);
+      confirmations.some((x) => x.kind === 'state' && x.evidence?.detector === 'hook:StopFailure');
+    const recordFirst =
+      (ended.kind === 'turn.ended' &&
+        ended.witness === 'both' &&
+        ended.record !== undefined &&
+        ended.hook === undefined) ||
+      confirmations.some((x) => x.kind === 'state' && x.evidence === null);
+    expect(named || recordFirst).toBe(true);
+    if (!named) console.log('hooks: the session record confirmed the API error before the hook');
   }, 90_000);
 
   it('uninstall takes the hook out and leaves what else is in the settings as it was', async () => {
