@@ -1,3 +1,4 @@
+import { tmuxArgv } from '../observe/tmux-argv.js';
 import { execFile } from 'node:child_process';
 import { Target } from '../schemas/target.js';
 import { EXIT } from './exit.js';
@@ -40,13 +41,13 @@ export function localPane(target: string): Promise<PaneNames | null> {
   return new Promise((resolve) => {
     execFile(
       'tmux',
-      [
+      tmuxArgv([
         'display-message',
         '-p',
         '-t',
         target,
         '#{pane_id}\t#{session_name}:#{window_index}.#{pane_index}',
-      ],
+      ]),
       { timeout: 2000 },
       (error, stdout) => {
         if (error) return resolve(null);

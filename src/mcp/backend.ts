@@ -1,3 +1,4 @@
+import { tmuxArgv } from '../observe/tmux-argv.js';
 import { z } from 'zod';
 import { isPanewardError, PanewardError } from '../errors.js';
 import {
@@ -150,11 +151,13 @@ export async function tmuxPaneNames(
     'tmux',
     [
       ...args,
-      'display-message',
-      '-p',
-      '-t',
-      target,
-      '#{pane_id}\t#{session_name}:#{window_index}.#{pane_index}',
+      ...tmuxArgv([
+        'display-message',
+        '-p',
+        '-t',
+        target,
+        '#{pane_id}\t#{session_name}:#{window_index}.#{pane_index}',
+      ]),
     ],
     { reject: false, timeout: 2000, stdin: 'ignore' },
   );

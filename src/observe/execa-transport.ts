@@ -2,6 +2,7 @@ import { execa } from 'execa';
 import { PanewardError } from '../errors.js';
 import { Semaphore } from './internal/semaphore.js';
 import { toTmuxError } from './internal/tmux-errors.js';
+import { THEN, tmuxArgv, type TmuxArg } from './tmux-argv.js';
 import type { TmuxRunOptions, TmuxTransport } from './transport.js';
 
 /** Options for {@link createExecaTransport}. */
@@ -54,10 +55,11 @@ export function createExecaTransport(options: ExecaTransportOptions = {}): TmuxT
   ];
   let closed = false;
 
-  async function runOnce(args: readonly string[], opts: TmuxRunOptions): Promise<string> {
+  async function runOnce(args: readonly TmuxArg[], opts: TmuxRunOptions): Promise<string> {
     const timeoutMs = opts.timeoutMs ?? defaultTimeout;
-    const command = args[0] ?? '';
-    const subprocess = execa(binary, [...socketArgs, ...args], {
+    const first = args[0];
+    const command = first === undefined || first === THEN ? '' : first;
+    const subprocess = execa(binary, [...socketArgs, ...tmuxArgv(args)], {
       timeout: timeoutMs,
       cancelSignal: opts.signal,
       forceKillAfterDelay: forceKillAfterMs,

@@ -6,6 +6,7 @@ import type { Target } from '../schemas/target.js';
 import { withDeadline } from './internal/deadline.js';
 import { decideProcess } from './probe-outcome.js';
 import { findProcesses } from './process.js';
+import { THEN, type TmuxArg } from './tmux-argv.js';
 import type { TmuxTransport } from './transport.js';
 import type { PaneInfo, PaneProbe } from './types.js';
 
@@ -58,24 +59,35 @@ export async function probePane(
 
   // A fresh marker per probe: the screen cannot contain it by accident.
   const marker = `__paneward_${randomBytes(12).toString('hex')}__`;
-  const args = [
+  const args: TmuxArg[] = [
     'display-message',
     '-p',
     '-t',
     target,
     PANE_FORMAT,
-    ';',
+    THEN,
     'display-message',
     '-p',
     marker,
-    ';',
+    THEN,
     'capture-pane',
     '-p',
     '-t',
     target,
   ];
   if (options.includeAnsi) {
-    args.push(';', 'display-message', '-p', marker, ';', 'capture-pane', '-p', '-e', '-t', target);
+    args.push(
+      THEN,
+      'display-message',
+      '-p',
+      marker,
+      THEN,
+      'capture-pane',
+      '-p',
+      '-e',
+      '-t',
+      target,
+    );
   }
 
   let stdout: string;

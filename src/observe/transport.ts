@@ -1,3 +1,5 @@
+import type { TmuxArg } from './tmux-argv.js';
+
 /** Per-call options for a tmux command. */
 export interface TmuxRunOptions {
   /** Cancels the call; the call rejects with a `PanewardError` coded `aborted`. */
@@ -18,12 +20,13 @@ export interface TmuxRunOptions {
  */
 export interface TmuxTransport {
   /**
-   * Runs one tmux command line (several commands may be chained with a `;` argument) and
-   * resolves with its stdout, unmodified. Rejects with a `PanewardError` coded `tmux_timeout`,
+   * Runs one tmux invocation and resolves with its stdout, unmodified. Every string in `args` is
+   * data: an implementation passes it so that tmux reads it literally (`tmuxArgv`), and commands
+   * are chained only with the `THEN` separator. Rejects with a `PanewardError` coded `tmux_timeout`,
    * `tmux_missing` (no server, session, window or pane), `tmux_failed` or `aborted`, and
    * `invalid_input` for a timeout the transport cannot wait.
    */
-  run(args: readonly string[], opts?: TmuxRunOptions): Promise<string>;
+  run(args: readonly TmuxArg[], opts?: TmuxRunOptions): Promise<string>;
   /** Releases the transport's resources; later calls reject. */
   close(): Promise<void>;
 }

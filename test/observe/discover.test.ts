@@ -86,7 +86,7 @@ describe('detectPaneTool', () => {
     const commands: string[] = [];
     const transport: TmuxTransport = {
       run: (args, opts) => {
-        commands.push(args[0] ?? '');
+        commands.push(String(args[0] ?? ''));
         return s!.transport.run(args, opts);
       },
       close: async () => {},

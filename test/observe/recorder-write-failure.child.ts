@@ -4,6 +4,7 @@
 import { closeSync, openSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { startRecorder } from '../../src/observe/recorder.js';
+import { THEN } from '../../src/observe/tmux-argv.js';
 import type { TmuxTransport } from '../../src/observe/transport.js';
 
 const dir = process.argv[2] as string;
@@ -12,7 +13,7 @@ const mode = process.argv[3];
 function screenTransport(screen: string): TmuxTransport {
   return {
     async run(args) {
-      const marker = args[args.indexOf(';') + 3];
+      const marker = String(args[args.indexOf(THEN) + 3]);
       return `%1\t4242\t1\t80\t24\tsh\n${marker}\n${screen}\n`;
     },
     async close() {},

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRecorder } from '../../src/observe/recorder.js';
 import { RecordingLine } from '../../src/schemas/recording.js';
+import { THEN, type TmuxArg } from '../../src/observe/tmux-argv.js';
 import { startAgentSession } from '../e2e/harness/session.js';
 import type { AgentSession } from '../e2e/harness/session.js';
 
@@ -150,10 +151,10 @@ describe('startRecorder with an injected clock', () => {
     let clock = 1000;
     let polls = 0;
     const transport = {
-      async run(args: readonly string[]) {
+      async run(args: readonly TmuxArg[]) {
         polls += 1;
         clock += 123.4567; // each poll takes this long on the injected clock
-        const marker = args[args.indexOf(';') + 3];
+        const marker = String(args[args.indexOf(THEN) + 3]);
         return `%3\t4242\t1\t80\t24\tsh\n${marker}\nscreen ${polls}\n`;
       },
       async close() {},

@@ -24,7 +24,7 @@ function runtime(
     samples: () => NEVER,
     transport: {
       run: async (args, opts) => {
-        typed.push([...args]);
+        typed.push(args.map(String));
         if (args[0] === 'load-buffer') loaded = opts?.input ?? '';
         return args[0] === 'capture-pane' ? `> ${loaded}\n` : '';
       },

@@ -1,3 +1,4 @@
+import { formatLiteral, tmuxArgv } from '../../observe/tmux-argv.js';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -152,9 +153,20 @@ interface DemoPane {
   readsNoInput?: string;
 }
 
-const tmuxNew = (socketName: string, id: string, cols: number, rows: number) => [
-  ...['-L', socketName, '-f', '/dev/null', 'new-session', '-d', '-s', id],
-  ...['-x', String(cols), '-y', String(rows)],
+/** `tmux new-session` on the demo's server; `rest` (its folder, environment, command) is data. */
+const tmuxNew = (
+  socketName: string,
+  id: string,
+  cols: number,
+  rows: number,
+  rest: readonly string[],
+) => [
+  ...['-L', socketName, '-f', '/dev/null'],
+  ...tmuxArgv([
+    ...['new-session', '-d', '-s', formatLiteral(id)],
+    ...['-x', String(cols), '-y', String(rows)],
+    ...rest,
+  ]),
 ];
 
 /** One session per recording, its pane playing it under the CLI's process name. */
@@ -174,11 +186,12 @@ async function startRecordedPanes(
     symlinkSync(process.execPath, join(bin, name));
   }
   for (const p of panes) {
-    const size = tmuxNew(socketName, p.id, p.header.cols ?? 160, p.header.rows ?? 45);
-    await execa('tmux', [
-      ...size,
-      ...['--', join(bin, p.name), PLAYER, p.path, String(pauseSeconds), String(process.pid)],
-    ]);
+    await execa(
+      'tmux',
+      tmuxNew(socketName, p.id, p.header.cols ?? 160, p.header.rows ?? 45, [
+        ...['--', join(bin, p.name), PLAYER, p.path, String(pauseSeconds), String(process.pid)],
+      ]),
+    );
     started();
   }
   return panes.map((p) => ({
@@ -211,10 +224,12 @@ async function startLivePanes(
     if (agent.cleanup) started(agent.cleanup);
     const env = Object.entries(agent.launch.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
     const id = `${agent.tool}-live`;
-    await execa('tmux', [
-      ...tmuxNew(socketName, id, 160, 45),
-      ...['-c', agent.launch.cwd, ...env, '--', ...agent.launch.command],
-    ]);
+    await execa(
+      'tmux',
+      tmuxNew(socketName, id, 160, 45, [
+        ...['-c', formatLiteral(agent.launch.cwd), ...env, '--', ...agent.launch.command],
+      ]),
+    );
     started(() => {});
     panes.push({ id, tool: agent.tool });
   }
