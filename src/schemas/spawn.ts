@@ -97,6 +97,19 @@ export const BranchName = z
     'must be a valid branch name (no leading dash, dot or slash, no "..", "//" or trailing ".lock")',
   );
 
+/** What a spawn's arguments and environment may take together, in UTF-8 bytes. */
+export const MAX_COMMAND_TEXT_BYTES = 12_288;
+
+function commandTextBytes(
+  args: readonly string[] | undefined,
+  env: Record<string, string> | undefined,
+): number {
+  let n = 0;
+  for (const a of args ?? []) n += Buffer.byteLength(a, 'utf8') + 1;
+  for (const [k, v] of Object.entries(env ?? {})) n += Buffer.byteLength(`${k}=${v}`, 'utf8') + 4;
+  return n;
+}
+
 /**
  * What `spawn` takes: start an agent CLI in a new tmux window, the way its launch recipe says,
  * and attach it. Nothing here is ever joined into a shell string: the command is argv.
@@ -125,7 +138,12 @@ export const SpawnRequest = z
       .string()
       .min(1)
       .max(64)
-      .regex(new RegExp(`^[^:.${CONTROL}]+$`), 'must not hold ":", "." or control characters')
+      // tmux writes ":" and "." of a session name as "_", a backslash as two, and a "$" before
+      // another character as "\$": a name with them would not be the name given.
+      .regex(
+        new RegExp(`^[^:.$\\\\${CONTROL}]+$`),
+        'must not hold ":", ".", "$", "\\" or control characters',
+      )
       .optional(),
     /** The terminal id; default: named after the session and window. */
     id: z
@@ -154,6 +172,10 @@ export const SpawnRequest = z
     readyTimeoutSeconds: z.number().positive().max(600).optional(),
     /** This terminal's chart settings. */
     config: ChartSettings.optional(),
+  })
+  .refine((r) => commandTextBytes(r.args, r.env) <= MAX_COMMAND_TEXT_BYTES, {
+    message: `args and env together must be at most ${MAX_COMMAND_TEXT_BYTES} bytes (tmux carries the whole command in one 16 KiB message)`,
+    path: ['args'],
   })
   .openapi('SpawnRequest');
 export type SpawnRequest = z.input<typeof SpawnRequest>;

@@ -1,6 +1,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { PanewardError } from '../errors.js';
+import { formatLiteral, tmuxCommandBytes, TMUX_COMMAND_BYTES } from '../observe/tmux-argv.js';
 import type { LaunchRecipe } from '../profiles/launch.js';
 
 /** What a spawn starts: every part a separate argv entry, never joined into a shell string. */
@@ -8,7 +9,7 @@ export interface LaunchPlan {
   session: string;
   window: string;
   cwd: string;
-  /** Environment entries (`-e K=V`), in order. */
+  /** Environment entries (`NAME=VALUE` for `env`), in order. */
   env: ReadonlyArray<readonly [string, string]>;
   /** The absolute path of the executable, then its arguments. */
   argv: readonly string[];
@@ -34,18 +35,19 @@ export function cliArgv(
 
 /**
  * The command tmux runs, as several arguments so tmux executes it directly (a single argument
- * would go to `sh -c`): `env -- argv…` keeps it several even when argv is the executable alone.
- * An executable whose path holds `=` would be read by env as a variable, so it is refused.
+ * would go to `sh -c`): `env -- NAME=VALUE… argv…` keeps it several even when argv is the
+ * executable alone, and sets the environment. An executable whose path holds `=` would be read
+ * by env as a variable, so it is refused; names are checked by the request's schema.
  */
-export function direct(argv: readonly string[]): string[] {
-  const [exe] = argv;
+export function direct(plan: Pick<LaunchPlan, 'env' | 'argv'>): string[] {
+  const [exe] = plan.argv;
   if (exe === undefined || !isAbsolute(exe) || exe.includes('=')) {
     throw new PanewardError(
       'invalid_input',
       `spawn: field \`tool\`: the executable must be an absolute path without "=", got ${JSON.stringify(exe)}`,
     );
   }
-  return ['/usr/bin/env', '--', ...argv];
+  return ['/usr/bin/env', '--', ...plan.env.map(([k, v]) => `${k}=${v}`), ...plan.argv];
 }
 
 /** tmux arguments that open a new session holding the placeholder; it prints the pane id. */
@@ -56,12 +58,13 @@ export function newSessionArgs(plan: LaunchPlan, size = { x: 160, y: 45 }): stri
     '-P',
     '-F',
     '#{pane_id}',
+    // tmux expands formats in these three: the names and folder given are passed as literals.
     '-s',
-    plan.session,
+    formatLiteral(plan.session),
     '-n',
-    plan.window,
+    formatLiteral(plan.window),
     '-c',
-    plan.cwd,
+    formatLiteral(plan.cwd),
     '-x',
     String(size.x),
     '-y',
@@ -83,27 +86,38 @@ export function newWindowArgs(plan: LaunchPlan): string[] {
     '-t',
     `=${plan.session}:`,
     '-n',
-    plan.window,
+    formatLiteral(plan.window),
     '-c',
-    plan.cwd,
+    formatLiteral(plan.cwd),
     '--',
     ...HOLD,
   ];
 }
 
-/** tmux arguments that (re)start the CLI in the pane, killing what runs there. */
+/**
+ * tmux arguments that (re)start the CLI in the pane, killing what runs there. The environment
+ * is given to `env` (not tmux's `-e`): tmux puts its own client's `PATH` over a `PATH` given with
+ * `-e`, and its own `TERM` over a `TERM`, and the CLI is to get exactly what was asked.
+ */
 export function respawnArgs(paneId: string, plan: LaunchPlan): string[] {
-  return [
-    'respawn-pane',
-    '-k',
-    '-t',
-    paneId,
-    '-c',
-    plan.cwd,
-    ...plan.env.flatMap(([k, v]) => ['-e', `${k}=${v}`]),
-    '--',
-    ...direct(plan.argv),
-  ];
+  return ['respawn-pane', '-k', '-t', paneId, '-c', formatLiteral(plan.cwd), '--', ...direct(plan)];
+}
+
+/**
+ * Refuses, before anything is created, a plan whose command tmux could not carry (its message
+ * is bounded: see {@link TMUX_COMMAND_BYTES}), naming the fields that fill it.
+ */
+export function checkPlanSize(plan: LaunchPlan): void {
+  const bytes = Math.max(
+    tmuxCommandBytes(respawnArgs('%0000000', plan)),
+    tmuxCommandBytes(newSessionArgs(plan)),
+  );
+  if (bytes > TMUX_COMMAND_BYTES) {
+    throw new PanewardError(
+      'invalid_input',
+      `spawn: fields \`args\` and \`env\`: the command would take ${bytes} bytes, more than the ${TMUX_COMMAND_BYTES} tmux carries in one command`,
+    );
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, rmdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import {
   filter,
@@ -18,6 +18,7 @@ import {
 import { isPanewardError, PanewardError } from '../errors.js';
 import { terminalNameFor, uniqueName } from '../internal/terminal-name.js';
 import type { Journal } from '../journal/journal.js';
+import type { TmuxArg } from '../observe/tmux-argv.js';
 import type { TmuxTransport } from '../observe/transport.js';
 import { launchRecipe, type LaunchRecipe } from '../profiles/launch.js';
 import {
@@ -32,6 +33,7 @@ import type { TerminalCommands } from '../terminal/commands.js';
 import type { AttachRequest } from './options.js';
 import { invalid } from './options.js';
 import {
+  checkPlanSize,
   cliArgv,
   newSessionArgs,
   newWindowArgs,
@@ -108,6 +110,8 @@ interface PaneFacts {
  */
 export class Spawner {
   private readonly owned = new Map<string, Owned>();
+  /** Ids of spawns under way, taken before anything is created. */
+  private readonly reserved = new Set<string>();
   private readonly changed = new Subject<string>();
 
   constructor(private readonly d: SpawnDeps) {}
@@ -135,6 +139,9 @@ export class Spawner {
     if (!existsSync(cwd)) {
       throw new PanewardError('invalid_input', `spawn: field \`cwd\`: no folder ${cwd}`);
     }
+    if (!isDirectory(cwd)) {
+      throw new PanewardError('invalid_input', `spawn: field \`cwd\`: ${cwd} is not a folder`);
+    }
     const env = Object.entries(r.env ?? {});
     const path = r.env?.PATH ?? this.d.env.PATH;
     const executable = resolveExecutable(recipe.executable, path);
@@ -146,76 +153,114 @@ export class Spawner {
     }
     const session = r.session ?? 'paneward';
     const window = r.name ?? r.tool;
-    const id = r.id ?? uniqueName(terminalNameFor(session, window), this.d.takenIds());
-    if (this.d.takenIds().has(id)) {
+    const userArgs = r.args ?? [];
+    // Checked before anything is created: tmux could not carry a longer command.
+    checkPlanSize({ session, window, cwd, env, argv: cliArgv(recipe, executable, userArgs, true) });
+    // The id is taken here, before the first await: a concurrent spawn of the same id (or of
+    // the same name, which would be given the same id) sees it taken and starts nothing.
+    const taken = new Set([...this.d.takenIds(), ...this.reserved]);
+    const id = r.id ?? uniqueName(terminalNameFor(session, window), taken);
+    if (taken.has(id)) {
       throw new PanewardError(
         'invalid_input',
         `spawn: field \`id\`: terminal ${id} already exists`,
       );
     }
-    const worktree = r.worktree ? await addWorktree(cwd, r.worktree) : null;
-    if (worktree) cwd = worktree.path;
-    const userArgs = r.args ?? [];
-    const plan: LaunchPlan = {
-      session,
-      window,
-      cwd,
-      env,
-      argv: cliArgv(recipe, executable, userArgs, false),
+    this.reserved.add(id);
+    // What this spawn created, removed again if it fails before the terminal is attached.
+    const made: { worktree: { path: string; branch: string } | null; paneId: string | null } = {
+      worktree: null,
+      paneId: null,
     };
-    const paneId = await this.openWindow(plan);
-    const policy = r.restart ?? 'never';
-    await this.run(['set-option', '-w', '-t', paneId, 'remain-on-exit', 'on']);
-    await this.run(respawnArgs(paneId, plan));
-    const spawned: Spawned = {
-      tool: r.tool,
-      paneId,
-      session,
-      window,
-      cwd,
-      argv: [...plan.argv],
-      envNames: env.map(([k]) => k),
-      worktree,
-      restart: { policy, restarts: 0, gaveUp: null, lastExit: null },
-    };
-    const terminalId = await this.d.attach({
-      target: paneId,
-      tool: r.tool,
-      id,
-      sessionWallClockSeconds: r.sessionWallClockSeconds ?? SPAWN_BUDGET_SECONDS,
-      ...(r.config ? { config: r.config } : {}),
-    });
-    void this.d.journal
-      .append({
-        kind: 'terminal.spawned',
-        terminalId,
+    let attached = false;
+    let terminalId: string;
+    let owned: Owned;
+    try {
+      const worktree = r.worktree ? await addWorktree(cwd, r.worktree) : null;
+      made.worktree = worktree;
+      if (worktree) cwd = worktree.path;
+      const plan: LaunchPlan = {
+        session,
+        window,
+        cwd,
+        env,
+        argv: cliArgv(recipe, executable, userArgs, false),
+      };
+      const paneId = await this.openWindow(plan);
+      made.paneId = paneId;
+      const policy = r.restart ?? 'never';
+      await this.run(['set-option', '-w', '-t', paneId, 'remain-on-exit', 'on']);
+      await this.run(respawnArgs(paneId, plan));
+      const spawned: Spawned = {
         tool: r.tool,
         paneId,
         session,
         window,
         cwd,
-        argv: spawned.argv,
-        envNames: spawned.envNames,
+        argv: [...plan.argv],
+        envNames: env.map(([k]) => k),
         worktree,
-        restart: policy,
-      })
-      .catch(() => null);
-    const owned: Owned = {
-      recipe,
-      plan,
-      userArgs,
-      executable,
-      spawned,
-      limits: RestartLimits.parse(r.restartLimits ?? {}),
-      restartTimes: [],
-      stopping: false,
-      restarting: false,
-      goneSince: null,
-      watch: this.watch(terminalId, paneId),
-    };
-    this.owned.set(terminalId, owned);
+        restart: { policy, restarts: 0, gaveUp: null, lastExit: null },
+      };
+      terminalId = await this.d.attach({
+        target: paneId,
+        tool: r.tool,
+        id,
+        sessionWallClockSeconds: r.sessionWallClockSeconds ?? SPAWN_BUDGET_SECONDS,
+        ...(r.config ? { config: r.config } : {}),
+      });
+      attached = true;
+      void this.d.journal
+        .append({
+          kind: 'terminal.spawned',
+          terminalId,
+          tool: r.tool,
+          paneId,
+          session,
+          window,
+          cwd,
+          argv: spawned.argv,
+          envNames: spawned.envNames,
+          worktree,
+          restart: policy,
+        })
+        .catch(() => null);
+      owned = {
+        recipe,
+        plan,
+        userArgs,
+        executable,
+        spawned,
+        limits: RestartLimits.parse(r.restartLimits ?? {}),
+        restartTimes: [],
+        stopping: false,
+        restarting: false,
+        goneSince: null,
+        watch: this.watch(terminalId, paneId),
+      };
+      this.owned.set(terminalId, owned);
+    } catch (error) {
+      if (!attached) await this.undo(made);
+      throw error;
+    } finally {
+      this.reserved.delete(id);
+    }
     await this.untilReady(terminalId, owned, r.readyTimeoutSeconds ?? DEFAULT_READY_SECONDS);
     return { terminalId, spawned: structuredClone(owned.spawned) };
+  }
+
+  /**
+   * Removes what a failed spawn created: its window (and the CLI in it) and its worktree with
+   * its branch. Best effort: each part is tried whatever became of the others.
+   */
+  private async undo(made: {
+    worktree: { path: string; branch: string } | null;
+    paneId: string | null;
+  }): Promise<void> {
+    if (made.paneId !== null) {
+      await this.run(['kill-window', '-t', made.paneId]).catch(() => undefined);
+    }
+    if (made.worktree !== null) await dropWorktree(made.worktree).catch(() => undefined);
   }
 
   /** See `Supervisor.stopTerminal`. */
@@ -545,7 +590,7 @@ export class Spawner {
     }
   }
 
-  private run(args: readonly string[]): Promise<string> {
+  private run(args: readonly TmuxArg[]): Promise<string> {
     return this.d.transport.run(args);
   }
 }
@@ -605,6 +650,44 @@ async function addWorktree(cwd: string, branch: string): Promise<{ path: string;
   return { path, branch };
 }
 
+/** Whether `path` is a folder (following links, as a process's working directory does). */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Removes a worktree a failed spawn added (at `<repo>.worktrees/<branch>`), its branch, and the
+ * `<repo>.worktrees` folder when that is left empty.
+ */
+async function dropWorktree(w: { path: string; branch: string }): Promise<void> {
+  const top = w.path.slice(0, w.path.length - w.branch.length - 1);
+  const repo = top.slice(0, top.length - '.worktrees'.length);
+  await execa('git', ['-C', repo, 'worktree', 'remove', '--force', '--', w.path], {
+    reject: false,
+  });
+  await execa('git', ['-C', repo, 'branch', '-D', w.branch], { reject: false });
+  removeEmptyUp(dirname(w.path), top);
+}
+
+/** Removes `dir` and its parents up to and including `top` while they are empty folders. */
+function removeEmptyUp(dir: string, top: string): void {
+  let d = dir;
+  while (d.length >= top.length && d.startsWith(top)) {
+    try {
+      if (readdirSync(d).length > 0) return;
+      rmdirSync(d);
+    } catch {
+      return;
+    }
+    if (d === top) return;
+    d = dirname(d);
+  }
+}
+
 /** The paths a worktree has changed or added (`git status --porcelain`). */
 export async function worktreeChanges(path: string): Promise<string[]> {
   const r = await execa('git', ['-C', path, 'status', '--porcelain'], { reject: false });
@@ -624,4 +707,7 @@ async function removeWorktreeAt(path: string, force: boolean): Promise<void> {
       `the window is closed, but removing the worktree ${path} failed: ${r.stderr.trim().slice(0, 300)}`,
     );
   }
+  // `<repo>.worktrees/` and the folders of a branch with slashes go when nothing else is there.
+  const top = /^(.*\.worktrees)\//.exec(path)?.[1];
+  if (top) removeEmptyUp(dirname(path), top);
 }

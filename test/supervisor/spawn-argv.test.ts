@@ -43,12 +43,13 @@ describe('the argv a spawn builds', () => {
   });
 
   it('always gives tmux several arguments (one alone would go to sh -c)', () => {
-    expect(direct(['/opt/bin/claude'])).toEqual(['/usr/bin/env', '--', '/opt/bin/claude']);
-    expect(() => direct(['claude'])).toThrow(/field `tool`/);
-    expect(() => direct(['/a=b/claude'])).toThrow(/without "="/);
+    const bare = (argv: string[]) => direct({ env: [], argv });
+    expect(bare(['/opt/bin/claude'])).toEqual(['/usr/bin/env', '--', '/opt/bin/claude']);
+    expect(() => bare(['claude'])).toThrow(/field `tool`/);
+    expect(() => bare(['/a=b/claude'])).toThrow(/without "="/);
   });
 
-  it('passes environment values as single -e entries, and the command after --', () => {
+  it('passes environment values as single NAME=VALUE entries to env, and the command after --', () => {
     const plan: LaunchPlan = {
       session: 's',
       window: 'w; kill-server',
@@ -64,16 +65,19 @@ describe('the argv a spawn builds', () => {
       '%3',
       '-c',
       '/tmp/a b',
-      '-e',
-      'K=v; $(x)\nnext',
       '--',
       '/usr/bin/env',
       '--',
+      'K=v; $(x)\nnext',
       '/bin/x',
       ...HOSTILE,
     ]);
     // The window's name is one argument: a `;` in it is no tmux command separator.
     expect(newWindowArgs(plan)).toContain('w; kill-server');
+    // tmux expands formats in names and folders: a `#` is passed as `##`, read back as one.
+    expect(newWindowArgs({ ...plan, window: 'm#(x)', cwd: '/a#{pid}' })).toEqual(
+      expect.arrayContaining(['m##(x)', '/a##{pid}']),
+    );
     expect(newWindowArgs(plan)).toContain('=s:');
   });
 
