@@ -6,17 +6,7 @@
  * session named exactly as given, with a journal record of exactly what ran; or they are refused
  * naming the field, with nothing created. A canary command in the text never runs.
  */
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -32,12 +22,11 @@ import { createMcpServer } from '../../src/mcp/server.js';
 import { MAX_COMMAND_TEXT_BYTES } from '../../src/schemas/spawn.js';
 import { createHttpApp, type HttpApp } from '../../src/server/app.js';
 import { uniqueSocketName } from '../e2e/harness/session.js';
+import { makeStandInClaude, readSeen } from './internal/stand-in-claude.js';
 
 const RUNS = Number(process.env.PANEWARD_TMUX_DATA_RUNS ?? 12);
 const ROOT = mkdtempSync('/tmp/pw-data-');
 const CANARY = join(ROOT, 'canary');
-const PLAYER = resolve('src/tooling/demo/player.mjs');
-const RECORDING = resolve('recordings/claude_code/permission-prompt.jsonl');
 const BIN = resolve('bin/paneward.js');
 
 /** Pieces the generated text is made of: each one something tmux or a shell could act on. */
@@ -121,13 +110,6 @@ const REPORTED: SpawnCase[] = [
   },
 ];
 
-/** What the stand-in CLI wrote of how it was started. */
-interface Seen {
-  argv: string[];
-  cwd: string;
-  env: Map<string, string>;
-}
-
 describe('strings reach tmux as data', () => {
   const socketName = uniqueSocketName('pw-data');
   let sup: Supervisor;
@@ -138,26 +120,7 @@ describe('strings reach tmux as data', () => {
   const tmux = (...args: string[]) => execa('tmux', ['-L', socketName, ...args]);
 
   beforeAll(async () => {
-    bin = join(ROOT, 'bin');
-    mkdirSync(bin);
-    mkdirSync(join(ROOT, 'play'));
-    // The player under the CLI's own process name, so the pane reads as Claude Code's.
-    symlinkSync(process.execPath, join(ROOT, 'play', 'claude'));
-    // The stand-in `claude`: writes its arguments, folder and environment, then plays a real
-    // recording of Claude Code (a ready prompt, then a permission question).
-    writeFileSync(
-      join(bin, 'claude'),
-      [
-        '#!/bin/sh',
-        'out="$PW_PROBE_OUT"',
-        'printf "%s\\0" "$0" "$@" > "$out.argv"',
-        'pwd -P > "$out.cwd"',
-        'env -0 > "$out.env"',
-        `exec ${ROOT}/play/claude ${PLAYER} ${RECORDING} 3600`,
-        '',
-      ].join('\n'),
-    );
-    chmodSync(join(bin, 'claude'), 0o755);
+    bin = makeStandInClaude(ROOT);
     await tmux('-f', '/dev/null', 'new-session', '-d', '-s', 'base', '/bin/sleep', '100000');
     sup = createSupervisor({
       socketName,
@@ -207,17 +170,7 @@ describe('strings reach tmux as data', () => {
     };
   }
 
-  function seen(out: string): Seen {
-    // The script's own path first (printf prints its format once even with no arguments).
-    const argv = readFileSync(`${out}.argv`, 'utf8').split('\0').slice(1, -1);
-    const cwd = readFileSync(`${out}.cwd`, 'utf8').replace(/\n$/, '');
-    const env = new Map<string, string>();
-    for (const entry of readFileSync(`${out}.env`, 'utf8').split('\0').slice(0, -1)) {
-      const eq = entry.indexOf('=');
-      env.set(entry.slice(0, eq), entry.slice(eq + 1));
-    }
-    return { argv, cwd, env };
-  }
+  const seen = readSeen;
 
   async function until(what: () => boolean, ms = 10_000): Promise<void> {
     const end = Date.now() + ms;
