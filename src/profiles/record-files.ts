@@ -67,6 +67,8 @@ export class NotRegularFile extends Error {
   constructor(
     readonly file: string,
     readonly kind: FileKind,
+    /** Found only at the open (the path was swapped after it was looked at). */
+    readonly atOpen = false,
   ) {
     super(`${file} is a ${kind}, not a regular file`);
     this.name = 'NotRegularFile';
@@ -94,12 +96,13 @@ export async function openRegular(file: string): Promise<{ handle: FileHandle; s
     handle = await open(file, OPEN_FLAGS);
   } catch (e) {
     // A socket bound at the path since `stat`: opening it fails with ENXIO.
-    if ((e as NodeJS.ErrnoException).code === 'ENXIO') throw new NotRegularFile(file, 'socket');
+    if ((e as NodeJS.ErrnoException).code === 'ENXIO')
+      throw new NotRegularFile(file, 'socket', true);
     throw e;
   }
   try {
     const stats = await handle.stat();
-    if (!stats.isFile()) throw new NotRegularFile(file, fileKind(stats));
+    if (!stats.isFile()) throw new NotRegularFile(file, fileKind(stats), true);
     return { handle, stats };
   } catch (e) {
     await handle.close();
