@@ -72,7 +72,7 @@ afterEach(() => {
   followers.splice(0).forEach((f) => f.stop());
   observers.splice(0).forEach((o) => o.stop());
   servers.splice(0).forEach((s) => s.close());
-  children.splice(0).forEach((c) => c.kill());
+  children.splice(0).forEach((c) => c.kill('SIGKILL'));
 });
 
 /** A reader of lines `start`/`end`/`noise`; anything else is unknown. */
@@ -264,6 +264,27 @@ describe('only regular files are opened', () => {
     expect(await firstLine(sock)).toBeNull();
     await poolIsFree();
   });
+});
+
+describe('a process following FIFOs', () => {
+  it('still ends on SIGTERM after writing its last file', async () => {
+    const dir = join(root, 'sigterm');
+    mkdirSync(dir);
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(import.meta.dirname, 'fifo-sigterm.child.ts'), dir],
+      { cwd: join(import.meta.dirname, '../..'), stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    children.push(child);
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    await until(() => out.includes('ready'), 15_000);
+    // More opens than the pool has threads were asked for: none may be holding one.
+    child.kill('SIGTERM');
+    expect(await within(exited, 3000, 'exit after SIGTERM')).toBe(0);
+    expect(readFileSync(join(dir, 'bye'), 'utf8')).toBe('done');
+  }, 30_000);
 });
 
 describe('reads are bounded', () => {
