@@ -458,6 +458,31 @@ describe('the observer and what it finds', () => {
     await poolIsFree();
   });
 
+  it('refuses a FIFO as the side record and goes on following the record', async () => {
+    const folder = join(root, 'side');
+    mkdirSync(folder);
+    const file = join(folder, 's.jsonl');
+    writeFileSync(file, 'start\n');
+    const log = mkfifo(join(folder, 'cli.log'));
+    const reader: SessionRecordReader = {
+      ...lineReader,
+      locate: () => Promise.resolve(file),
+      side: { locate: () => Promise.resolve(log), read: () => ({ events: [] }) },
+    };
+    const { o, reports } = observe(reader);
+    await o.locate();
+    await until(() => reports.some((r) => r.type === 'skipped'));
+    const why = 'the side record is a fifo, not a regular file: not read';
+    expect(reports).toContainEqual({
+      type: 'skipped',
+      skip: { what: 'not_regular', file: log, offset: 0, kind: 'fifo', why },
+    });
+    expect(o.status).toEqual({ state: 'following', file, pid: 100, why });
+    appendFileSync(file, 'end\n');
+    await until(() => reports.some((r) => r.type === 'events' && r.events[0]?.event === 'end'));
+    await poolIsFree();
+  });
+
   it('refuses a FIFO swapped in for the followed record and searches again', async () => {
     const folder = join(root, 'swap-observed');
     mkdirSync(folder);
