@@ -74,6 +74,8 @@ export function briefRecord(r: JournalRecord): string {
           return `${head} ${r.anomaly} ${r.turnId}: record ${r.record}, screen ${r.screen.phase}${r.screen.successCandidate ? ' (success candidate)' : ''}; decided by ${r.decided}`;
         case 'session_record_unknown':
           return `${head} ${r.anomaly} ${r.tool} ${r.file}@${r.offset}: ${r.why}; the screen alone decides`;
+        case 'session_record_skipped':
+          return `${head} ${r.anomaly} ${r.tool} ${r.file}@${r.offset}: ${r.why}`;
         default:
           return `${head} ${r.anomaly} ${r.phase}`;
       }

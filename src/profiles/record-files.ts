@@ -1,4 +1,5 @@
-import { open, readdir, readFile, readlink, stat } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { open, readdir, readFile, readlink, stat, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { SessionContext } from './session-record.js';
@@ -39,23 +40,139 @@ export async function namesIn(dir: string): Promise<string[]> {
   }
 }
 
-/** When a file was last written, epoch ms, or null when it is missing. */
+/** What a path is, as `stat` says: only a `file` (a regular file) is ever read as a record. */
+export type FileKind =
+  | 'file'
+  | 'directory'
+  | 'fifo'
+  | 'socket'
+  | 'character device'
+  | 'block device'
+  | 'symbolic link'
+  | 'unknown';
+
+export function fileKind(s: Stats): FileKind {
+  if (s.isFile()) return 'file';
+  if (s.isDirectory()) return 'directory';
+  if (s.isFIFO()) return 'fifo';
+  if (s.isSocket()) return 'socket';
+  if (s.isCharacterDevice()) return 'character device';
+  if (s.isBlockDevice()) return 'block device';
+  if (s.isSymbolicLink()) return 'symbolic link';
+  return 'unknown';
+}
+
+/** A record path that is not a regular file: it is not read (docs/session-records.md). */
+export class NotRegularFile extends Error {
+  constructor(
+    readonly file: string,
+    readonly kind: FileKind,
+    /** Found only at the open (the path was swapped after it was looked at). */
+    readonly atOpen = false,
+  ) {
+    super(`${file} is a ${kind}, not a regular file`);
+    this.name = 'NotRegularFile';
+  }
+}
+
+/**
+ * Read-only, never blocking on open: a FIFO (no writer) or a device swapped in for the file
+ * after it was looked at opens at once instead of holding a thread of libuv's pool for good.
+ */
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
+
+/**
+ * Opens a session record (or any file a reader looks into) for reading, only if it is a
+ * regular file: `stat` first (so a FIFO, a device or a socket is not even opened), then an open
+ * that cannot block, then `fstat` of what was opened (the path may have been swapped meanwhile).
+ * Throws {@link NotRegularFile} naming what the path is instead, and the open's own error (such as
+ * `ENOENT`) when it is missing.
+ */
+export async function openRegular(file: string): Promise<{ handle: FileHandle; stats: Stats }> {
+  const before = await stat(file);
+  if (!before.isFile()) throw new NotRegularFile(file, fileKind(before));
+  let handle: FileHandle;
+  try {
+    handle = await open(file, OPEN_FLAGS);
+  } catch (e) {
+    // A socket bound at the path since `stat`: opening it fails with ENXIO.
+    if ((e as NodeJS.ErrnoException).code === 'ENXIO')
+      throw new NotRegularFile(file, 'socket', true);
+    throw e;
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new NotRegularFile(file, fileKind(stats), true);
+    return { handle, stats };
+  } catch (e) {
+    await handle.close();
+    throw e;
+  }
+}
+
+/**
+ * Reads `length` bytes at `position` in pieces of at most `chunk` bytes (one read never asks for
+ * more); fewer when the file ends first.
+ */
+export async function readAt(
+  handle: FileHandle,
+  position: number,
+  length: number,
+  chunk = 1 << 20,
+): Promise<Buffer> {
+  const buf = Buffer.alloc(length);
+  let done = 0;
+  while (done < length) {
+    const want = Math.min(chunk, length - done);
+    const { bytesRead } = await handle.read(buf, done, want, position + done);
+    if (bytesRead === 0) break;
+    done += bytesRead;
+  }
+  return done === length ? buf : buf.subarray(0, done);
+}
+
+/**
+ * The whole text of a small regular file (a session's metadata), or null when it is missing, not
+ * a regular file, or longer than `limit` bytes.
+ */
+export async function readSmallFile(file: string, limit = 1 << 20): Promise<string | null> {
+  let opened;
+  try {
+    opened = await openRegular(file);
+  } catch {
+    return null;
+  }
+  try {
+    if (opened.stats.size > limit) return null;
+    return (await readAt(opened.handle, 0, opened.stats.size)).toString('utf8');
+  } finally {
+    await opened.handle.close();
+  }
+}
+
+/** When a regular file was last written, epoch ms, or null when it is missing or not one. */
 export async function modifiedAt(file: string): Promise<number | null> {
   try {
-    return (await stat(file)).mtimeMs;
+    const s = await stat(file);
+    return s.isFile() ? s.mtimeMs : null;
   } catch {
     return null;
   }
 }
 
+/** Whether `file` is a regular file now (`stat`: nothing is opened). */
+export async function isRegularFile(file: string): Promise<boolean> {
+  return (await modifiedAt(file)) !== null;
+}
+
 /**
- * The first complete line of a file, read in pieces up to `limit` bytes; null when the file is
- * missing or has no complete first line yet.
+ * The first complete line of a regular file, read in pieces up to `limit` bytes; null when the
+ * file is missing, not a regular file, or has no complete first line within `limit` yet.
  */
 export async function firstLine(file: string, limit = 4 << 20): Promise<string | null> {
   let handle;
   try {
-    handle = await open(file, 'r');
+    ({ handle } = await openRegular(file));
   } catch {
     return null;
   }
@@ -64,7 +181,8 @@ export async function firstLine(file: string, limit = 4 << 20): Promise<string |
     let total = 0;
     const chunk = Buffer.alloc(64 * 1024);
     while (total < limit) {
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, total);
+      const want = Math.min(chunk.length, limit - total);
+      const { bytesRead } = await handle.read(chunk, 0, want, total);
       if (bytesRead === 0) return null;
       const piece = chunk.subarray(0, bytesRead);
       const nl = piece.indexOf(0x0a);

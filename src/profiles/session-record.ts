@@ -132,3 +132,46 @@ export interface SideRecordReader {
   /** Reads one complete line; lines of other processes read as no events. Pure. */
   read(piece: string, position: RecordPosition, context: SideContext): RecordReading;
 }
+
+/** The longest reason (`unknown`, a `why`) that leaves paneward (state, events, the journal). */
+export const MAX_REASON_CHARS = 160;
+
+/** A value the record holds that may appear in a reason as it is: a short name, no text. */
+const NAME = /^[A-Za-z0-9_.:/$@-]{1,40}$/;
+
+/**
+ * A value from the record as a reason may name it: a short name (a line type, a stop reason)
+ * quoted, a number or `true`/`false`/`null` as such, anything else only by its kind and length
+ * (`a string of 20480 characters`, `an object`). A reader builds its `unknown` reasons with this,
+ * so the record's text (a prompt, a reply, a tool's output) is never carried in one.
+ */
+export function named(value: unknown): string {
+  if (typeof value === 'string') {
+    return NAME.test(value) ? JSON.stringify(value) : `a string of ${value.length} characters`;
+  }
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'a number';
+  if (typeof value === 'boolean' || value === null) return String(value);
+  if (value === undefined) return 'none';
+  if (Array.isArray(value)) return `a list of ${value.length}`;
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+const hasControl = (text: string) => [...text].some((c) => c.charCodeAt(0) < 0x20);
+
+/**
+ * A reason as it may leave paneward: at most {@link MAX_REASON_CHARS} characters on one line.
+ * One that is longer is not cut (its head could be the record's text) but replaced by its
+ * length: the readers' own reasons are short, so this only ever catches a reader's mistake.
+ */
+export function boundReason(why: string): string {
+  if (why.length <= MAX_REASON_CHARS && !hasControl(why)) return why;
+  return `a reason of ${why.length} characters, withheld`;
+}
+
+/**
+ * A failure's kind as the record names it, when that is a short name; else `fallback`. The
+ * kind is kept in the journal and the state, so it is a name like the others, never text.
+ */
+export function kindName(value: unknown, fallback: string): string {
+  return typeof value === 'string' && NAME.test(value) ? value : fallback;
+}

@@ -285,6 +285,24 @@ export const JournalRecord = z.discriminatedUnion('kind', [
       /** What the reader did not know (a line type, a stop reason), never the record's text. */
       why: z.string(),
     }),
+    /**
+     * Part of the session record passed over unread while the witness goes on (docs/
+     * session-records.md): a line longer than the cap, or a record path that is not a regular
+     * file (a FIFO, a device, a socket), never opened.
+     */
+    z.object({
+      ...Base,
+      kind: z.literal('anomaly'),
+      anomaly: z.literal('session_record_skipped'),
+      t: Seconds,
+      tool: z.string(),
+      file: z.string(),
+      /** Where the line passed over starts; 0 for a path refused. */
+      offset: z.number().int().nonnegative(),
+      what: z.enum(['long_line', 'not_regular']),
+      /** The same in words (kind, offset, length), never the record's text. */
+      why: z.string(),
+    }),
   ]),
   z.object({
     ...Base,

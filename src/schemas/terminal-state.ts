@@ -64,7 +64,11 @@ export const TerminalState = z.object({
       record: z.enum(['searching', 'following', 'stepped_aside']),
       /** The record file followed (or last followed), when one was found. */
       file: z.string().nullable(),
-      /** Why the record's witness stepped aside (the piece its reader did not know). */
+      /**
+       * Why the record's witness stepped aside (the piece its reader did not know), or what it
+       * last passed over while it searches or follows on (a line over the cap, a record that is
+       * not a regular file). At most 160 characters, never the record's text.
+       */
       why: z.string().nullable(),
     })
     .optional(),

@@ -1,10 +1,18 @@
 import { watch, type FSWatcher } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import type {
-  RecordEvent,
-  RecordPosition,
-  SessionRecordReader,
+import {
+  fileKind,
+  NotRegularFile,
+  openRegular,
+  readAt,
+  type FileKind,
+} from '../profiles/record-files.js';
+import {
+  boundReason,
+  type RecordEvent,
+  type RecordPosition,
+  type SessionRecordReader,
 } from '../profiles/session-record.js';
 import { PieceReader } from './pieces.js';
 
@@ -14,7 +22,18 @@ export type FollowerReport =
   /** A piece the reader does not know: the follower has stopped. */
   | { type: 'unknown'; why: string; position: RecordPosition }
   /** The file was replaced (another inode) or cut short: it is read again from the start. */
-  | { type: 'reset'; why: 'replaced' | 'truncated' };
+  | { type: 'reset'; why: 'replaced' | 'truncated' }
+  /**
+   * A line longer than the cap (`maxLineBytes`), passed over unread: following goes on with the
+   * line after it. `bytes` is its length when its end was there to see (`complete`), else the
+   * bytes seen so far (its end is then passed over when it comes, with no second report).
+   */
+  | { type: 'skipped'; position: RecordPosition; bytes: number; complete: boolean; why: string }
+  /**
+   * The path is not a regular file (a FIFO, a device, a socket, a folder): it was not read, and
+   * it is looked at again only to see it become one. Reported once for each thing found there.
+   */
+  | { type: 'refused'; file: string; kind: FileKind };
 
 export interface FollowerOptions {
   file: string;
@@ -29,9 +48,17 @@ export interface FollowerOptions {
    * whole document (`document`). `paneward record` writes them into the recording.
    */
   piece?: (piece: { file: string; offset: number; text: string }) => void;
+  /** The longest line (`jsonl`, newline not counted) read, bytes (default 1 MiB). */
+  maxLineBytes?: number;
+  /** The longest document read, bytes (default 32 MiB): a longer one steps aside. */
+  maxDocumentBytes?: number;
 }
 
-/** At most this much of a record is read at once. */
+/** The longest line read by default (and so the most one read asks for). */
+export const MAX_LINE_BYTES = 1 << 20;
+/** The longest document read by default. */
+export const MAX_DOCUMENT_BYTES = 32 << 20;
+/** The most one read asks for where no line has to fit in it (a document, a skipped line). */
 const CHUNK = 1 << 20;
 
 /**
@@ -42,6 +69,11 @@ const CHUNK = 1 << 20;
  * being written waits for its newline); for `document` it reads the whole text when it changed
  * and passes on only the events it has not passed on yet. A file replaced (new inode) or
  * cut short is read again from the start. One unknown piece stops it for good.
+ *
+ * It never blocks and never reads without bound (docs/session-records.md): only a regular file
+ * is opened, and that without blocking (`openRegular`); each read asks for at most a line's cap;
+ * a line over the cap is passed over (`skipped`) and the next one read; a document over its cap
+ * steps aside. A reason it passes on is bounded and holds none of the record's text.
  */
 export class RecordFollower {
   private offset: number;
@@ -53,8 +85,16 @@ export class RecordFollower {
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = false;
+  /** What was refused at the path (reported once), while it is not a regular file. */
+  private refused: { ino: number; kind: FileKind } | null = null;
+  /** A line over the cap being passed over: where it starts, and whether it was reported. */
+  private skipping: { start: number; reported: boolean } | null = null;
+  private readonly maxLine: number;
+  private readonly maxDocument: number;
 
   constructor(private readonly o: FollowerOptions) {
+    this.maxLine = o.maxLineBytes ?? MAX_LINE_BYTES;
+    this.maxDocument = o.maxDocumentBytes ?? MAX_DOCUMENT_BYTES;
     this.offset = o.fromOffset ?? 0;
     this.pieces = new PieceReader(o.reader);
   }
@@ -112,70 +152,150 @@ export class RecordFollower {
   }
 
   private async readChanges(): Promise<void> {
+    // `stat` never blocks and opens nothing: a FIFO, a device or a socket is refused unopened.
     const s = await stat(this.o.file);
+    if (!s.isFile()) {
+      this.refuse(s.ino, fileKind(s));
+      return;
+    }
+    this.refused = null;
     if (this.inode !== null && s.ino !== this.inode) this.reset('replaced');
     else if (this.o.reader.kind === 'jsonl' && s.size < this.offset) this.reset('truncated');
     this.inode = s.ino;
-    if (this.o.reader.kind === 'document') await this.readDocument(s.size, s.mtimeMs);
-    else await this.readAppended(s.size);
+    if (this.o.reader.kind === 'document') {
+      if (this.lastDocument?.size === s.size && this.lastDocument.mtimeMs === s.mtimeMs) return;
+    } else if (this.offset >= s.size) {
+      return;
+    }
+    let opened;
+    try {
+      opened = await openRegular(this.o.file);
+    } catch (e) {
+      // Swapped for something else since `stat`: opened without blocking, and closed at once.
+      if (e instanceof NotRegularFile) this.refuse(null, e.kind);
+      else throw e;
+      return;
+    }
+    const { handle, stats } = opened;
+    try {
+      // Replaced between `stat` and the open: the next look reads the new file from its start.
+      if (stats.ino !== s.ino) {
+        this.again = true;
+        return;
+      }
+      if (this.o.reader.kind === 'document') await this.readDocument(handle, stats);
+      else await this.readAppended(handle, stats.size);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  private refuse(ino: number | null, kind: FileKind): void {
+    const was = this.refused;
+    // The same thing still there (its inode unknown when it was found after the open).
+    const same =
+      was !== null && was.kind === kind && (ino === null || was.ino === -1 || was.ino === ino);
+    this.refused = { ino: ino ?? (same ? was.ino : -1), kind };
+    if (same) return;
+    this.o.report({ type: 'refused', file: this.o.file, kind });
   }
 
   private reset(why: 'replaced' | 'truncated'): void {
     this.offset = 0;
     this.lastDocument = null;
+    this.skipping = null;
     this.pieces.reset();
     this.o.report({ type: 'reset', why });
   }
 
-  private async readAppended(size: number): Promise<void> {
-    const handle = await open(this.o.file, 'r');
-    try {
-      while (!this.stopped && this.offset < size) {
-        const length = Math.min(CHUNK, size - this.offset);
-        const buf = Buffer.alloc(length);
-        const { bytesRead } = await handle.read(buf, 0, length, this.offset);
-        if (bytesRead === 0) return;
-        const last = buf.lastIndexOf(0x0a, bytesRead - 1);
-        if (last < 0) {
-          // No complete line in a whole chunk: a line longer than that waits for more.
-          if (length < CHUNK) return;
-          throw new Error('line too long');
-        }
-        const events: RecordEvent[] = [];
-        let start = 0;
-        while (start <= last) {
-          const end = buf.indexOf(0x0a, start);
-          const line = buf.subarray(start, end).toString('utf8').replace(/\r$/, '');
-          const position = { file: this.o.file, offset: this.offset + start };
-          start = end + 1;
-          if (line.trim() === '') continue;
-          this.o.piece?.({ ...position, text: line });
-          const reading = this.pieces.read(line, position);
-          if ('unknown' in reading) {
-            if (events.length > 0) this.o.report({ type: 'events', events });
-            this.o.report({ type: 'unknown', why: reading.unknown, position });
-            this.stop();
-            return;
-          }
-          events.push(...reading.events);
-        }
-        this.offset += last + 1;
-        if (events.length > 0) this.o.report({ type: 'events', events });
+  private async readAppended(handle: FileHandle, size: number): Promise<void> {
+    while (!this.stopped && this.offset < size) {
+      if (this.skipping) {
+        if (!(await this.passOver(handle, size))) return;
+        continue;
       }
-    } finally {
-      await handle.close();
+      // A line of the most the cap allows, with its newline, fits in one read.
+      const length = Math.min(this.maxLine + 1, size - this.offset);
+      const buf = await readAt(handle, this.offset, length, length);
+      if (buf.length === 0) return;
+      const last = buf.lastIndexOf(0x0a);
+      if (last < 0) {
+        // No newline: a line still being written waits for it, unless it is over the cap.
+        if (buf.length <= this.maxLine) return;
+        this.skipping = { start: this.offset, reported: false };
+        this.offset += buf.length;
+        continue;
+      }
+      const events: RecordEvent[] = [];
+      let start = 0;
+      while (start <= last) {
+        const end = buf.indexOf(0x0a, start);
+        const line = buf.subarray(start, end).toString('utf8').replace(/\r$/, '');
+        const position = { file: this.o.file, offset: this.offset + start };
+        start = end + 1;
+        if (line.trim() === '') continue;
+        this.o.piece?.({ ...position, text: line });
+        const reading = this.pieces.read(line, position);
+        if ('unknown' in reading) {
+          if (events.length > 0) this.o.report({ type: 'events', events });
+          this.o.report({ type: 'unknown', why: boundReason(reading.unknown), position });
+          this.stop();
+          return;
+        }
+        events.push(...reading.events);
+      }
+      this.offset += last + 1;
+      if (events.length > 0) this.o.report({ type: 'events', events });
     }
   }
 
-  private async readDocument(size: number, mtimeMs: number): Promise<void> {
-    if (this.lastDocument?.size === size && this.lastDocument.mtimeMs === mtimeMs) return;
-    const handle = await open(this.o.file, 'r');
-    let text: string;
-    try {
-      text = (await handle.readFile()).toString('utf8');
-    } finally {
-      await handle.close();
+  /**
+   * Reads on (a chunk at a time, nothing kept) to the end of the line being passed over. True
+   * when its end was found (reading goes on with the next line), false when the file ends first.
+   */
+  private async passOver(handle: FileHandle, size: number): Promise<boolean> {
+    const skip = this.skipping!;
+    while (!this.stopped && this.offset < size) {
+      const buf = await readAt(handle, this.offset, Math.min(CHUNK, size - this.offset), CHUNK);
+      if (buf.length === 0) break;
+      const nl = buf.indexOf(0x0a);
+      if (nl < 0) {
+        this.offset += buf.length;
+        continue;
+      }
+      this.offset += nl + 1;
+      this.skipping = null;
+      if (!skip.reported) this.reportSkip(skip.start, this.offset - 1 - skip.start, true);
+      return true;
     }
+    if (!skip.reported && !this.stopped) {
+      skip.reported = true;
+      this.reportSkip(skip.start, this.offset - skip.start, false);
+    }
+    return false;
+  }
+
+  private reportSkip(start: number, bytes: number, complete: boolean): void {
+    const position = { file: this.o.file, offset: start };
+    const length = complete ? `${bytes} bytes` : `more than ${bytes} bytes`;
+    const why = `a line of ${length} at offset ${start}, over the ${this.maxLine}-byte cap: skipped`;
+    this.o.report({ type: 'skipped', position, bytes, complete, why });
+  }
+
+  private async readDocument(
+    handle: FileHandle,
+    stats: { size: number; mtimeMs: number },
+  ): Promise<void> {
+    const { size, mtimeMs } = stats;
+    const position = { file: this.o.file, offset: 0 };
+    if (size > this.maxDocument) {
+      // A document only grows: one over the cap is not read, now or later.
+      const why = `a document of ${size} bytes, over the ${this.maxDocument}-byte cap`;
+      this.o.report({ type: 'unknown', why, position });
+      this.stop();
+      return;
+    }
+    const text = (await readAt(handle, 0, size, CHUNK)).toString('utf8');
     // A document caught half written does not parse: the next change completes it.
     try {
       JSON.parse(text);
@@ -183,14 +303,10 @@ export class RecordFollower {
       return;
     }
     this.lastDocument = { size, mtimeMs };
-    this.o.piece?.({ file: this.o.file, offset: 0, text });
-    const reading = this.pieces.read(text, { file: this.o.file, offset: 0 });
+    this.o.piece?.({ ...position, text });
+    const reading = this.pieces.read(text, position);
     if ('unknown' in reading) {
-      this.o.report({
-        type: 'unknown',
-        why: reading.unknown,
-        position: { file: this.o.file, offset: 0 },
-      });
+      this.o.report({ type: 'unknown', why: boundReason(reading.unknown), position });
       this.stop();
       return;
     }

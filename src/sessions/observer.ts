@@ -1,4 +1,6 @@
+import { stat } from 'node:fs/promises';
 import { matchTree, readProcessTree } from '../observe/process.js';
+import { fileKind, type FileKind } from '../profiles/record-files.js';
 import type {
   RecordEvent,
   RecordPosition,
@@ -41,19 +43,38 @@ export class ClaimRegistry {
   }
 }
 
-/** Where an observer is. */
+/**
+ * Where an observer is. `why` on `searching` or `following` says what it last passed over (a
+ * line over the cap, a path that is not a regular file), bounded and without record text.
+ */
 export type ObserverStatus =
   /** Looking for the record (no agent process yet, or its record not written yet). */
-  | { state: 'searching' }
-  | { state: 'following'; file: string; pid: number }
+  | { state: 'searching'; why?: string }
+  | { state: 'following'; file: string; pid: number; why?: string }
   /** A piece the reader does not know: the screen alone witnesses this terminal from now on. */
   | { state: 'stepped_aside'; why: string; position: RecordPosition };
+
+/**
+ * Something of the record passed over while following goes on (docs/session-records.md): a line
+ * longer than the cap, or a record (or side record) path that is not a regular file, never read.
+ */
+export interface RecordSkip {
+  what: 'long_line' | 'not_regular';
+  file: string;
+  /** Where the line starts (`long_line`); 0 for a path refused. */
+  offset: number;
+  /** What the path is (`not_regular`). */
+  kind?: FileKind;
+  /** The same in words: kind, offset, length; never the record's text. */
+  why: string;
+}
 
 /** What an observer tells its terminal. */
 export type ObserverReport =
   | { type: 'status'; status: ObserverStatus }
   | { type: 'events'; events: readonly RecordEvent[] }
-  | { type: 'reset'; why: 'replaced' | 'truncated'; file: string };
+  | { type: 'reset'; why: 'replaced' | 'truncated'; file: string }
+  | { type: 'skipped'; skip: RecordSkip };
 
 export interface SessionObserverOptions {
   /** The terminal this observer belongs to (the claim's owner). */
@@ -204,6 +225,14 @@ export class SessionObserver {
       return;
     }
     if (current && context && current.pid !== context.pid) this.retired.add(current.file);
+    // Only a regular file is followed: anything else is refused here, never opened.
+    const kind = file ? await kindAt(file) : null;
+    if (this.stopped || (this.statusNow as ObserverStatus).state === 'stepped_aside') return;
+    if (file && kind !== null && kind !== 'file') {
+      // The record of the same process kept meanwhile (a new session's file refused).
+      this.refuse(file, kind, current !== null && current.pid === context?.pid);
+      return;
+    }
     if (!context || !file || !this.o.claims.claim(file, this.o.owner)) {
       if (current) {
         this.dropFollower();
@@ -219,7 +248,7 @@ export class SessionObserver {
       file,
       reader: this.o.reader,
       pollMs: this.o.pollMs,
-      report: (r) => this.onFollower(file, r),
+      report: (r) => this.onFollower(file, r, false),
       ...(this.o.piece ? { piece: this.o.piece } : {}),
     });
     this.follower.start();
@@ -248,7 +277,7 @@ export class SessionObserver {
             read: (piece, position) => side.read(piece, position, of),
           },
           pollMs: this.o.pollMs,
-          report: (r) => this.onFollower(file, r),
+          report: (r) => this.onFollower(file, r, true),
           ...(this.o.piece ? { piece: (p) => this.o.piece!({ ...p, side: of }) } : {}),
         });
         this.side.start();
@@ -283,14 +312,48 @@ export class SessionObserver {
     this.setStatus({ state: 'searching' });
   }
 
-  private onFollower(file: string, r: FollowerReport): void {
+  private onFollower(file: string, r: FollowerReport, side: boolean): void {
     if (this.stopped) return;
     if (r.type === 'events') this.o.report({ type: 'events', events: r.events });
     else if (r.type === 'reset') this.o.report({ type: 'reset', why: r.why, file });
-    else {
+    else if (r.type === 'skipped') {
+      const { offset } = r.position;
+      const why = `${side ? 'side record: ' : ''}${r.why}`;
+      this.o.report({ type: 'skipped', skip: { what: 'long_line', file, offset, why } });
+      // Following goes on with the next line, and the state says what was passed over.
+      if (this.statusNow.state === 'following') this.setStatus({ ...this.statusNow, why });
+    } else if (r.type === 'refused') {
+      if (side) {
+        this.side?.stop();
+        this.side = null;
+        const why = notRegular(r.kind, 'side record');
+        const skip: RecordSkip = { what: 'not_regular', file, offset: 0, kind: r.kind, why };
+        this.o.report({ type: 'skipped', skip });
+        if (this.statusNow.state === 'following') this.setStatus({ ...this.statusNow, why });
+      } else {
+        this.refuse(file, r.kind, false);
+      }
+    } else {
       this.dropFollower();
       this.setStatus({ state: 'stepped_aside', why: r.why, position: r.position });
     }
+  }
+
+  /**
+   * The record found is not a regular file (a FIFO, a device, a socket): it is never read, and
+   * never taken again by this observer; the search goes on, and the state says why.
+   */
+  private refuse(file: string, kind: FileKind, keepCurrent: boolean): void {
+    const why = notRegular(kind, 'record');
+    this.o.report({ type: 'skipped', skip: { what: 'not_regular', file, offset: 0, kind, why } });
+    this.retired.add(file);
+    if (keepCurrent && this.statusNow.state === 'following') {
+      this.setStatus({ ...this.statusNow, why });
+    } else {
+      this.dropFollower();
+      this.setStatus({ state: 'searching', why });
+    }
+    this.scheduleSearch();
   }
 
   private dropFollower(): void {
@@ -305,6 +368,15 @@ export class SessionObserver {
     this.o.report({ type: 'status', status });
   }
 }
+
+/** What is at `file` (`stat`: nothing is opened), or null when nothing is there yet. */
+async function kindAt(file: string): Promise<FileKind | null> {
+  const s = await stat(file).catch(() => null);
+  return s ? fileKind(s) : null;
+}
+
+const notRegular = (kind: FileKind, what: string) =>
+  `the ${what} is a ${kind}, not a regular file: not read`;
 
 async function defaultAgentPid(
   panePid: number,

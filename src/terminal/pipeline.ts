@@ -9,6 +9,7 @@ import { WatchdogDriver, type WatchdogCancelRequest } from '../kernel/watchdog-d
 import { Journal } from '../journal/journal.js';
 import { isVerified } from '../profiles/internal/define.js';
 import type { ToolProfile, Screen } from '../profiles/types.js';
+import { boundReason } from '../profiles/session-record.js';
 import { KernelConfig } from '../schemas/kernel.js';
 import type { ParseOutcome, ProbeOutcome } from '../schemas/probe.js';
 import type {
@@ -351,8 +352,9 @@ export class TerminalPipeline {
     if (report.type === 'status') {
       const s = report.status;
       const was = this.witness ?? { authority, record: 'searching', file: null, why: null };
-      // Shown once a record was found: a terminal whose CLI never wrote one reads as before.
-      if (!this.witness && s.state === 'searching') return;
+      // Shown once a record was found (or refused): a terminal whose CLI never wrote one reads
+      // as before.
+      if (!this.witness && s.state === 'searching' && s.why === undefined) return;
       this.witness = {
         ...was,
         record: s.state,
@@ -362,7 +364,7 @@ export class TerminalPipeline {
             : s.state === 'stepped_aside'
               ? s.position.file
               : was.file,
-        why: s.state === 'stepped_aside' ? s.why : null,
+        why: s.why === undefined ? null : boundReason(s.why),
       };
       this.turns.recordAvailable(t, s.state === 'following');
       if (s.state === 'stepped_aside') {
@@ -374,9 +376,23 @@ export class TerminalPipeline {
           tool: this.profile.id,
           file: s.position.file,
           offset: s.position.offset,
-          why: s.why,
+          why: boundReason(s.why),
         });
       }
+    } else if (report.type === 'skipped') {
+      const { what, file, offset, why } = report.skip;
+      void this.record({
+        kind: 'anomaly',
+        anomaly: 'session_record_skipped',
+        terminalId: this.o.terminalId,
+        t,
+        tool: this.profile.id,
+        file,
+        offset,
+        what,
+        why: boundReason(why),
+      });
+      return;
     } else if (report.type === 'events') {
       for (const e of report.events) this.turns.recordEvent(t, e);
     }

@@ -94,6 +94,57 @@ describe('pipeline with a session-record witness', () => {
     ]);
   });
 
+  it('bounds a reason on its way to the state and the journal, and journals what was skipped', async () => {
+    const { p, frame, ofKind } = linePipeline({
+      witness: { authority: 'both', windowSeconds: 3 },
+    });
+    frame(0, 'ready');
+    p.submit(1);
+    p.sessionRecord(1, { type: 'status', status: { state: 'following', file: FILE, pid: 42 } });
+    // A line over the cap passed over: the witness goes on following, and says so.
+    const skippedWhy = 'a line of 2097152 bytes at offset 6, over the 1048576-byte cap: skipped';
+    p.sessionRecord(1.1, {
+      type: 'skipped',
+      skip: { what: 'long_line', file: FILE, offset: 6, why: skippedWhy },
+    });
+    p.sessionRecord(1.1, {
+      type: 'status',
+      status: { state: 'following', file: FILE, pid: 42, why: skippedWhy },
+    });
+    expect(p.state.witness).toEqual({
+      authority: 'both',
+      record: 'following',
+      file: FILE,
+      why: skippedWhy,
+    });
+    // A reader's reason that carries a line's 20 KB (a reader's mistake) is withheld.
+    const text = 'secret prompt text; '.repeat(1024);
+    p.sessionRecord(1.2, {
+      type: 'status',
+      status: { state: 'stepped_aside', why: `line ${text}`, position: { file: FILE, offset: 77 } },
+    });
+    const withheld = `a reason of ${text.length + 5} characters, withheld`;
+    expect(p.state.witness?.why).toBe(withheld);
+    expect(await ofKind('anomaly')).toEqual([
+      expect.objectContaining({
+        anomaly: 'session_record_skipped',
+        file: FILE,
+        offset: 6,
+        what: 'long_line',
+        why: skippedWhy,
+      }),
+      expect.objectContaining({ anomaly: 'session_record_unknown', offset: 77, why: withheld }),
+    ]);
+    expect(JSON.stringify(await ofKind('state'))).not.toContain('secret');
+  });
+
+  it('shows a record refused before any was followed', () => {
+    const { p } = linePipeline({ witness: { authority: 'both', windowSeconds: 3 } });
+    const why = 'the record is a fifo, not a regular file: not read';
+    p.sessionRecord(1, { type: 'status', status: { state: 'searching', why } });
+    expect(p.state.witness).toEqual({ authority: 'both', record: 'searching', file: null, why });
+  });
+
   it('without a witness the state has no witness fields', () => {
     const { p, frame, at } = linePipeline();
     frame(0, 'ready');

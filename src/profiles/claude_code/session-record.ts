@@ -1,11 +1,13 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type {
-  RecordEvent,
-  RecordPosition,
-  RecordReading,
-  SessionContext,
-  SessionRecordReader,
+import {
+  kindName,
+  named,
+  type RecordEvent,
+  type RecordPosition,
+  type RecordReading,
+  type SessionContext,
+  type SessionRecordReader,
 } from '../session-record.js';
 
 /**
@@ -98,7 +100,7 @@ function readLine(line: Line, position: RecordPosition): RecordReading {
   if (line.type === 'assistant') {
     if (line.isSidechain === true) return { events: [] };
     if (line.isApiErrorMessage === true) {
-      const kind = typeof line.error === 'string' && line.error ? line.error : 'api_error';
+      const kind = kindName(line.error, 'api_error');
       const ended: RecordEvent = {
         type: 'turn_ended',
         ending: { reason: 'known_failure', kind },
@@ -136,10 +138,10 @@ function readLine(line: Line, position: RecordPosition): RecordReading {
       };
     }
     if (stop === 'tool_use' || stop === null || stop === 'pause_turn') return { events: [] };
-    return { unknown: `assistant stop_reason ${JSON.stringify(stop)}` };
+    return { unknown: `assistant stop_reason ${named(stop)}` };
   }
   if (typeof line.type === 'string' && BOOKKEEPING.has(line.type)) return { events: [] };
-  return { unknown: `line type ${JSON.stringify(line.type)}` };
+  return { unknown: `line type ${named(line.type)}` };
 }
 
 export const claudeCodeSessionRecord: SessionRecordReader = {
@@ -163,7 +165,8 @@ export const claudeCodeSessionRecord: SessionRecordReader = {
         .map(async (n) => {
           const path = join(folder, n);
           const s = await stat(path).catch(() => null);
-          return s ? { path, born: s.birthtimeMs || s.ctimeMs, mtime: s.mtimeMs } : null;
+          // Only a regular file is a record (a FIFO or a device is never read).
+          return s?.isFile() ? { path, born: s.birthtimeMs || s.ctimeMs, mtime: s.mtimeMs } : null;
         }),
     );
     // Newest first among files this process could have written (written to since it started).

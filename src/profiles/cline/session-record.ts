@@ -1,13 +1,15 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type {
-  RecordEvent,
-  RecordPosition,
-  RecordReading,
-  SessionContext,
-  SessionRecordReader,
-  SideContext,
-  SideRecordReader,
+import { isRegularFile, readSmallFile } from '../record-files.js';
+import {
+  named,
+  type RecordEvent,
+  type RecordPosition,
+  type RecordReading,
+  type SessionContext,
+  type SessionRecordReader,
+  type SideContext,
+  type SideRecordReader,
 } from '../session-record.js';
 
 /**
@@ -40,7 +42,7 @@ function readMessage(m: unknown, index: number, file: string): RecordEvent | 'no
   const types = new Set<string>();
   for (const part of content) {
     if (!isObject(part) || typeof part.type !== 'string') return `message ${index}: a bad part`;
-    if (!PART_TYPES.has(part.type)) return `message ${index}: part type ${part.type}`;
+    if (!PART_TYPES.has(part.type)) return `message ${index}: part type ${named(part.type)}`;
     types.add(part.type);
   }
   const position: RecordPosition = { file, offset: index };
@@ -69,7 +71,7 @@ function readMessage(m: unknown, index: number, file: string): RecordEvent | 'no
       };
     }
     if (metadata?.displayOnly !== undefined || metadata?.displayRole !== undefined) {
-      return `message ${index}: display-only ${String(metadata?.displayRole)}`;
+      return `message ${index}: display-only ${named(metadata?.displayRole)}`;
     }
     if (types.has('tool_use')) return 'none';
     return {
@@ -80,7 +82,7 @@ function readMessage(m: unknown, index: number, file: string): RecordEvent | 'no
       atMs: ts,
     };
   }
-  return `message ${index}: role ${String(role)}`;
+  return `message ${index}: role ${named(role)}`;
 }
 
 /** Reads the whole `<id>.messages.json` document: the events of every message so far. */
@@ -93,7 +95,7 @@ export function readClineRecord(piece: string, position: RecordPosition): Record
     return { unknown: 'not a JSON document' };
   }
   if (!isObject(doc)) return { unknown: 'not a JSON object' };
-  if (doc.version !== 1) return { unknown: `version ${String(doc.version)}` };
+  if (doc.version !== 1) return { unknown: `version ${named(doc.version)}` };
   if (!Array.isArray(doc.messages)) return { unknown: 'no `messages` list' };
   const events: RecordEvent[] = [];
   for (const [i, m] of doc.messages.entries()) {
@@ -130,9 +132,11 @@ export async function locateClineRecord(context: SessionContext): Promise<string
   }
   const found: Array<{ file: string; startedAtMs: number }> = [];
   for (const id of ids) {
+    // Read only if a regular file (never a FIFO or a device), and small.
+    const text = await readSmallFile(join(sessions, id, `${id}.json`));
     let meta: unknown;
     try {
-      meta = JSON.parse(await readFile(join(sessions, id, `${id}.json`), 'utf8'));
+      meta = text === null ? null : JSON.parse(text);
     } catch {
       continue;
     }
@@ -143,7 +147,7 @@ export async function locateClineRecord(context: SessionContext): Promise<string
     if (!(startedAtMs >= context.startedAtMs - 1000)) continue;
     const file = join(sessions, id, `${id}.messages.json`);
     if (context.claimed.has(file)) continue;
-    if ((await stat(file).catch(() => null))?.isFile()) found.push({ file, startedAtMs });
+    if (await isRegularFile(file)) found.push({ file, startedAtMs });
   }
   found.sort((a, b) => b.startedAtMs - a.startedAtMs);
   return found[0]?.file ?? null;
@@ -186,7 +190,7 @@ export function readClineLogLine(
   const properties = value.properties;
   const status = isObject(properties) ? properties.status : undefined;
   const means = typeof status === 'string' ? RUN_FINISHED[status] : undefined;
-  if (means === undefined) return { unknown: `log: agent.run-finished status ${String(status)}` };
+  if (means === undefined) return { unknown: `log: agent.run-finished status ${named(status)}` };
   if (means !== 'turn_ended') return { events: [] };
   return {
     events: [
@@ -207,7 +211,7 @@ export const clineLog: SideRecordReader = {
     const data = clineDataDir(context.env);
     if (!data) return null;
     const file = join(data, 'logs', 'cline.log');
-    return (await stat(file).catch(() => null))?.isFile() ? file : null;
+    return (await isRegularFile(file)) ? file : null;
   },
   read: readClineLogLine,
 };

@@ -1,10 +1,12 @@
 import { join } from 'node:path';
-import type {
-  RecordEvent,
-  RecordPosition,
-  RecordReading,
-  SessionContext,
-  SessionRecordReader,
+import {
+  kindName,
+  named,
+  type RecordEvent,
+  type RecordPosition,
+  type RecordReading,
+  type SessionContext,
+  type SessionRecordReader,
 } from '../session-record.js';
 import {
   envFolder,
@@ -148,7 +150,7 @@ function read(piece: string, position: RecordPosition): RecordReading {
   const line = jsonObject(piece);
   if (!line || typeof line.type !== 'string') return { unknown: 'not a rollout line' };
   if (QUIET_LINE_TYPES.has(line.type)) return { events: [] };
-  if (line.type !== 'event_msg') return { unknown: `line type ${line.type}` };
+  if (line.type !== 'event_msg') return { unknown: `line type ${named(line.type)}` };
   const payload = line.payload as Record<string, unknown> | null | undefined;
   const event = payload?.type;
   if (typeof event !== 'string') return { unknown: 'event_msg without a payload type' };
@@ -167,13 +169,13 @@ function read(piece: string, position: RecordPosition): RecordReading {
       // A unit variant is a string (`other`, `internal_server_error`), one with data an object
       // keyed by the variant's name.
       const info = error.codex_error_info;
-      const named =
+      const variant =
         typeof info === 'string'
           ? info
           : info !== null && typeof info === 'object'
             ? Object.keys(info)[0]
             : undefined;
-      const kind = named ? named : 'error';
+      const kind = kindName(variant, 'error');
       return one({
         type: 'turn_ended',
         ending: { reason: 'known_failure', kind },
@@ -184,11 +186,11 @@ function read(piece: string, position: RecordPosition): RecordReading {
     }
     case 'turn_aborted':
       if (payload?.reason !== 'interrupted') {
-        return { unknown: `turn_aborted with reason ${String(payload?.reason)}` };
+        return { unknown: `turn_aborted with reason ${named(payload?.reason)}` };
       }
       return one({ type: 'turn_ended', ending: { reason: 'interrupted' }, event, position, ...at });
     default:
-      return { unknown: `event_msg ${event}` };
+      return { unknown: `event_msg ${named(event)}` };
   }
 }
 

@@ -1,13 +1,15 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { walkSubtree } from '../../observe/internal/procfs.js';
-import type {
-  RecordedEnding,
-  RecordEvent,
-  RecordPosition,
-  RecordReading,
-  SessionContext,
-  SessionRecordReader,
+import {
+  kindName,
+  named,
+  type RecordedEnding,
+  type RecordEvent,
+  type RecordPosition,
+  type RecordReading,
+  type SessionContext,
+  type SessionRecordReader,
 } from '../session-record.js';
 
 /**
@@ -99,9 +101,9 @@ export function readCopilotRecordLine(piece: string, position: RecordPosition): 
   if (!isObject(line)) return { unknown: 'not a JSON object' };
   const { type, data, timestamp } = line;
   if (typeof type !== 'string') return { unknown: 'no `type`' };
-  if (!isObject(data)) return { unknown: `${type}: no \`data\` object` };
+  if (!isObject(data)) return { unknown: `${named(type)}: no \`data\` object` };
   if (typeof timestamp !== 'string' || Number.isNaN(Date.parse(timestamp))) {
-    return { unknown: `${type}: no \`timestamp\`` };
+    return { unknown: `${named(type)}: no \`timestamp\`` };
   }
   if (IRRELEVANT.has(type)) return { events: [] };
   const atMs = Date.parse(timestamp);
@@ -119,7 +121,7 @@ export function readCopilotRecordLine(piece: string, position: RecordPosition): 
       }
       if (delivery === 'steering' || delivery === 'queued') return { events: [] };
       if (delivery !== undefined && delivery !== 'idle') {
-        return { unknown: `user.message: delivery ${delivery}` };
+        return { unknown: `user.message: delivery ${named(delivery)}` };
       }
       const started: RecordEvent = { type: 'turn_started', event: type, position, atMs };
       return { events: root ? [started] : [] };
@@ -138,7 +140,7 @@ export function readCopilotRecordLine(piece: string, position: RecordPosition): 
     case 'abort': {
       const reason = data.reason;
       const ending = typeof reason === 'string' ? ABORT_ENDINGS[reason] : undefined;
-      if (!ending) return { unknown: `abort: reason ${String(reason)}` };
+      if (!ending) return { unknown: `abort: reason ${named(reason)}` };
       return ended(ending);
     }
     case 'session.error': {
@@ -152,11 +154,11 @@ export function readCopilotRecordLine(piece: string, position: RecordPosition): 
       if (typeof data.originatingMessageId !== 'string') return { events: [] };
       return ended({
         reason: 'known_failure',
-        kind: typeof status === 'number' ? `http_${status}` : errorType,
+        kind: typeof status === 'number' ? `http_${status}` : kindName(errorType, 'error'),
       });
     }
     default:
-      return { unknown: `event type ${type}` };
+      return { unknown: `event type ${named(type)}` };
   }
 }
 

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import type {
-  RecordEvent,
-  RecordPosition,
-  RecordReading,
-  SessionContext,
-  SessionRecordReader,
+import {
+  named,
+  type RecordEvent,
+  type RecordPosition,
+  type RecordReading,
+  type SessionContext,
+  type SessionRecordReader,
 } from '../session-record.js';
 import {
   envFolder,
@@ -97,9 +98,8 @@ function read(piece: string, position: RecordPosition): RecordReading {
   if (!line) return { unknown: 'not a JSON object' };
   const updates = Object.keys(line).filter((k) => k.startsWith('$'));
   if (updates.length > 0) {
-    return updates.every((k) => HEADER_UPDATES.has(k))
-      ? { events: [] }
-      : { unknown: `header update ${updates.join(', ')}` };
+    const odd = updates.filter((k) => !HEADER_UPDATES.has(k));
+    return odd.length === 0 ? { events: [] } : { unknown: `header update ${named(odd[0])}` };
   }
   if (line.type === undefined && typeof line.sessionId === 'string') return { events: [] };
   if (typeof line.type !== 'string') return { unknown: 'a line without a type' };
@@ -125,7 +125,9 @@ function read(piece: string, position: RecordPosition): RecordReading {
         ...at,
       });
     default:
-      return QUIET_MESSAGES.has(event) ? { events: [] } : { unknown: `message type ${event}` };
+      return QUIET_MESSAGES.has(event)
+        ? { events: [] }
+        : { unknown: `message type ${named(event)}` };
   }
 }
 

@@ -1,10 +1,11 @@
 import { join } from 'node:path';
-import type {
-  RecordEvent,
-  RecordPosition,
-  RecordReading,
-  SessionContext,
-  SessionRecordReader,
+import {
+  named,
+  type RecordEvent,
+  type RecordPosition,
+  type RecordReading,
+  type SessionContext,
+  type SessionRecordReader,
 } from '../session-record.js';
 import {
   envFolder,
@@ -141,7 +142,7 @@ function read(piece: string, position: RecordPosition): RecordReading {
       const subtype = line.subtype;
       if (typeof subtype !== 'string') return { unknown: 'system line without a subtype' };
       if (QUIET_SUBTYPES.has(subtype)) return { events: [] };
-      if (subtype !== 'ui_telemetry') return { unknown: `system ${subtype}` };
+      if (subtype !== 'ui_telemetry') return { unknown: `system ${named(subtype)}` };
       const payload = line.systemPayload as Record<string, unknown> | null | undefined;
       const ui = payload?.uiEvent as Record<string, unknown> | null | undefined;
       const name = ui?.['event.name'];
@@ -159,7 +160,7 @@ function read(piece: string, position: RecordPosition): RecordReading {
       });
     }
     default:
-      return { unknown: `line type ${event}` };
+      return { unknown: `line type ${named(event)}` };
   }
 }
 

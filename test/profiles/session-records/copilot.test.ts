@@ -149,7 +149,7 @@ describe('Copilot CLI session record: variants', () => {
 
   it('reads an unknown line type as unknown, never as an outcome', () => {
     const line = edit(lineOf('abort'), (o) => (o.type = 'assistant.run_finished'));
-    expect(read(line)).toEqual({ unknown: 'event type assistant.run_finished' });
+    expect(read(line)).toEqual({ unknown: 'event type "assistant.run_finished"' });
   });
 
   it('reads an unknown abort reason as unknown', () => {
