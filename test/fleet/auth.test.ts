@@ -9,6 +9,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exitFor } from '../../src/cli/client-api.js';
 import { startServe } from '../../src/cli/serve.js';
 import { SIGNATURE_HEADER, signCommand } from '../../src/fleet/auth.js';
 import { FleetEdge } from '../../src/fleet/edge.js';
@@ -198,6 +199,7 @@ describe('commands over NATS are signed with the fleet token', () => {
       const e = ((await res.json()) as { error: { code: string; message: string } }).error;
       expect(e.code).toBe('host_refused');
       expect(e.message).toMatch(/host host-a refused the input command \(nothing was run\)/);
+      expect(exitFor(res.status, e.code), 'the client commands: unauthorized').toBe(6);
       await expect(wrong.screen('host-a/a1')).rejects.toMatchObject({ code: 'host_refused' });
       await expect(tokenless.submit('host-a/a1', marker, { force: true })).rejects.toMatchObject({
         code: 'host_refused',
