@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
@@ -234,6 +235,78 @@ describe('commands over NATS are signed with the fleet token', () => {
       () => new FleetEdge({ supervisor: sup, nats: nats.url, hostId: 'host-x', token: 'short' }),
     ).toThrow(/field `token`: the fleet token must be at least 16 characters/);
   });
+});
+
+describe('serve with a bearer token: its edge takes only commands signed with it', () => {
+  it('refuses a plain client and runs what the fleet server (same token file) sends', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pw-fleet-serve-token-'));
+    const nats = new NatsServer(await freePort(), join(dir, 'nats'));
+    const parts: Array<() => Promise<void>> = [];
+    try {
+      await nats.start();
+      const pane = await standIn(dir, 'served');
+      parts.push(() => pane.close());
+      const tokenFile = join(dir, 'token');
+      writeFileSync(tokenFile, `${TOKEN}\n`);
+      const common = { port: 0, logLevel: 'silent', tokenFile, nats: nats.url };
+      const edge = await startServe({
+        ...common,
+        hostId: 'host-s',
+        dataDir: join(dir, 's'),
+        socketName: pane.socketName,
+        discover: false,
+        profileModule: fileURLToPath(new URL('./internal/profiles.ts', import.meta.url)),
+      });
+      parts.push(() => edge.stop());
+      await edge.supervisor!.attach({ target: pane.target, tool: 'stand_in', id: 's1' });
+      const fleet = await startServe({ ...common, fleet: true });
+      parts.push(() => fleet.stop());
+      const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+      const id = encodeURIComponent('host-s/s1');
+      await until(
+        'host-s/s1 ready through the fleet server',
+        async () => {
+          const r = await fetch(`${fleet.url}/v1/terminals/${id}`, { headers: auth });
+          const s = (await r.json()) as { readiness?: { status: string } };
+          return s.readiness?.status === 'ready' ? true : undefined;
+        },
+        20_000,
+      );
+
+      const plain = await connect({ servers: nats.url });
+      const refused = await plain.request(
+        commandSubject('host-s'),
+        JSON.stringify({
+          requestId: 'plain-client-1',
+          expiresAt: Date.now() + 10_000,
+          op: 'input',
+          id: 's1',
+          body: { text: 'PLAIN-CLIENT', force: true },
+        }),
+        { timeout: 5000 },
+      );
+      await plain.close();
+      expect(refused.json<Reply>().error).toMatchObject({ code: 'unauthorized' });
+
+      const marker = `SERVED-${Date.now()}`;
+      const sent = await fetch(`${fleet.url}/v1/terminals/${id}/input`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ text: marker }),
+      });
+      expect(sent.status).toBe(202);
+      await until(
+        'the prompt typed',
+        async () => ((await scrollback(pane)).includes(marker) ? true : undefined),
+        10_000,
+      );
+      expect(await scrollback(pane)).not.toContain('PLAIN-CLIENT');
+    } finally {
+      for (const stop of parts.reverse()) await stop().catch(() => {});
+      await nats.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe('NATS with accounts: paneward logs in, anyone else sees nothing of the fleet', () => {
