@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exitFor } from '../../src/cli/client-api.js';
 import { startServe } from '../../src/cli/serve.js';
 import { SIGNATURE_HEADER, signCommand } from '../../src/fleet/auth.js';
-import { FleetEdge } from '../../src/fleet/edge.js';
+import { FleetEdge, loopbackNats } from '../../src/fleet/edge.js';
 import { commandSubject } from '../../src/fleet/names.js';
 import { FleetView } from '../../src/fleet/view.js';
 import { createSupervisor, type Supervisor } from '../../src/index.js';
@@ -226,6 +226,25 @@ describe('commands over NATS are signed with the fleet token', () => {
     expect((await scrollback(pane)).split(marker).length - 1, 'echo and reply').toBe(2);
     expect(edge.status().commands - before).toBe(3);
   }, 30_000);
+
+  it('tells loopback NATS from any other', () => {
+    for (const url of [
+      'nats://127.0.0.1:4222',
+      '127.0.0.1',
+      'nats://user:pw@localhost:4222',
+      'tls://[::1]:4222,nats://127.0.0.2:4223',
+    ]) {
+      expect(loopbackNats(url), url).toBe(true);
+    }
+    for (const url of [
+      'nats://10.0.0.5:4222',
+      'tls://nats.example.com:4222',
+      'nats://127.0.0.1:4222,nats://nats.example.com:4222',
+      'nats://127.0.0.1.example.com:4222',
+    ]) {
+      expect(loopbackNats(url), url).toBe(false);
+    }
+  });
 
   it('refuses an edge on a NATS off loopback without a fleet token, and a short token', () => {
     expect(
@@ -443,6 +462,29 @@ describe('NATS with accounts: paneward logs in, anyone else sees nothing of the 
       code: 'unauthorized',
       message: expect.stringMatching(/`nats`: NATS refused the credentials .*--nats-user/),
     });
+    // An edge refused by NATS does not start either, and leaves its data directory free.
+    const edgeOpts = {
+      nats: nats.url,
+      hostId: 'host-e',
+      dataDir: join(dir, 'e'),
+      socketName: `pw-fleet-${process.pid}-auth-none`,
+      discover: false,
+      port: 0,
+      logLevel: 'silent',
+      fleetTokenFile: passwordFile,
+    };
+    await expect(startServe(edgeOpts)).rejects.toMatchObject({
+      code: 'unauthorized',
+      message: expect.stringContaining('NATS refused the credentials'),
+    });
+    const edgePassword = join(dir, 'edge.password');
+    writeFileSync(edgePassword, EDGE.password);
+    const servedEdge = await startServe({
+      ...edgeOpts,
+      natsUser: EDGE.user,
+      natsPasswordFile: edgePassword,
+    });
+    await servedEdge.stop();
     const running = await startServe({
       ...base,
       natsUser: FLEET.user,
