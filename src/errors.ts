@@ -17,6 +17,8 @@ export type PanewardErrorCode =
   | 'journal_failed'
   | 'host_unreachable'
   | 'host_timeout'
+  | 'unauthorized'
+  | 'host_refused'
   | 'internal';
 
 /**

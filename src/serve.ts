@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import { PanewardError } from './errors.js';
+import type { NatsAuth } from './fleet/auth.js';
 import { FleetEdge } from './fleet/edge.js';
 import { FleetView } from './fleet/view.js';
 import { startStatelyInspection, type StatelyInspectionOptions } from './inspect/stately.js';
@@ -28,8 +29,11 @@ export interface ServeConfig {
   /** Names besides loopback the service answers to in `Host` (the bound address is added). */
   allowedHosts?: string[];
   logger: Logger;
-  /** A fleet server: every host on this NATS, no panes of its own. */
-  fleet?: { nats: string };
+  /**
+   * A fleet server: every host on this NATS, no panes of its own; commands signed with `token`
+   * (the fleet token), NATS logged in to with `natsAuth`.
+   */
+  fleet?: { nats: string; token?: string | null; natsAuth?: NatsAuth };
   /** A server with panes (ignored with `fleet`). */
   supervisor?: {
     options: SupervisorOptionsInput;
@@ -37,8 +41,8 @@ export interface ServeConfig {
     discoverSeconds: number | null;
     /** Relay the actor system to Stately's inspector. */
     inspect?: StatelyInspectionOptions;
-    /** Publish to a fleet as this host. */
-    edge?: { nats: string; hostId: string };
+    /** Publish to a fleet as this host (commands must be signed with `token`). */
+    edge?: { nats: string; hostId: string; token?: string | null; natsAuth?: NatsAuth };
   };
 }
 
@@ -58,6 +62,20 @@ export function refuseOpenBind(host: string, token: string | null): void {
       `serve: field \`host\`: binding ${host} (not loopback) needs a bearer token: --token-file FILE or PANEWARD_TOKEN`,
     );
   }
+}
+
+/**
+ * A server whose NATS refuses its credentials or TLS at start does not start (a server that is
+ * merely down is waited for, as ever): the refusal says what to give.
+ */
+async function refuseNatsRefusal(
+  part: { firstAttempt(ms?: number): Promise<string | null> },
+  stop: () => Promise<void>,
+): Promise<void> {
+  const refusal = await part.firstAttempt(5_000);
+  if (refusal === null) return;
+  await stop();
+  throw new PanewardError('unauthorized', `serve: field \`nats\`: ${refusal}`);
 }
 
 /** Structured logs: JSON lines, or readable ones on a terminal (colours unless NO_COLOR). */
@@ -83,7 +101,8 @@ export async function serve(config: ServeConfig): Promise<RunningServer> {
   let inspection: Awaited<ReturnType<typeof startStatelyInspection>> | null = null;
   let served: SupervisorPort;
   if (config.fleet) {
-    fleet = new FleetView({ nats: config.fleet.nats, logger: log });
+    fleet = new FleetView({ ...config.fleet, logger: log });
+    await refuseNatsRefusal(fleet, () => fleet!.stop());
     await fleet.ready(5_000);
     served = fleet;
   } else {
@@ -102,6 +121,8 @@ export async function serve(config: ServeConfig): Promise<RunningServer> {
     if (s.edge) {
       try {
         edge = new FleetEdge({ supervisor: sup, ...s.edge, logger: log });
+        const started = edge;
+        await refuseNatsRefusal(edge, () => started.stop());
       } catch (error) {
         await sup.stop();
         inspection?.stop();
@@ -154,8 +175,20 @@ export async function serve(config: ServeConfig): Promise<RunningServer> {
     {
       url,
       ...(sup ? { dataDir: sup.journal.directory } : {}),
-      ...(config.fleet ? { nats: config.fleet.nats, fleet: true } : {}),
-      ...(config.supervisor?.edge ?? {}),
+      ...(config.fleet
+        ? {
+            nats: config.fleet.nats,
+            fleet: true,
+            fleetToken: (config.fleet.token ?? null) !== null,
+          }
+        : {}),
+      ...(config.supervisor?.edge
+        ? {
+            nats: config.supervisor.edge.nats,
+            hostId: config.supervisor.edge.hostId,
+            fleetToken: (config.supervisor.edge.token ?? null) !== null,
+          }
+        : {}),
       terminals: served.ids().length,
       token: config.token !== null,
     },

@@ -49,6 +49,8 @@ export interface ClientOptions {
 export function exitFor(status: number, code: string): number {
   if (status === 400 || code === 'invalid_input') return EXIT.usage;
   if (code === 'host_unreachable') return EXIT.unreachable;
+  // The pane's host refused the fleet server's signature: nothing ran; a matter of tokens.
+  if (code === 'host_refused') return EXIT.unauthorized;
   if (status === 401) return EXIT.unauthorized;
   if (status === 404) return EXIT.notFound;
   if (status === 409) return EXIT.notReady;

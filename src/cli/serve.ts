@@ -8,6 +8,7 @@ import { PanewardError } from '../errors.js';
 import { BUDGET_TOO_LONG, MAX_BUDGET_SECONDS } from '../internal/bounds.js';
 import { describeZodError } from '../internal/zod-errors.js';
 import type { ProfileFactory } from '../profiles/types.js';
+import { MIN_TOKEN_LENGTH, type NatsAuth } from '../fleet/auth.js';
 import { HostId } from '../schemas/operations/index.js';
 import {
   createLogger,
@@ -100,6 +101,19 @@ export const ServeOptions = z
       .optional(),
     hostId: HostId.optional(),
     fleet: z.boolean().default(false),
+    /** The fleet token that signs commands (else PANEWARD_FLEET_TOKEN, else the bearer token). */
+    fleetTokenFile: z.string().min(1).optional(),
+    /** How to log in to NATS: a user (password from a file or PANEWARD_NATS_PASSWORD), ... */
+    natsUser: z.string().min(1).optional(),
+    natsPasswordFile: z.string().min(1).optional(),
+    /** ... a token (from a file or PANEWARD_NATS_TOKEN), a creds file or an nkey seed file. */
+    natsTokenFile: z.string().min(1).optional(),
+    natsCreds: z.string().min(1).optional(),
+    natsNkey: z.string().min(1).optional(),
+    /** TLS to NATS: the CA of its certificate, and a client certificate with its key. */
+    natsCa: z.string().min(1).optional(),
+    natsCert: z.string().min(1).optional(),
+    natsKey: z.string().min(1).optional(),
     /** A module whose `profiles` export adds tool profiles (id → factory). */
     profileModule: z.string().min(1).optional(),
     ...ChartOptionFields,
@@ -124,6 +138,53 @@ export const ServeOptions = z
   .refine((o) => o.hostId === undefined || o.nats !== undefined, {
     error: '--host-id needs --nats URL',
     path: ['nats'],
+  })
+  .superRefine((o, ctx) => {
+    const flags = {
+      fleetTokenFile: '--fleet-token-file',
+      natsUser: '--nats-user',
+      natsPasswordFile: '--nats-password-file',
+      natsTokenFile: '--nats-token-file',
+      natsCreds: '--nats-creds',
+      natsNkey: '--nats-nkey',
+      natsCa: '--nats-ca',
+      natsCert: '--nats-cert',
+      natsKey: '--nats-key',
+    } as const;
+    const given = (Object.keys(flags) as Array<keyof typeof flags>).filter(
+      (f) => o[f] !== undefined,
+    );
+    if (o.nats === undefined) {
+      for (const f of given) {
+        ctx.addIssue({ code: 'custom', path: [f], message: `${flags[f]} needs --nats URL` });
+      }
+      return;
+    }
+    const logins = (['natsUser', 'natsTokenFile', 'natsCreds', 'natsNkey'] as const).filter(
+      (f) => o[f] !== undefined,
+    );
+    if (logins.length > 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [logins[1]!],
+        message: `${flags[logins[1]!]} cannot be combined with ${flags[logins[0]!]} (one way to log in to NATS)`,
+      });
+    }
+    if (o.natsPasswordFile !== undefined && o.natsUser === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['natsPasswordFile'],
+        message: '--nats-password-file needs --nats-user',
+      });
+    }
+    if ((o.natsCert === undefined) !== (o.natsKey === undefined)) {
+      const missing = o.natsCert === undefined ? 'natsCert' : 'natsKey';
+      ctx.addIssue({
+        code: 'custom',
+        path: [missing],
+        message: `${flags[missing]} is needed: a client certificate goes with its key`,
+      });
+    }
   })
   .superRefine((o, ctx) => {
     if (!o.fleet) return;
@@ -184,6 +245,93 @@ export function readToken(tokenFile: string | undefined, env = process.env): str
   return null;
 }
 
+/** A secret kept in a file (trimmed), else in an environment variable; null when neither. */
+function readSecret(
+  file: string | undefined,
+  field: string,
+  variable: string,
+  env = process.env,
+): string | null {
+  if (file !== undefined) {
+    try {
+      const text = readFileSync(file, 'utf8').trim();
+      if (text !== '') return text;
+    } catch (error) {
+      throw new PanewardError('invalid_input', `field \`${field}\`: cannot read ${file}`, {
+        cause: error,
+      });
+    }
+    throw new PanewardError('invalid_input', `field \`${field}\`: ${file} is empty`);
+  }
+  const fromEnv = env[variable]?.trim();
+  return fromEnv === undefined || fromEnv === '' ? null : fromEnv;
+}
+
+/**
+ * The fleet token: `--fleet-token-file`, else `PANEWARD_FLEET_TOKEN`, else the service's bearer
+ * token (so one token set on every host and the fleet server serves both).
+ */
+export function readFleetToken(
+  o: Pick<ServeOptions, 'fleetTokenFile'>,
+  serviceToken: string | null,
+  env = process.env,
+): string | null {
+  const token = readSecret(o.fleetTokenFile, 'fleetTokenFile', 'PANEWARD_FLEET_TOKEN', env);
+  if (token !== null && token.length < MIN_TOKEN_LENGTH) {
+    throw new PanewardError(
+      'invalid_input',
+      `field \`fleetTokenFile\`: the fleet token must be at least ${MIN_TOKEN_LENGTH} characters`,
+    );
+  }
+  return token ?? serviceToken;
+}
+
+/** The NATS login and TLS the options give (secrets from their files or the environment). */
+export function natsAuthOf(o: ServeOptions, env = process.env): NatsAuth {
+  const auth: NatsAuth = {};
+  for (const field of ['natsCreds', 'natsNkey', 'natsCa', 'natsCert', 'natsKey'] as const) {
+    const file = o[field];
+    if (file === undefined) continue;
+    try {
+      readFileSync(file);
+    } catch (error) {
+      throw new PanewardError('invalid_input', `field \`${field}\`: cannot read ${file}`, {
+        cause: error,
+      });
+    }
+  }
+  if (o.natsUser !== undefined) {
+    const password = readSecret(
+      o.natsPasswordFile,
+      'natsPasswordFile',
+      'PANEWARD_NATS_PASSWORD',
+      env,
+    );
+    if (password === null) {
+      throw new PanewardError(
+        'invalid_input',
+        'field `natsPasswordFile`: --nats-user needs its password: --nats-password-file FILE or PANEWARD_NATS_PASSWORD',
+      );
+    }
+    auth.user = o.natsUser;
+    auth.password = password;
+  } else if (o.natsCreds !== undefined) {
+    auth.credsFile = o.natsCreds;
+  } else if (o.natsNkey !== undefined) {
+    auth.nkeySeedFile = o.natsNkey;
+  } else {
+    const token = readSecret(o.natsTokenFile, 'natsTokenFile', 'PANEWARD_NATS_TOKEN', env);
+    if (token !== null) auth.token = token;
+  }
+  if (o.natsCa !== undefined || o.natsCert !== undefined) {
+    auth.tls = {
+      ...(o.natsCa !== undefined ? { caFile: o.natsCa } : {}),
+      ...(o.natsCert !== undefined ? { certFile: o.natsCert, keyFile: o.natsKey! } : {}),
+    };
+  }
+  return auth;
+}
+
 /**
  * `paneward serve` with options as commander hands them over: checked, then served by the
  * composition root (`src/serve.ts`). Binding anything but loopback refuses to start without a
@@ -210,7 +358,9 @@ export async function startServe(
     allowedHosts: o.allowedHost,
     logger: logger ?? createLogger(o.logLevel),
   };
-  if (o.fleet) return serve({ ...common, fleet: { nats: o.nats! } });
+  const fleetToken = o.nats === undefined ? null : readFleetToken(o, token);
+  const natsAuth = o.nats === undefined ? {} : natsAuthOf(o);
+  if (o.fleet) return serve({ ...common, fleet: { nats: o.nats!, token: fleetToken, natsAuth } });
   const profiles = o.profileModule ? await loadProfiles(o.profileModule) : undefined;
   return serve({
     ...common,
@@ -238,7 +388,9 @@ export async function startServe(
               paneText: o.inspectPaneText,
             },
           }),
-      ...(o.nats !== undefined ? { edge: { nats: o.nats, hostId: o.hostId! } } : {}),
+      ...(o.nats !== undefined
+        ? { edge: { nats: o.nats, hostId: o.hostId!, token: fleetToken, natsAuth } }
+        : {}),
     },
   });
 }
@@ -315,6 +467,21 @@ export function registerServe(program: Command): void {
     )
     .option('--host-id <name>', "this host's name in the fleet")
     .option('--fleet', 'serve every host of the fleet on --nats (no panes of its own)')
+    .option(
+      '--fleet-token-file <file>',
+      'token that signs fleet commands, the same on every edge and the fleet server (else PANEWARD_FLEET_TOKEN, else the bearer token)',
+    )
+    .option(
+      '--nats-user <name>',
+      'NATS user (password: --nats-password-file or PANEWARD_NATS_PASSWORD)',
+    )
+    .option('--nats-password-file <file>', "the NATS user's password")
+    .option('--nats-token-file <file>', 'NATS token (else PANEWARD_NATS_TOKEN)')
+    .option('--nats-creds <file>', 'NATS credentials file (user JWT and nkey seed)')
+    .option('--nats-nkey <file>', 'file holding a NATS nkey user seed')
+    .option('--nats-ca <file>', "CA certificate of the NATS server's TLS certificate")
+    .option('--nats-cert <file>', 'client certificate for NATS TLS (with --nats-key)')
+    .option('--nats-key <file>', "the client certificate's key")
     .option('--profile-module <file>', 'a module whose `profiles` export adds tool profiles')
     .action(async (opts: Record<string, unknown>) => {
       const signals = untilStopSignal();

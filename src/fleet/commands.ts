@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { RequestError, TimeoutError, type NatsConnection } from '@nats-io/transport-node';
+import {
+  headers as natsHeaders,
+  RequestError,
+  TimeoutError,
+  type NatsConnection,
+} from '@nats-io/transport-node';
 import { PanewardError, type PanewardErrorCode } from '../errors.js';
 import { describeZodError } from '../internal/zod-errors.js';
 import {
@@ -8,6 +13,7 @@ import {
   type CommandName,
   type CommandOutput,
 } from '../schemas/operations/index.js';
+import { SIGNATURE_HEADER, signCommand } from './auth.js';
 import { commandSubject } from './names.js';
 import { CommandReply } from './schemas.js';
 
@@ -15,7 +21,9 @@ import { CommandReply } from './schemas.js';
  * Sends one command to a host's edge over request/reply and returns its answer, checked against
  * the command's contract. Never sent twice: a command that cannot be delivered fails at once
  * (`host_unreachable`, 503); one that gets no answer in time fails with `host_timeout` (504),
- * saying it may have run. An error the edge answers is thrown as the same `PanewardError`.
+ * saying it may have run. An error the edge answers is thrown as the same `PanewardError`, but
+ * for its refusal of the signature (`unauthorized` there): that is `host_refused` here (502), as
+ * the caller's own credentials were fine. With a fleet token the command is signed with it.
  */
 export async function sendCommand<K extends CommandName>(
   nc: NatsConnection,
@@ -23,13 +31,19 @@ export async function sendCommand<K extends CommandName>(
   op: K,
   input: CommandInput<K>,
   timeoutMs: number,
+  token: string | null = null,
 ): Promise<CommandOutput<K>> {
   // The envelope of `CommandRequest`: the contract's input beside its name.
   const request = { ...input, op, requestId: randomUUID(), expiresAt: Date.now() + timeoutMs };
+  const subject = commandSubject(host);
+  const body = JSON.stringify(request);
+  const hdrs = token === null ? undefined : natsHeaders();
+  if (hdrs) hdrs.set(SIGNATURE_HEADER, signCommand(token!, subject, body));
   let raw: unknown;
   try {
-    const msg = await nc.request(commandSubject(host), JSON.stringify(request), {
+    const msg = await nc.request(subject, body, {
       timeout: timeoutMs,
+      ...(hdrs ? { headers: hdrs } : {}),
     });
     raw = msg.json();
   } catch (error) {
@@ -59,6 +73,12 @@ export async function sendCommand<K extends CommandName>(
   }
   if (!reply.data.ok) {
     const e = reply.data.error;
+    if (e.code === 'unauthorized') {
+      throw new PanewardError(
+        'host_refused',
+        `host ${host} refused the ${op} command (nothing was run): ${e.message}${token === null ? '; this fleet server has no fleet token' : ''}`,
+      );
+    }
     throw new PanewardError(e.code as PanewardErrorCode, e.message, { details: e.details });
   }
   const value = COMMANDS[op].output.safeParse(reply.data.value);

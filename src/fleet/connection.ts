@@ -6,9 +6,10 @@ import {
   type JetStreamManager,
 } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, type NatsConnection, type NodeConnectionOptions } from '@nats-io/transport-node';
 import { BehaviorSubject, filter, firstValueFrom, type Observable } from 'rxjs';
 import type { Logger } from 'pino';
+import { natsConnectOptions, natsRefusal, type NatsAuth } from './auth.js';
 import { HOSTS_BUCKET, STATE_BUCKET, STREAM, STREAM_SUBJECTS } from './names.js';
 
 /** Limits of what the fleet keeps in NATS; the first edge or view to start creates them. */
@@ -82,20 +83,42 @@ export async function ensureFleet(
 /**
  * One NATS connection kept up for as long as it is wanted: the first connect is retried every
  * second (a server down at start is not an error), then the client reconnects by itself.
- * `connected$` says whether it is connected now; nothing here throws for an outage.
+ * `connected$` says whether it is connected now; nothing here throws for an outage. A server
+ * that refuses the credentials or the TLS handshake is retried too (its configuration may be
+ * mended), but said as such: `refusal` holds why, and `firstAttempt()` resolves with it.
  */
 export class FleetConnection {
   readonly connected$ = new BehaviorSubject(false);
+  /** Why NATS refused this client, as long as it does; null when connected or merely down. */
+  refusal: string | null = null;
   private nc: NatsConnection | null = null;
   private stopped = false;
   private readonly ready: Promise<NatsConnection | null>;
+  private readonly options: Partial<NodeConnectionOptions>;
+  private settleFirst: (refusal: string | null) => void = () => {};
+  private readonly first: Promise<string | null>;
 
   constructor(
     readonly url: string,
     readonly name: string,
     private readonly log?: Logger,
+    auth?: NatsAuth,
   ) {
+    // Files read (and mistakes refused, naming the field) before anything is dialled.
+    this.options = natsConnectOptions(auth);
+    this.first = new Promise((r) => (this.settleFirst = r));
     this.ready = this.dial();
+  }
+
+  /**
+   * The outcome of the first dial: null once connected (or when the server is merely down and
+   * `ms` passed), else why NATS refused this client.
+   */
+  async firstAttempt(ms = NATS_TIMEOUT_MS): Promise<string | null> {
+    return Promise.race([
+      this.first,
+      new Promise<null>((r) => setTimeout(() => r(null), ms).unref()),
+    ]);
   }
 
   /** The connection once it was first made (null when stopped before). */
@@ -133,6 +156,7 @@ export class FleetConnection {
     while (!this.stopped) {
       try {
         const nc = await connect({
+          ...this.options,
           servers: this.url.split(','),
           name: this.name,
           maxReconnectAttempts: -1,
@@ -148,14 +172,22 @@ export class FleetConnection {
         }
         this.nc = nc;
         this.watch(nc);
+        this.refusal = null;
+        this.settleFirst(null);
         this.connected$.next(true);
         this.log?.info({ nats: this.url }, 'connected to NATS');
         return nc;
       } catch (error) {
-        if (!warned)
+        const refusal = natsRefusal(error);
+        if (refusal !== null) {
+          if (this.refusal !== refusal) this.log?.error({ nats: this.url }, refusal);
+          this.refusal = refusal;
+          this.settleFirst(refusal);
+        } else if (!warned) {
           this.log?.warn({ nats: this.url, err: String(error) }, 'NATS unreachable; retrying');
+        }
         warned = true;
-        await new Promise((r) => setTimeout(r, 1000).unref());
+        await new Promise((r) => setTimeout(r, refusal === null ? 1000 : 5000).unref());
       }
     }
     return null;
@@ -167,7 +199,14 @@ export class FleetConnection {
         if (s.type === 'disconnect' || s.type === 'reconnecting' || s.type === 'staleConnection') {
           if (this.connected$.value) this.log?.warn({ nats: this.url }, 'NATS connection lost');
           if (!this.connected$.closed) this.connected$.next(false);
+        } else if (s.type === 'error') {
+          const refusal = natsRefusal(s.error);
+          if (refusal !== null && this.refusal !== refusal) {
+            this.refusal = refusal;
+            this.log?.error({ nats: this.url }, refusal);
+          }
         } else if (s.type === 'reconnect') {
+          this.refusal = null;
           this.log?.info({ nats: this.url }, 'reconnected to NATS');
           if (!this.connected$.closed) this.connected$.next(true);
         }

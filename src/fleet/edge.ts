@@ -26,6 +26,7 @@ import {
   type FleetLimits,
   withTimeout,
 } from './connection.js';
+import { MIN_TOKEN_LENGTH, type NatsAuth } from './auth.js';
 import { messageId, recordSubject, SEQ_HEADER } from './names.js';
 import { lastPublishedSeq, PublishCursor } from './cursor.js';
 import { CommandResponder } from './responder.js';
@@ -45,6 +46,21 @@ export interface EdgeOptions {
   publishWindow?: number;
   /** How often the heartbeat is written; default a quarter of its time to live. */
   heartbeatSeconds?: number;
+  /**
+   * The fleet token: commands must be signed with it (the fleet server holds the same one), and
+   * a command that is not is refused unrun. Needed unless NATS is on loopback.
+   */
+  token?: string | null;
+  /** How to log in to NATS and check its certificate. */
+  natsAuth?: NatsAuth;
+}
+
+const LOOPBACK_NATS =
+  /^(?:(?:nats|tls):\/\/)?(?:[^@/]*@)?(?:127\.\d+\.\d+\.\d+|localhost|\[::1\])(?::\d+)?$/;
+
+/** Whether every server of a NATS URL list is on this machine's loopback. */
+export function loopbackNats(servers: string): boolean {
+  return servers.split(',').every((u) => LOOPBACK_NATS.test(u.trim()));
 }
 
 /** What an edge has done so far. */
@@ -56,6 +72,10 @@ export interface EdgeStatus {
   /** Publishes JetStream dropped as repeats of a message id it had. */
   duplicates: number;
   commands: number;
+  /** Commands refused for want of the fleet token's signature. */
+  refusedCommands: number;
+  /** Why NATS refuses this edge's connection (credentials, TLS); null otherwise. */
+  natsRefusal: string | null;
 }
 
 /**
@@ -107,11 +127,29 @@ export class FleetEdge {
         'edge: field `supervisor`: a fleet edge needs a durable journal (a data directory)',
       );
     }
+    const servers = Array.isArray(options.nats) ? options.nats.join(',') : options.nats;
+    const token = options.token ?? null;
+    if (token !== null && token.length < MIN_TOKEN_LENGTH) {
+      throw new PanewardError(
+        'invalid_input',
+        `edge: field \`token\`: the fleet token must be at least ${MIN_TOKEN_LENGTH} characters`,
+      );
+    }
+    if (token === null && !loopbackNats(servers)) {
+      // Anyone who may publish on that NATS could otherwise type into every pane of this host.
+      throw new PanewardError(
+        'invalid_input',
+        `edge: field \`token\`: an edge on a NATS that is not on loopback (${servers}) needs a fleet token: --fleet-token-file FILE, PANEWARD_FLEET_TOKEN, or the service's own token`,
+      );
+    }
     this.hostId = host.data;
     this.sup = options.supervisor;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.log = options.logger?.child({ host: this.hostId });
-    this.responder = new CommandResponder(this.hostId, portCommands(this.sup), this.log);
+    if (token === null) {
+      this.log?.warn('no fleet token: commands over NATS are run unsigned (loopback NATS only)');
+    }
+    this.responder = new CommandResponder(this.hostId, portCommands(this.sup), this.log, token);
     this.window = Math.max(1, options.publishWindow ?? 512);
     this.heartbeatMs = Math.max(
       200,
@@ -119,8 +157,12 @@ export class FleetEdge {
     );
     const cursorFile = join(dirname(dir), 'fleet', `${this.hostId}.cursor.json`);
     this.cursor = new PublishCursor(cursorFile, this.hostId, this.log);
-    const servers = Array.isArray(options.nats) ? options.nats.join(',') : options.nats;
-    this.conn = new FleetConnection(servers, `paneward-edge-${this.hostId}`, this.log);
+    this.conn = new FleetConnection(
+      servers,
+      `paneward-edge-${this.hostId}`,
+      this.log,
+      options.natsAuth,
+    );
     this.subs.push(
       this.conn.connected$.subscribe((up) => {
         if (up) this.markAllDirty();
@@ -139,7 +181,14 @@ export class FleetEdge {
       durableSeq: this.sup.journal.durableSeq,
       duplicates: this.duplicates,
       commands: this.responder.commands,
+      refusedCommands: this.responder.refused,
+      natsRefusal: this.conn.refusal,
     };
+  }
+
+  /** Null once connected to NATS (or after `ms` with NATS down), else why NATS refused it. */
+  firstAttempt(ms?: number): Promise<string | null> {
+    return this.conn.firstAttempt(ms);
   }
 
   /**

@@ -7,6 +7,7 @@ export { FleetEdge, type EdgeOptions, type EdgeStatus } from './edge.js';
 export { FleetView, type FleetViewOptions, type HostView } from './view.js';
 export { FleetFeed, type FleetRecord } from './feed.js';
 export { DEFAULT_LIMITS, type FleetLimits } from './connection.js';
+export { SIGNATURE_HEADER, signCommand, checkSignature, type NatsAuth } from './auth.js';
 export {
   STREAM,
   STREAM_SUBJECTS,

@@ -4,6 +4,7 @@ import { isPanewardError, PanewardError } from '../errors.js';
 import { describeZodError } from '../internal/zod-errors.js';
 import type { CommandHandlers } from '../schemas/operations/index.js';
 import { runCommand } from '../service/commands.js';
+import { checkSignature } from './auth.js';
 import { commandSubject } from './names.js';
 import { CommandRequest, type CommandReply } from './schemas.js';
 
@@ -11,15 +12,23 @@ import { CommandRequest, type CommandReply } from './schemas.js';
 const CLOCK_SKEW_MS = 2_000;
 /** Answers remembered by request id (a repeated command gets the first answer). */
 const REMEMBER_ANSWERS = 1_000;
+/** A refused command is logged at most this often (ms); the others are counted. */
+const REFUSAL_LOG_MS = 10_000;
 
 /**
  * An edge's answers to commands over request/reply: each request is validated against its
  * operation's contract and run by the same handlers the HTTP API runs. A repeated request id
  * gets the first answer (never run twice); a request past its sender's deadline is dropped.
+ * With a fleet token, a command not signed with it is refused (`unauthorized`) before anything
+ * else is looked at: nothing is run, read or remembered for it.
  */
 export class CommandResponder {
   /** Commands run (repeats not counted). */
   commands = 0;
+  /** Commands refused for want of a valid signature. */
+  refused = 0;
+  private refusalsUnlogged = 0;
+  private refusalLoggedAt = 0;
   private sub: Subscription | null = null;
   private readonly answers = new Map<string, Promise<CommandReply>>();
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -28,6 +37,8 @@ export class CommandResponder {
     private readonly hostId: string,
     private readonly handlers: CommandHandlers,
     private readonly log: Logger | undefined,
+    /** The fleet token commands must be signed with; null: unsigned commands are run. */
+    private readonly token: string | null = null,
   ) {}
 
   get listening(): boolean {
@@ -56,6 +67,14 @@ export class CommandResponder {
 
   private async answer(msg: Msg): Promise<void> {
     let reply: CommandReply;
+    if (this.token !== null) {
+      const why = checkSignature(this.token, msg.subject, msg.string(), msg.headers);
+      if (why !== null) {
+        this.noteRefusal(why);
+        this.respond(msg, fail(new PanewardError('unauthorized', why)));
+        return;
+      }
+    }
     let raw: unknown;
     try {
       raw = msg.json();
@@ -97,11 +116,28 @@ export class CommandResponder {
       { ok: reply.ok, ...(reply.ok ? {} : { error: reply.error }) },
       'command answered',
     );
+    this.respond(msg, reply);
+  }
+
+  private respond(msg: Msg, reply: CommandReply): void {
     try {
       msg.respond(JSON.stringify(reply));
     } catch (error) {
       this.log?.warn({ err: String(error) }, 'command answered into a closed connection');
     }
+  }
+
+  private noteRefusal(why: string): void {
+    this.refused += 1;
+    this.refusalsUnlogged += 1;
+    const now = Date.now();
+    if (now - this.refusalLoggedAt < REFUSAL_LOG_MS) return;
+    this.log?.warn(
+      { refused: this.refusalsUnlogged, reason: why },
+      'command refused: not signed with the fleet token',
+    );
+    this.refusalsUnlogged = 0;
+    this.refusalLoggedAt = now;
   }
 }
 

@@ -21,6 +21,7 @@ import {
   type FleetLimits,
   withTimeout,
 } from './connection.js';
+import { MIN_TOKEN_LENGTH, type NatsAuth } from './auth.js';
 import { FleetFeed } from './feed.js';
 import { sendCommand } from './commands.js';
 import { consumeStream, safeJson, watchBucket } from './follow.js';
@@ -38,6 +39,10 @@ export interface FleetViewOptions {
   recentPerTerminal?: number;
   /** How long a command (other than waiting for a turn) may take; default 10 s. */
   commandTimeoutSeconds?: number;
+  /** The fleet token every command is signed with (the edges check it); null: unsigned. */
+  token?: string | null;
+  /** How to log in to NATS and check its certificate. */
+  natsAuth?: NatsAuth;
 }
 
 interface HostSeen {
@@ -81,8 +86,16 @@ export class FleetView implements SupervisorPort {
   private generation: Promise<void> | null = null;
   private running: Array<{ stop(): void }> = [];
   private readonly tailSize: number;
+  private readonly token: string | null;
 
   constructor(options: FleetViewOptions) {
+    this.token = options.token ?? null;
+    if (this.token !== null && this.token.length < MIN_TOKEN_LENGTH) {
+      throw new PanewardError(
+        'invalid_input',
+        `fleet: field \`token\`: the fleet token must be at least ${MIN_TOKEN_LENGTH} characters`,
+      );
+    }
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.log = options.logger?.child({ fleet: true });
     this.commandMs = (options.commandTimeoutSeconds ?? 10) * 1000;
@@ -94,7 +107,7 @@ export class FleetView implements SupervisorPort {
       this.log,
     );
     const servers = Array.isArray(options.nats) ? options.nats.join(',') : options.nats;
-    this.conn = new FleetConnection(servers, 'paneward-fleet', this.log);
+    this.conn = new FleetConnection(servers, 'paneward-fleet', this.log, options.natsAuth);
     // Each (re)connection reads everything afresh: nothing seen through a stale watcher stays.
     this.subs.push(
       this.conn.connected$.subscribe((up) => {
@@ -149,7 +162,17 @@ export class FleetView implements SupervisorPort {
   }
 
   healthDetails(): Record<string, unknown> {
-    return { fleet: { nats: { connected: this.conn.connected }, hosts: this.hostViews() } };
+    return {
+      fleet: {
+        nats: { connected: this.conn.connected, refusal: this.conn.refusal },
+        hosts: this.hostViews(),
+      },
+    };
+  }
+
+  /** Null once connected to NATS (or after `ms` with NATS down), else why NATS refused it. */
+  firstAttempt(ms?: number): Promise<string | null> {
+    return this.conn.firstAttempt(ms);
   }
 
   history(id: string, limit?: number): JournalRecord[] {
@@ -282,7 +305,7 @@ export class FleetView implements SupervisorPort {
     }
     const nc = await this.conn.connection();
     if (!nc) throw new PanewardError('stopped', 'the fleet view has been stopped');
-    return sendCommand(nc, host, op, input, timeoutMs);
+    return sendCommand(nc, host, op, input, timeoutMs, this.token);
   }
 
   // ---- following NATS ------------------------------------------------------------------------
@@ -313,7 +336,9 @@ export class FleetView implements SupervisorPort {
   }
 
   private unreachableWhy(host: string): string {
-    if (!this.conn.connected) return 'the fleet view has no connection to NATS';
+    if (!this.conn.connected) {
+      return `the fleet view has no connection to NATS${this.conn.refusal ? `: ${this.conn.refusal}` : ''}`;
+    }
     const seen = this.hosts.get(host);
     if (!seen || seen.seenAt === 0) return `host ${host} is unreachable: no heartbeat seen`;
     if (seen.stopped) return `host ${host} is unreachable: its edge stopped`;

@@ -190,6 +190,8 @@ export function adviceFor(f: BackendFailure, where: string): string {
     case 'tmux_failed':
     case 'tmux_missing':
       return 'tmux refused; nothing more was typed; read terminal_state before trying again';
+    case 'host_refused':
+      return "the pane's host refused the fleet server's signature: nothing was done; the fleet server and that host need the same fleet token";
     case 'unauthorized':
     case 'http_401':
       return 'paneward wants a token: give `paneward mcp` --token-file or PANEWARD_TOKEN';

@@ -73,6 +73,8 @@ const STATUS: Partial<Record<PanewardErrorCode | string, ContentfulStatusCode>> 
   host_unreachable: 503,
   // The owning host did not answer in time: the command may or may not have reached it.
   host_timeout: 504,
+  // The owning host refused the fleet server's signature (another fleet token): not run.
+  host_refused: 502,
   // The client went away (or aborted) before the answer: nobody reads this status.
   aborted: 499 as ContentfulStatusCode,
 };

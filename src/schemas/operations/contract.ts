@@ -35,6 +35,7 @@ export const TERMINAL_ERRORS = [
   'stopped',
   'host_unreachable',
   'host_timeout',
+  'host_refused',
   'aborted',
   'internal',
 ] as const satisfies readonly PanewardErrorCode[];

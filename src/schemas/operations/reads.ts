@@ -100,7 +100,14 @@ export const Health = z
     observer: ObserverView.nullable(),
     /** On a fleet server: its NATS connection and every host it knows. */
     fleet: z
-      .object({ nats: z.object({ connected: z.boolean() }), hosts: z.array(FleetHost) })
+      .object({
+        nats: z.object({
+          connected: z.boolean(),
+          /** Why NATS refuses the fleet server (credentials, TLS), while it does. */
+          refusal: z.string().nullable().optional(),
+        }),
+        hosts: z.array(FleetHost),
+      })
       .optional(),
   })
   .openapi('Health');

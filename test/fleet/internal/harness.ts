@@ -46,6 +46,8 @@ export class NatsServer {
   constructor(
     readonly port: number,
     readonly storeDir: string,
+    /** More arguments, e.g. `['-c', file]` for a configuration with accounts or TLS. */
+    private readonly extraArgs: string[] = [],
   ) {}
 
   get url(): string {
@@ -61,7 +63,7 @@ export class NatsServer {
     mkdirSync(this.storeDir, { recursive: true });
     this.child = spawn(
       'nats-server',
-      ['-js', '-a', '127.0.0.1', '-p', String(this.port), '-sd', this.storeDir],
+      ['-js', '-a', '127.0.0.1', '-p', String(this.port), '-sd', this.storeDir, ...this.extraArgs],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
     this.child.stderr!.on(

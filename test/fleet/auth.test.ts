@@ -1,0 +1,649 @@
+// A locked fleet on a real nats-server and a real tmux pane of the stand-in agent: commands are
+// signed with the fleet token and an edge refuses any other before it looks at them; NATS itself
+// asks for credentials (accounts, a token) and TLS, and paneward logs in with them.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exitFor } from '../../src/cli/client-api.js';
+import { startServe } from '../../src/cli/serve.js';
+import { SIGNATURE_HEADER, signCommand } from '../../src/fleet/auth.js';
+import { FleetEdge, loopbackNats } from '../../src/fleet/edge.js';
+import { commandSubject } from '../../src/fleet/names.js';
+import { FleetView } from '../../src/fleet/view.js';
+import { createSupervisor, type Supervisor } from '../../src/index.js';
+import { createHttpApp } from '../../src/server/app.js';
+import { startAgentSession, type AgentSession } from '../e2e/harness/session.js';
+import { STAND_IN_AGENT, standInProfile } from '../supervisor/internal/stand-in-profile.js';
+import { freePort, NatsServer, until } from './internal/harness.js';
+
+const TOKEN = 'fleet-token-0123456789abcdef';
+const WRONG = 'another-token-0123456789abcdef';
+const CONFIG = { pollIntervalSeconds: 0.1, settleSeconds: 0.3, stabilitySeconds: 0.3 };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Reply {
+  ok: boolean;
+  value?: unknown;
+  error?: { code: string; message: string };
+}
+
+/** A pane of the stand-in agent on a tmux server of its own. */
+async function standIn(dir: string, name: string): Promise<AgentSession> {
+  const pane = await startAgentSession({
+    socketName: `pw-fleet-${process.pid}-auth-${name}`,
+    sessionName: name,
+    cwd: dir,
+    env: { STAND_IN_WORK_MS: '300' },
+    command: [process.execPath, STAND_IN_AGENT],
+  });
+  await pane.waitForText(/❯/);
+  return pane;
+}
+
+const scrollback = (p: AgentSession) =>
+  p.transport.run(['capture-pane', '-p', '-S', '-', '-t', p.target]);
+
+/** A supervisor of one pane, attached as `id`. */
+async function supervise(dir: string, pane: AgentSession, id: string): Promise<Supervisor> {
+  const sup = createSupervisor({
+    socketName: pane.socketName,
+    dataDir: dir,
+    config: CONFIG,
+    profiles: { stand_in: standInProfile },
+  });
+  await sup.attach({ target: pane.target, tool: 'stand_in', id });
+  return sup;
+}
+
+async function reachable(view: FleetView, host: string): Promise<void> {
+  await until(
+    `${host} in the fleet`,
+    async () => (view.hostViews().some((h) => h.id === host && h.reachable) ? true : undefined),
+    15_000,
+  );
+}
+
+describe('commands over NATS are signed with the fleet token', () => {
+  let dir: string;
+  let nats: NatsServer;
+  let pane: AgentSession;
+  let sup: Supervisor;
+  let edge: FleetEdge;
+  let view: FleetView;
+  let attacker: NatsConnection;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'pw-fleet-auth-'));
+    nats = new NatsServer(await freePort(), join(dir, 'nats'));
+    await nats.start();
+    pane = await standIn(dir, 'signed');
+    sup = await supervise(join(dir, 'a'), pane, 'a1');
+    edge = new FleetEdge({ supervisor: sup, nats: nats.url, hostId: 'host-a', token: TOKEN });
+    view = new FleetView({ nats: nats.url, token: TOKEN });
+    await view.ready();
+    await reachable(view, 'host-a');
+    await until(
+      'host-a/a1 ready',
+      async () => (view.get('host-a/a1').readiness.status === 'ready' ? true : undefined),
+      15_000,
+    );
+    // Anyone who can reach NATS: a plain client, no paneward code.
+    attacker = await connect({ servers: nats.url });
+  }, 60_000);
+
+  afterAll(async () => {
+    await attacker?.close();
+    await view?.stop();
+    await edge?.stop();
+    await sup?.stop();
+    await pane?.close();
+    await nats?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }, 30_000);
+
+  const request = async (body: Record<string, unknown>, header?: string): Promise<Reply> => {
+    const h = headers();
+    if (header !== undefined) h.set(SIGNATURE_HEADER, header);
+    const msg = await attacker.request(commandSubject('host-a'), JSON.stringify(body), {
+      timeout: 5000,
+      ...(header !== undefined ? { headers: h } : {}),
+    });
+    return msg.json<Reply>();
+  };
+  const envelope = (extra: Record<string, unknown>) => ({
+    requestId: `attack-${Math.random().toString(36).slice(2)}`,
+    expiresAt: Date.now() + 10_000,
+    ...extra,
+  });
+
+  it('refuses an unsigned command with the reason, typing nothing and reading no screen', async () => {
+    const before = edge.status();
+    const marker = `UNSIGNED-${Date.now()}`;
+    const typed = await request(
+      envelope({ op: 'input', id: 'a1', body: { text: marker, force: true } }),
+    );
+    expect(typed).toEqual({
+      ok: false,
+      error: {
+        code: 'unauthorized',
+        message: expect.stringContaining(`carries no ${SIGNATURE_HEADER} header`),
+        details: null,
+      },
+    });
+    const read = await request(envelope({ op: 'screen', id: 'a1' }));
+    expect(read.ok).toBe(false);
+    expect(read.error!.code).toBe('unauthorized');
+    expect(read).not.toHaveProperty('value');
+    // A made-up signature, and one that is not even of the scheme.
+    for (const forged of ['v1=AAAA', 'v1=' + 'A'.repeat(43), TOKEN]) {
+      const r = await request(
+        envelope({ op: 'input', id: 'a1', body: { text: marker, force: true } }),
+        forged,
+      );
+      expect(r.error, forged).toMatchObject({
+        code: 'unauthorized',
+        message: expect.stringContaining('does not match'),
+      });
+    }
+    // The stand-in echoes a prompt within milliseconds: give it time to show one.
+    await sleep(1500);
+    expect(await scrollback(pane)).not.toContain(marker);
+    const after = edge.status();
+    expect(after.commands).toBe(before.commands);
+    expect(after.refusedCommands - before.refusedCommands).toBe(5);
+  });
+
+  it('refuses a command signed with another token, or for another host, and the fleet server says so', async () => {
+    const marker = `WRONG-${Date.now()}`;
+    const body = JSON.stringify(
+      envelope({ op: 'input', id: 'a1', body: { text: marker, force: true } }),
+    );
+    const subject = commandSubject('host-a');
+    for (const signature of [
+      signCommand(WRONG, subject, body),
+      // The right token for another host's subject: a signature seen there does not carry here.
+      signCommand(TOKEN, commandSubject('host-b'), body),
+    ]) {
+      const h = headers();
+      h.set(SIGNATURE_HEADER, signature);
+      const r = (
+        await attacker.request(subject, body, { timeout: 5000, headers: h })
+      ).json<Reply>();
+      expect(r.error).toMatchObject({
+        code: 'unauthorized',
+        message: expect.stringContaining('does not match'),
+      });
+    }
+
+    // A fleet server with another token: 502 host_refused through the API, nothing typed.
+    const wrong = new FleetView({ nats: nats.url, token: WRONG });
+    const tokenless = new FleetView({ nats: nats.url });
+    try {
+      await wrong.ready();
+      await tokenless.ready();
+      await reachable(wrong, 'host-a');
+      await reachable(tokenless, 'host-a');
+      const http = createHttpApp(wrong);
+      const res = await http.app.request(`/v1/terminals/${encodeURIComponent('host-a/a1')}/input`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ text: marker, force: true }),
+      });
+      http.close();
+      expect(res.status).toBe(502);
+      const e = ((await res.json()) as { error: { code: string; message: string } }).error;
+      expect(e.code).toBe('host_refused');
+      expect(e.message).toMatch(/host host-a refused the input command \(nothing was run\)/);
+      expect(exitFor(res.status, e.code), 'the client commands: unauthorized').toBe(6);
+      await expect(wrong.screen('host-a/a1')).rejects.toMatchObject({ code: 'host_refused' });
+      await expect(tokenless.submit('host-a/a1', marker, { force: true })).rejects.toMatchObject({
+        code: 'host_refused',
+        message: expect.stringContaining('this fleet server has no fleet token'),
+      });
+    } finally {
+      await wrong.stop();
+      await tokenless.stop();
+    }
+    await sleep(1500);
+    expect(await scrollback(pane)).not.toContain(marker);
+  }, 40_000);
+
+  it('runs a command signed with the fleet token: typed once, its screen read', async () => {
+    const marker = `SIGNED-${Date.now()}`;
+    const before = edge.status().commands;
+    const turnId = await view.submit('host-a/a1', marker);
+    expect(turnId).toMatch(/^turn-/);
+    const result = await view.waitForTurn('host-a/a1', turnId, { timeoutMs: 15_000 });
+    expect(result.result).toBe('completed');
+    const screen = await view.screen('host-a/a1');
+    expect(screen?.text).toContain(marker);
+    expect((await scrollback(pane)).split(marker).length - 1, 'echo and reply').toBe(2);
+    expect(edge.status().commands - before).toBe(3);
+  }, 30_000);
+
+  it('tells loopback NATS from any other', () => {
+    for (const url of [
+      'nats://127.0.0.1:4222',
+      '127.0.0.1',
+      'nats://user:pw@localhost:4222',
+      'tls://[::1]:4222,nats://127.0.0.2:4223',
+    ]) {
+      expect(loopbackNats(url), url).toBe(true);
+    }
+    for (const url of [
+      'nats://10.0.0.5:4222',
+      'tls://nats.example.com:4222',
+      'nats://127.0.0.1:4222,nats://nats.example.com:4222',
+      'nats://127.0.0.1.example.com:4222',
+    ]) {
+      expect(loopbackNats(url), url).toBe(false);
+    }
+  });
+
+  it('refuses an edge on a NATS off loopback without a fleet token, and a short token', () => {
+    expect(
+      () => new FleetEdge({ supervisor: sup, nats: 'nats://10.1.2.3:4222', hostId: 'host-x' }),
+    ).toThrow(/field `token`: an edge on a NATS that is not on loopback/);
+    expect(
+      () => new FleetEdge({ supervisor: sup, nats: nats.url, hostId: 'host-x', token: 'short' }),
+    ).toThrow(/field `token`: the fleet token must be at least 16 characters/);
+  });
+});
+
+describe('serve with a bearer token: its edge takes only commands signed with it', () => {
+  it('refuses a plain client and runs what the fleet server (same token file) sends', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pw-fleet-serve-token-'));
+    const nats = new NatsServer(await freePort(), join(dir, 'nats'));
+    const parts: Array<() => Promise<void>> = [];
+    try {
+      await nats.start();
+      const pane = await standIn(dir, 'served');
+      parts.push(() => pane.close());
+      const tokenFile = join(dir, 'token');
+      writeFileSync(tokenFile, `${TOKEN}\n`);
+      const common = { port: 0, logLevel: 'silent', tokenFile, nats: nats.url };
+      const edge = await startServe({
+        ...common,
+        hostId: 'host-s',
+        dataDir: join(dir, 's'),
+        socketName: pane.socketName,
+        discover: false,
+        profileModule: fileURLToPath(new URL('./internal/profiles.ts', import.meta.url)),
+      });
+      parts.push(() => edge.stop());
+      await edge.supervisor!.attach({ target: pane.target, tool: 'stand_in', id: 's1' });
+      const fleet = await startServe({ ...common, fleet: true });
+      parts.push(() => fleet.stop());
+      const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+      const id = encodeURIComponent('host-s/s1');
+      await until(
+        'host-s/s1 ready through the fleet server',
+        async () => {
+          const r = await fetch(`${fleet.url}/v1/terminals/${id}`, { headers: auth });
+          const s = (await r.json()) as { readiness?: { status: string } };
+          return s.readiness?.status === 'ready' ? true : undefined;
+        },
+        20_000,
+      );
+
+      const plain = await connect({ servers: nats.url });
+      const refused = await plain.request(
+        commandSubject('host-s'),
+        JSON.stringify({
+          requestId: 'plain-client-1',
+          expiresAt: Date.now() + 10_000,
+          op: 'input',
+          id: 's1',
+          body: { text: 'PLAIN-CLIENT', force: true },
+        }),
+        { timeout: 5000 },
+      );
+      await plain.close();
+      expect(refused.json<Reply>().error).toMatchObject({ code: 'unauthorized' });
+
+      const marker = `SERVED-${Date.now()}`;
+      const sent = await fetch(`${fleet.url}/v1/terminals/${id}/input`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ text: marker }),
+      });
+      expect(sent.status).toBe(202);
+      await until(
+        'the prompt typed',
+        async () => ((await scrollback(pane)).includes(marker) ? true : undefined),
+        10_000,
+      );
+      expect(await scrollback(pane)).not.toContain('PLAIN-CLIENT');
+    } finally {
+      for (const stop of parts.reverse()) await stop().catch(() => {});
+      await nats.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe('NATS with accounts: paneward logs in, anyone else sees nothing of the fleet', () => {
+  let dir: string;
+  let nats: NatsServer;
+  let pane: AgentSession;
+  let sup: Supervisor;
+  let edge: FleetEdge;
+  let view: FleetView;
+  const EDGE = { user: 'edge', password: 'edge-secret-0123' };
+  const FLEET = { user: 'fleet', password: 'fleet-secret-0123' };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'pw-fleet-accounts-'));
+    const conf = join(dir, 'nats.conf');
+    writeFileSync(
+      conf,
+      `accounts {
+  PANEWARD {
+    jetstream: enabled
+    users: [
+      { user: ${EDGE.user}, password: "${EDGE.password}" }
+      { user: ${FLEET.user}, password: "${FLEET.password}" }
+    ]
+  }
+  OTHER { users: [ { user: guest, password: "guest-secret-0123" } ] }
+}
+`,
+    );
+    nats = new NatsServer(await freePort(), join(dir, 'nats'), ['-c', conf]);
+    await nats.start();
+    pane = await standIn(dir, 'accounts');
+    sup = await supervise(join(dir, 'a'), pane, 'd1');
+    edge = new FleetEdge({
+      supervisor: sup,
+      nats: nats.url,
+      hostId: 'host-d',
+      token: TOKEN,
+      natsAuth: EDGE,
+    });
+    expect(await edge.firstAttempt()).toBeNull();
+    view = new FleetView({ nats: nats.url, token: TOKEN, natsAuth: FLEET });
+    expect(await view.firstAttempt()).toBeNull();
+    await view.ready();
+    await reachable(view, 'host-d');
+  }, 60_000);
+
+  afterAll(async () => {
+    await view?.stop();
+    await edge?.stop();
+    await sup?.stop();
+    await pane?.close();
+    await nats?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }, 30_000);
+
+  it('serves the fleet to paneward logged in with its users', async () => {
+    await until(
+      'host-d/d1 ready',
+      async () => (view.get('host-d/d1').readiness.status === 'ready' ? true : undefined),
+      15_000,
+    );
+    const marker = `ACCOUNT-${Date.now()}`;
+    const turnId = await view.submit('host-d/d1', marker);
+    await until(
+      'the prompt typed',
+      async () => ((await scrollback(pane)).includes(marker) ? true : undefined),
+      10_000,
+    );
+    expect(turnId).toMatch(/^turn-/);
+  }, 30_000);
+
+  it('refuses a client without credentials, and shows another account nothing', async () => {
+    await expect(connect({ servers: nats.url, timeout: 3000 })).rejects.toThrow(
+      /Authorization Violation/,
+    );
+    const guest = await connect({
+      servers: nats.url,
+      user: 'guest',
+      pass: 'guest-secret-0123',
+      timeout: 3000,
+    });
+    try {
+      // Another account: no JetStream of paneward's, no edge behind the command subject.
+      await expect(jetstreamManager(guest, { timeout: 2000 })).rejects.toThrow(
+        /JetStream not enabled/,
+      );
+      const kv = await new Kvm(jetstream(guest, { timeout: 2000 })).open('paneward_state');
+      await expect(kv.get('host-d.d1')).rejects.toThrow();
+      // The same read as the fleet's own user sees the pane's state.
+      const own = await connect({
+        servers: nats.url,
+        ...{ user: FLEET.user, pass: FLEET.password },
+      });
+      try {
+        const mine = await new Kvm(jetstream(own)).open('paneward_state');
+        expect((await mine.get('host-d.d1'))?.string()).toContain('"terminalId":"d1"');
+      } finally {
+        await own.close();
+      }
+      await expect(
+        guest.request(commandSubject('host-d'), '{}', { timeout: 2000 }),
+      ).rejects.toThrow(/no responders/);
+    } finally {
+      await guest.close();
+    }
+  });
+
+  it('says why NATS refuses an edge or fleet server without its credentials, and serve does not start', async () => {
+    const noCreds = new FleetView({ nats: nats.url, token: TOKEN });
+    try {
+      const refusal = await noCreds.firstAttempt();
+      expect(refusal).toMatch(/^NATS refused the credentials \(Authorization Violation\)/);
+      expect(noCreds.healthDetails()).toMatchObject({
+        fleet: { nats: { connected: false, refusal } },
+      });
+    } finally {
+      await noCreds.stop();
+    }
+    const wrongPassword = new FleetView({
+      nats: nats.url,
+      natsAuth: { user: FLEET.user, password: 'not-the-password' },
+    });
+    try {
+      expect(await wrongPassword.firstAttempt()).toMatch(/NATS refused the credentials/);
+    } finally {
+      await wrongPassword.stop();
+    }
+
+    const passwordFile = join(dir, 'fleet.password');
+    writeFileSync(passwordFile, `${FLEET.password}\n`);
+    const base = { fleet: true, nats: nats.url, port: 0, logLevel: 'silent' };
+    await expect(startServe({ ...base })).rejects.toMatchObject({
+      code: 'unauthorized',
+      message: expect.stringMatching(/`nats`: NATS refused the credentials .*--nats-user/),
+    });
+    // An edge refused by NATS does not start either, and leaves its data directory free.
+    const edgeOpts = {
+      nats: nats.url,
+      hostId: 'host-e',
+      dataDir: join(dir, 'e'),
+      socketName: `pw-fleet-${process.pid}-auth-none`,
+      discover: false,
+      port: 0,
+      logLevel: 'silent',
+      fleetTokenFile: passwordFile,
+    };
+    await expect(startServe(edgeOpts)).rejects.toMatchObject({
+      code: 'unauthorized',
+      message: expect.stringContaining('NATS refused the credentials'),
+    });
+    const edgePassword = join(dir, 'edge.password');
+    writeFileSync(edgePassword, EDGE.password);
+    const servedEdge = await startServe({
+      ...edgeOpts,
+      natsUser: EDGE.user,
+      natsPasswordFile: edgePassword,
+    });
+    await servedEdge.stop();
+    const running = await startServe({
+      ...base,
+      natsUser: FLEET.user,
+      natsPasswordFile: passwordFile,
+    });
+    try {
+      const health = (await (await fetch(`${running.url}/healthz`)).json()) as {
+        fleet: { nats: { connected: boolean } };
+      };
+      expect(health.fleet.nats.connected).toBe(true);
+    } finally {
+      await running.stop();
+    }
+  }, 40_000);
+
+  it('refuses NATS options that do not go together, naming the option', async () => {
+    for (const [opts, field, words] of [
+      [{ natsUser: 'u', port: 0 }, 'natsUser', /--nats-user needs --nats URL/],
+      [
+        { nats: nats.url, fleet: true, natsUser: 'u', natsCreds: '/x' },
+        'natsCreds',
+        /cannot be combined with --nats-user/,
+      ],
+      [
+        { nats: nats.url, fleet: true, natsCert: '/x' },
+        'natsKey',
+        /--nats-key is needed: a client certificate goes with its key/,
+      ],
+      [
+        { nats: nats.url, fleet: true, natsCreds: join(dir, 'no-such.creds') },
+        'natsCreds',
+        /cannot read/,
+      ],
+      [
+        { nats: nats.url, fleet: true, natsUser: 'u', port: 0 },
+        'natsPasswordFile',
+        /needs its password/,
+      ],
+    ] as const) {
+      await expect(startServe({ ...opts }), JSON.stringify(opts)).rejects.toMatchObject({
+        code: 'invalid_input',
+        message: expect.stringMatching(new RegExp(`\`${field}\`[^]*${words.source}`)),
+      });
+    }
+  });
+});
+
+describe('NATS over TLS with a token', () => {
+  let dir: string;
+  let nats: NatsServer;
+  let ca: string;
+  const NATS_TOKEN = 'nats-token-0123456789';
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'pw-fleet-tls-'));
+    const at = (f: string) => join(dir, f);
+    ca = at('ca.pem');
+    const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
+    // A CA of its own, and the server's certificate for 127.0.0.1 signed by it.
+    openssl(
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=pw-test-ca',
+      '-keyout',
+      at('ca.key'),
+      '-out',
+      ca,
+    );
+    openssl(
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-keyout',
+      at('server.key'),
+      '-out',
+      at('server.csr'),
+    );
+    writeFileSync(at('san.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      at('server.csr'),
+      '-CA',
+      ca,
+      '-CAkey',
+      at('ca.key'),
+      '-CAcreateserial',
+      '-days',
+      '1',
+      '-extfile',
+      at('san.ext'),
+      '-out',
+      at('server.pem'),
+    );
+    writeFileSync(
+      at('nats.conf'),
+      `tls { cert_file: "${at('server.pem')}", key_file: "${at('server.key')}" }
+authorization { token: "${NATS_TOKEN}" }
+`,
+    );
+    nats = new NatsServer(await freePort(), at('nats'), ['-c', at('nats.conf')]);
+    await nats.start();
+  }, 60_000);
+
+  afterAll(async () => {
+    await nats?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }, 30_000);
+
+  it('connects an edge and a fleet view with the CA and the token; without the CA it says why', async () => {
+    const sup = createSupervisor({
+      socketName: `pw-fleet-${process.pid}-tls-none`,
+      dataDir: join(dir, 'a'),
+      profiles: { stand_in: standInProfile },
+    });
+    const natsAuth = { token: NATS_TOKEN, tls: { caFile: ca } };
+    const edge = new FleetEdge({
+      supervisor: sup,
+      nats: `tls://127.0.0.1:${nats.port}`,
+      hostId: 'host-t',
+      token: TOKEN,
+      natsAuth,
+    });
+    const view = new FleetView({ nats: `tls://127.0.0.1:${nats.port}`, token: TOKEN, natsAuth });
+    const untrusted = new FleetView({
+      nats: `tls://127.0.0.1:${nats.port}`,
+      natsAuth: { token: NATS_TOKEN },
+    });
+    try {
+      expect(await edge.firstAttempt()).toBeNull();
+      expect(await view.firstAttempt()).toBeNull();
+      await view.ready();
+      await reachable(view, 'host-t');
+      // A signed command crosses TLS and is answered by the edge's supervisor (no such pane).
+      await expect(
+        view.attach({ host: 'host-t', target: '%999', tool: 'stand_in' }),
+      ).rejects.toMatchObject({
+        code: 'invalid_input',
+        message: expect.stringContaining('target'),
+      });
+      expect(edge.status()).toMatchObject({ commands: 1, refusedCommands: 0 });
+      expect(await untrusted.firstAttempt()).toMatch(
+        /^the TLS connection to NATS failed .*--nats-ca/,
+      );
+    } finally {
+      await untrusted.stop();
+      await view.stop();
+      await edge.stop();
+      await sup.stop();
+    }
+  }, 40_000);
+});
