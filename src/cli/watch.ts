@@ -10,6 +10,7 @@ import type { TerminalState } from '../schemas/terminal-state.js';
 import { Target } from '../schemas/target.js';
 import { operationsFor } from '../supervisor/operations.js';
 import { createSupervisor, type Supervisor } from '../supervisor/supervisor.js';
+import { tmuxArgs, tmuxEnv } from '../observe/tmux-locale.js';
 import {
   addChartOptions,
   chartSettingsOf,
@@ -238,7 +239,9 @@ async function requireTmuxServer(o: { socketName?: string; socketPath?: string }
     ...(o.socketPath ? ['-S', o.socketPath] : []),
     ...(o.socketName && !o.socketPath ? ['-L', o.socketName] : []),
   ];
-  const r = await execa('tmux', [...socket, 'list-sessions', '-F', '#{session_name}'], {
+  const r = await execa('tmux', tmuxArgs([...socket, 'list-sessions', '-F', '#{session_name}']), {
+    env: tmuxEnv(),
+    extendEnv: false,
     reject: false,
     timeout: 5000,
     stdin: 'ignore',

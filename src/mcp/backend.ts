@@ -12,6 +12,7 @@ import type { Supervisor } from '../supervisor/supervisor.js';
 import { ClientError, type ApiClient } from '../cli/client-api.js';
 import { describeZodError } from '../internal/zod-errors.js';
 import { localPane, type PaneNames } from '../cli/resolve.js';
+import { tmuxArgs, tmuxEnv } from '../observe/tmux-locale.js';
 import { execa } from 'execa';
 
 /** A service on this machine: its panes are the local tmux's (as the CLI client looks them up). */
@@ -148,15 +149,15 @@ export async function tmuxPaneNames(
       : [];
   const r = await execa(
     'tmux',
-    [
+    tmuxArgs([
       ...args,
       'display-message',
       '-p',
       '-t',
       target,
       '#{pane_id}\t#{session_name}:#{window_index}.#{pane_index}',
-    ],
-    { reject: false, timeout: 2000, stdin: 'ignore' },
+    ]),
+    { reject: false, timeout: 2000, stdin: 'ignore', env: tmuxEnv(), extendEnv: false },
   );
   if (r.exitCode !== 0) return null;
   const [paneId, indexTarget] = `${r.stdout}`.trim().split('\t');

@@ -2,6 +2,7 @@ import { execa } from 'execa';
 import { PanewardError } from '../errors.js';
 import { Semaphore } from './internal/semaphore.js';
 import { toTmuxError } from './internal/tmux-errors.js';
+import { tmuxArgs, tmuxEnv } from './tmux-locale.js';
 import type { TmuxRunOptions, TmuxTransport } from './transport.js';
 
 /** Options for {@link createExecaTransport}. */
@@ -52,12 +53,16 @@ export function createExecaTransport(options: ExecaTransportOptions = {}): TmuxT
     ...(options.socketName ? ['-L', options.socketName] : []),
     ...(options.socketPath ? ['-S', options.socketPath] : []),
   ];
+  // Read once: the locale tmux gets (see tmux-locale.ts) is the same for every call.
+  const env = tmuxEnv();
   let closed = false;
 
   async function runOnce(args: readonly string[], opts: TmuxRunOptions): Promise<string> {
     const timeoutMs = opts.timeoutMs ?? defaultTimeout;
     const command = args[0] ?? '';
-    const subprocess = execa(binary, [...socketArgs, ...args], {
+    const subprocess = execa(binary, tmuxArgs([...socketArgs, ...args]), {
+      env,
+      extendEnv: false,
       timeout: timeoutMs,
       cancelSignal: opts.signal,
       forceKillAfterDelay: forceKillAfterMs,
