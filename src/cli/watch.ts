@@ -148,7 +148,11 @@ export async function runWatch(
       await sup.attach({ target, ...(o.tool ? { tool: o.tool } : {}) });
     }
     if (o.discover) {
-      sup.discoverContinuously(DISCOVER_SECONDS);
+      sup.discoverContinuously(DISCOVER_SECONDS, (error) =>
+        io.err(
+          `paneward: discovery failed: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
       if (o.targets.length === 0) io.err('paneward: watching for panes that run a known agent CLI');
     }
     // paneward's own overload goes to stderr as paneward's, never into a terminal's state.

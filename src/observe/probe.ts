@@ -7,6 +7,7 @@ import { withDeadline } from './internal/deadline.js';
 import { decideProcess } from './probe-outcome.js';
 import { findProcesses } from './process.js';
 import type { TmuxTransport } from './transport.js';
+import { unexpectedOutput } from './tmux-locale.js';
 import type { PaneInfo, PaneProbe } from './types.js';
 
 export type { PaneInfo, PaneProbe, SampleCause } from './types.js';
@@ -103,7 +104,7 @@ export async function probePane(
       capture: null,
       pane: null,
       pids: [],
-      error: { kind: 'parse', message: 'unexpected tmux output' },
+      error: { kind: 'parse', message: unexpectedOutput(sections[0] ?? '') },
     });
   }
   const capture: { text: string; ansi?: string } = { text: sections[1] ?? '' };

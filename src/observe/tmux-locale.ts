@@ -91,3 +91,20 @@ export function tmuxEnv(
 export function tmuxArgs(args: readonly string[]): string[] {
   return [TMUX_UTF8_FLAG, ...args];
 }
+
+/**
+ * What is said when tmux's format output comes without its tab separators: how a tmux client
+ * that takes no UTF-8 prints it (or a tmux that does not honour `-u`). Named, so it is never
+ * read as "no panes".
+ */
+export function withoutSeparators(command: string, line: string): string {
+  const shown = JSON.stringify(line.length > 80 ? `${line.slice(0, 80)}…` : line);
+  return `tmux ${command} answered ${shown} without its tab separators: tmux printed it for a client that takes no UTF-8 (see "tmux and the locale" in docs/observe.md)`;
+}
+
+/** Why a pane's facts line (tab-separated) could not be read: its separators are gone, or else. */
+export function unexpectedOutput(line: string): string {
+  return line !== '' && !line.includes('\t')
+    ? withoutSeparators('display-message', line)
+    : 'unexpected tmux output';
+}
