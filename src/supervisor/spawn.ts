@@ -178,13 +178,19 @@ export class Spawner {
       worktree,
       restart: { policy, restarts: 0, gaveUp: null, lastExit: null },
     };
-    const terminalId = await this.d.attach({
-      target: paneId,
-      tool: r.tool,
-      id,
-      sessionWallClockSeconds: r.sessionWallClockSeconds ?? SPAWN_BUDGET_SECONDS,
-      ...(r.config ? { config: r.config } : {}),
-    });
+    // A CLI that cannot be supervised (its pane cannot be read) is not left running unseen.
+    const terminalId = await this.d
+      .attach({
+        target: paneId,
+        tool: r.tool,
+        id,
+        sessionWallClockSeconds: r.sessionWallClockSeconds ?? SPAWN_BUDGET_SECONDS,
+        ...(r.config ? { config: r.config } : {}),
+      })
+      .catch(async (error: unknown) => {
+        await this.run(['kill-window', '-t', paneId]).catch(() => undefined);
+        throw error;
+      });
     void this.d.journal
       .append({
         kind: 'terminal.spawned',

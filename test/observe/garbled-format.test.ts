@@ -3,7 +3,7 @@
  * UTF-8) is an error that says so, never "no panes": a real tmux, reached through a wrapper that
  * drops paneward's `-u` and every locale variable, prints it that way.
  */
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -66,6 +66,34 @@ describe('tmux format output without its separators', () => {
     expect(probe.error?.message).toMatch(
       /^tmux display-message answered "%0_\d+_0_80_24_cat" without its tab separators/,
     );
+  });
+
+  it('spawn: a CLI whose pane cannot be read is not left running; the error says why', async () => {
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    symlinkSync('/bin/cat', join(bin, 'claude'));
+    const spawner = createSupervisor({ transport: garbled, dataDir: null });
+    try {
+      await expect(
+        spawner.spawn({
+          tool: 'claude_code',
+          session: 'spawned',
+          cwd: dir,
+          env: { PATH: `${bin}:/usr/bin:/bin` },
+          readyTimeoutSeconds: 5,
+        }),
+      ).rejects.toThrow(/without its tab separators/);
+    } finally {
+      await spawner.stop();
+    }
+    const sessions = await execa('tmux', [
+      '-L',
+      socketName,
+      'list-sessions',
+      '-F',
+      '#{session_name}',
+    ]);
+    expect(sessions.stdout).toBe('wörk');
   });
 
   it("tells continuous discovery's failure once, instead of finding nothing", async () => {
