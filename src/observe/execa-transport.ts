@@ -53,15 +53,14 @@ export function createExecaTransport(options: ExecaTransportOptions = {}): TmuxT
     ...(options.socketName ? ['-L', options.socketName] : []),
     ...(options.socketPath ? ['-S', options.socketPath] : []),
   ];
-  // Read once: the locale tmux gets (see tmux-locale.ts) is the same for every call.
-  const env = tmuxEnv();
   let closed = false;
 
   async function runOnce(args: readonly string[], opts: TmuxRunOptions): Promise<string> {
     const timeoutMs = opts.timeoutMs ?? defaultTimeout;
     const command = args[0] ?? '';
     const subprocess = execa(binary, tmuxArgs([...socketArgs, ...args]), {
-      env,
+      // This process's environment as it is now, with the locale tmux needs (tmux-locale.ts).
+      env: tmuxEnv(),
       extendEnv: false,
       timeout: timeoutMs,
       cancelSignal: opts.signal,
