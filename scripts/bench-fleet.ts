@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { untilStopSignal } from '../src/cli/signals.js';
+import { tmuxArgs, tmuxEnv } from '../src/observe/tmux-locale.js';
 import { journalDir, readRecords } from '../src/journal/segments.js';
 import {
   freePort,
@@ -128,7 +129,11 @@ async function main(): Promise<number> {
   const hosts = Array.from({ length: o.hosts }, (_, i) => `host-${String.fromCharCode(97 + i)}`);
   const socket = (h: string) => `pw-fleet-bench-${process.pid}-${h}`;
   const tmux = (h: string, ...args: string[]) =>
-    execa('tmux', ['-L', socket(h), '-f', '/dev/null', ...args], { timeout: 10_000 });
+    execa('tmux', tmuxArgs(['-L', socket(h), '-f', '/dev/null', ...args]), {
+      timeout: 10_000,
+      env: tmuxEnv(),
+      extendEnv: false,
+    });
   const agent = `env STAND_IN_WORK_STEPS=6 ${AGENT}`;
   const children: ChildProcess[] = [];
   const sockets: string[] = [];

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { journalDir, readRecords } from '../src/journal/segments.js';
+import { tmuxArgs, tmuxEnv } from '../src/observe/tmux-locale.js';
 
 const BIN = fileURLToPath(new URL('../bin/paneward.js', import.meta.url));
 
@@ -89,7 +90,11 @@ async function main(): Promise<number> {
   const o = parseArgs(process.argv.slice(2));
   const dir = mkdtempSync(join(tmpdir(), 'pw-bench-serve-'));
   const socket = `pw-bench-serve-${process.pid}`;
-  const tmux = (...args: string[]) => execa('tmux', ['-L', socket, '-f', '/dev/null', ...args]);
+  const tmux = (...args: string[]) =>
+    execa('tmux', tmuxArgs(['-L', socket, '-f', '/dev/null', ...args]), {
+      env: tmuxEnv(),
+      extendEnv: false,
+    });
   // A line every 3 s: the surface changes, then holds still (stability flips): records flow.
   const clock = "sh -c 'while :; do date +%T.%N; sleep 3; done'";
   let serverPid = 0;

@@ -117,7 +117,14 @@ export async function serve(config: ServeConfig): Promise<RunningServer> {
       inspection?.stop();
       throw error;
     }
-    if (s.discoverSeconds !== null) sup.discoverContinuously(s.discoverSeconds);
+    if (s.discoverSeconds !== null) {
+      sup.discoverContinuously(s.discoverSeconds, (error) =>
+        log.warn(
+          { err: error },
+          `discovery failed: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
+    }
     if (s.edge) {
       try {
         edge = new FleetEdge({ supervisor: sup, ...s.edge, logger: log });

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type * as ControlM from '../../src/observe/control/index.js';
 import { createExecaTransport } from '../../src/observe/execa-transport.js';
+import { tmuxArgs } from '../../src/observe/tmux-locale.js';
 import { createPollingSource, type FrameSource } from '../../src/observe/frame-source.js';
 import type { ProfileFactory, ToolProfile } from '../../src/profiles/types.js';
 import { NO_SIGNALS, type ProfileResult } from '../../src/schemas/signals.js';
@@ -221,7 +222,7 @@ function captureLoop(o: ObserverOptions): Observer {
     new Promise<string | null>((resolve) => {
       execFile(
         'tmux',
-        ['-L', o.socketName, 'capture-pane', '-p', '-t', pane.id],
+        tmuxArgs(['-L', o.socketName, 'capture-pane', '-p', '-t', pane.id]),
         { timeout: 10_000, encoding: 'utf8', maxBuffer: 1 << 20 },
         (error, stdout) => resolve(error ? null : stdout),
       );

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { execa } from 'execa';
 import { machineInfo, processCpuSeconds } from './scale-measure.js';
 import { startFleet } from './scale-tmux.js';
+import { tmuxArgs } from '../../src/observe/tmux-locale.js';
 
 /**
  * What tmux's side of a control client costs under each option of tmux ≥ 3.2, on the
@@ -65,10 +66,14 @@ try {
   console.log(`| mode | tmux CPU % above idle | notifications/s | bytes read/s |`);
   console.log(`| --- | ---: | ---: | ---: |`);
   for (const mode of MODES) {
-    const client = spawn('tmux', ['-L', fleet.socketName, '-C', 'attach', '-t', 'bench'], {
-      stdio: ['pipe', 'pipe', 'ignore'],
-      env: { ...process.env, TMUX: '' },
-    });
+    const client = spawn(
+      'tmux',
+      tmuxArgs(['-L', fleet.socketName, '-C', 'attach', '-t', 'bench']),
+      {
+        stdio: ['pipe', 'pipe', 'ignore'],
+        env: { ...process.env, TMUX: '' },
+      },
+    );
     let lines = 0;
     let bytes = 0;
     let partial = '';

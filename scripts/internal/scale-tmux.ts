@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { createExecaTransport } from '../../src/observe/execa-transport.js';
+import { TMUX_UTF8_FLAG, tmuxArgs } from '../../src/observe/tmux-locale.js';
 import type { TmuxTransport } from '../../src/observe/transport.js';
 
 /** One pane of the fleet. */
@@ -107,7 +108,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const command = (i: number) =>
     `exec env -i PATH=/usr/bin:/bin TERM=tmux-256color LC_ALL=C ${isBusy(i) ? `${busy} ${period} ${delay(i)}` : idle}`;
   const tmux = (args: string[], timeout = 30_000) =>
-    execa('tmux', ['-L', socketName, ...args], {
+    execa('tmux', tmuxArgs(['-L', socketName, ...args]), {
       stdin: 'ignore',
       timeout,
       env: tmuxEnv,
@@ -130,6 +131,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     await execa(
       'tmux',
       [
+        TMUX_UTF8_FLAG,
         '-L',
         socketName,
         '-f',

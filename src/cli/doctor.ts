@@ -20,6 +20,7 @@ import {
 } from '../profiles/index.js';
 import type { JournalRecord } from '../schemas/record.js';
 import type { Target } from '../schemas/target.js';
+import { tmuxArgs, tmuxEnv } from '../observe/tmux-locale.js';
 import { CliExit } from './client.js';
 import { renderTable } from './table.js';
 
@@ -245,7 +246,11 @@ function running(pid: number): boolean {
 
 async function tmuxVersion(): Promise<DoctorReport['tmux']> {
   try {
-    const { stdout } = await execa('tmux', ['-V'], { timeout: 5000 });
+    const { stdout } = await execa('tmux', tmuxArgs(['-V']), {
+      timeout: 5000,
+      env: tmuxEnv(),
+      extendEnv: false,
+    });
     return { version: stdout.trim().replace(/^tmux\s+/, ''), error: null };
   } catch (error) {
     const code = (error as { code?: string }).code;

@@ -109,7 +109,13 @@ export async function runMcp(raw: Record<string, unknown>, io: McpIo = defaultIo
       throw error;
     }
     // Without panes named, every agent pane of the socket is served, as they appear.
-    if (o.discover ?? o.targets.length === 0) sup.discoverContinuously(2);
+    if (o.discover ?? o.targets.length === 0) {
+      sup.discoverContinuously(2, (error) =>
+        io.err(
+          `paneward mcp: discovery failed: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
+    }
     const socket = o.socketPath ?? o.socketName;
     const where = `its own supervisor on ${socket ? `tmux socket ${socket}` : 'the default tmux socket'}`;
     backend = backends.embeddedBackend(sup, where, {

@@ -1,6 +1,7 @@
 import { tmuxArgv } from '../observe/tmux-argv.js';
 import { execFile } from 'node:child_process';
 import { Target } from '../schemas/target.js';
+import { tmuxArgs, tmuxEnv } from '../observe/tmux-locale.js';
 import { EXIT } from './exit.js';
 
 /** A terminal as the list of a running server gives it (what resolving needs of it). */
@@ -41,14 +42,16 @@ export function localPane(target: string): Promise<PaneNames | null> {
   return new Promise((resolve) => {
     execFile(
       'tmux',
-      tmuxArgv([
-        'display-message',
-        '-p',
-        '-t',
-        target,
-        '#{pane_id}\t#{session_name}:#{window_index}.#{pane_index}',
-      ]),
-      { timeout: 2000 },
+      tmuxArgs(
+        tmuxArgv([
+          'display-message',
+          '-p',
+          '-t',
+          target,
+          '#{pane_id}\t#{session_name}:#{window_index}.#{pane_index}',
+        ]),
+      ),
+      { timeout: 2000, env: tmuxEnv() },
       (error, stdout) => {
         if (error) return resolve(null);
         const [paneId, indexTarget] = stdout.trim().split('\t');

@@ -10,6 +10,7 @@ import type { TerminalState } from '../schemas/terminal-state.js';
 import { Target } from '../schemas/target.js';
 import { operationsFor } from '../supervisor/operations.js';
 import { createSupervisor, type Supervisor } from '../supervisor/supervisor.js';
+import { tmuxArgs, tmuxEnv } from '../observe/tmux-locale.js';
 import {
   addChartOptions,
   chartSettingsOf,
@@ -147,7 +148,11 @@ export async function runWatch(
       await sup.attach({ target, ...(o.tool ? { tool: o.tool } : {}) });
     }
     if (o.discover) {
-      sup.discoverContinuously(DISCOVER_SECONDS);
+      sup.discoverContinuously(DISCOVER_SECONDS, (error) =>
+        io.err(
+          `paneward: discovery failed: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
       if (o.targets.length === 0) io.err('paneward: watching for panes that run a known agent CLI');
     }
     // paneward's own overload goes to stderr as paneward's, never into a terminal's state.
@@ -238,7 +243,9 @@ async function requireTmuxServer(o: { socketName?: string; socketPath?: string }
     ...(o.socketPath ? ['-S', o.socketPath] : []),
     ...(o.socketName && !o.socketPath ? ['-L', o.socketName] : []),
   ];
-  const r = await execa('tmux', [...socket, 'list-sessions', '-F', '#{session_name}'], {
+  const r = await execa('tmux', tmuxArgs([...socket, 'list-sessions', '-F', '#{session_name}']), {
+    env: tmuxEnv(),
+    extendEnv: false,
     reject: false,
     timeout: 5000,
     stdin: 'ignore',

@@ -13,6 +13,7 @@ import type { Supervisor } from '../supervisor/supervisor.js';
 import { ClientError, type ApiClient } from '../cli/client-api.js';
 import { describeZodError } from '../internal/zod-errors.js';
 import { localPane, type PaneNames } from '../cli/resolve.js';
+import { tmuxArgs, tmuxEnv } from '../observe/tmux-locale.js';
 import { execa } from 'execa';
 
 /** A service on this machine: its panes are the local tmux's (as the CLI client looks them up). */
@@ -149,7 +150,7 @@ export async function tmuxPaneNames(
       : [];
   const r = await execa(
     'tmux',
-    [
+    tmuxArgs([
       ...args,
       ...tmuxArgv([
         'display-message',
@@ -158,8 +159,8 @@ export async function tmuxPaneNames(
         target,
         '#{pane_id}\t#{session_name}:#{window_index}.#{pane_index}',
       ]),
-    ],
-    { reject: false, timeout: 2000, stdin: 'ignore' },
+    ]),
+    { reject: false, timeout: 2000, stdin: 'ignore', env: tmuxEnv(), extendEnv: false },
   );
   if (r.exitCode !== 0) return null;
   const [paneId, indexTarget] = `${r.stdout}`.trim().split('\t');

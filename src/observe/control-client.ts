@@ -3,6 +3,7 @@ import { Subject, type Observable } from 'rxjs';
 import { PanewardError } from '../errors.js';
 import { ControlParser, type ControlNotification, type ControlReply } from './control-protocol.js';
 import { isMissingTarget } from './internal/tmux-errors.js';
+import { tmuxArgs, tmuxEnv } from './tmux-locale.js';
 
 /** Options for {@link ControlClient.start}. */
 export interface ControlClientOptions {
@@ -324,7 +325,7 @@ export class ControlClient {
 }
 
 function spawnClient(binary: string, args: readonly string[], signal: AbortSignal) {
-  return execa(binary, args, {
+  return execa(binary, tmuxArgs(args), {
     stdin: 'pipe',
     stdout: 'pipe',
     stderr: 'pipe',
@@ -333,7 +334,8 @@ function spawnClient(binary: string, args: readonly string[], signal: AbortSigna
     cancelSignal: signal,
     forceKillAfterDelay: 500,
     // A client started from inside tmux would otherwise refuse to nest.
-    env: { TMUX: '' },
+    env: tmuxEnv({ TMUX: '' }),
+    extendEnv: false,
   });
 }
 

@@ -6,6 +6,7 @@ import type { PaneInfo, PaneProbe } from './probe.js';
 import { matchTree, readProcessTable, readProcessTree, treeFromTable } from './process.js';
 import type { TreeProcess } from './process.js';
 import type { TmuxRunOptions, TmuxTransport } from './transport.js';
+import { withoutSeparators } from './tmux-locale.js';
 
 /** A profile as discovery needs it. */
 export interface DiscoverProfile {
@@ -59,6 +60,10 @@ export async function listPanes(
   const rows: PaneRow[] = [];
   for (const line of stdout.split('\n')) {
     if (line === '') continue;
+    // Fields and names that came through as `_` would otherwise read as no panes at all.
+    if (!line.includes('\t')) {
+      throw new PanewardError('tmux_failed', withoutSeparators('list-panes', line));
+    }
     const [paneId, session, window, pane, pid, dead, windowName, ...command] = line.split('\t');
     if (!paneId?.startsWith('%') || pid === undefined) continue;
     rows.push({

@@ -3,6 +3,7 @@ import { PanewardError } from '../errors.js';
 import { Semaphore } from './internal/semaphore.js';
 import { toTmuxError } from './internal/tmux-errors.js';
 import { THEN, tmuxArgv, type TmuxArg } from './tmux-argv.js';
+import { tmuxArgs, tmuxEnv } from './tmux-locale.js';
 import type { TmuxRunOptions, TmuxTransport } from './transport.js';
 
 /** Options for {@link createExecaTransport}. */
@@ -59,7 +60,10 @@ export function createExecaTransport(options: ExecaTransportOptions = {}): TmuxT
     const timeoutMs = opts.timeoutMs ?? defaultTimeout;
     const first = args[0];
     const command = first === undefined || first === THEN ? '' : first;
-    const subprocess = execa(binary, [...socketArgs, ...tmuxArgv(args)], {
+    const subprocess = execa(binary, tmuxArgs([...socketArgs, ...tmuxArgv(args)]), {
+      // This process's environment as it is now, with the locale tmux needs (tmux-locale.ts).
+      env: tmuxEnv(),
+      extendEnv: false,
       timeout: timeoutMs,
       cancelSignal: opts.signal,
       forceKillAfterDelay: forceKillAfterMs,

@@ -8,6 +8,7 @@ import { decideProcess } from './probe-outcome.js';
 import { findProcesses } from './process.js';
 import { THEN, type TmuxArg } from './tmux-argv.js';
 import type { TmuxTransport } from './transport.js';
+import { unexpectedOutput } from './tmux-locale.js';
 import type { PaneInfo, PaneProbe } from './types.js';
 
 export type { PaneInfo, PaneProbe, SampleCause } from './types.js';
@@ -115,7 +116,7 @@ export async function probePane(
       capture: null,
       pane: null,
       pids: [],
-      error: { kind: 'parse', message: 'unexpected tmux output' },
+      error: { kind: 'parse', message: unexpectedOutput(sections[0] ?? '') },
     });
   }
   const capture: { text: string; ansi?: string } = { text: sections[1] ?? '' };

@@ -83,8 +83,15 @@ export class Attach {
     }
   }
 
-  /** Discovers now and every `intervalSeconds` (see `Supervisor.discoverContinuously`). */
-  discoverEvery(intervalSeconds: number): Observable<string[]> {
+  /**
+   * Discovers now and every `intervalSeconds` (see `Supervisor.discoverContinuously`). A round
+   * that fails finds nothing and is told to `onError`: the first failure, and again each time
+   * the message changes (a success in between starts over).
+   */
+  discoverEvery(
+    intervalSeconds: number,
+    onError: (error: unknown) => void = () => {},
+  ): Observable<string[]> {
     // A timer past 2^31 ms would fire every millisecond.
     if (!(intervalSeconds > 0 && intervalSeconds <= 86_400)) {
       throw new PanewardError(
@@ -92,9 +99,25 @@ export class Attach {
         'discoverContinuously: field `intervalSeconds`: must be a positive number of seconds, at most 86400',
       );
     }
+    let told: string | null = null;
     return interval(intervalSeconds * 1000, this.d.scheduler).pipe(
       startWith(-1),
-      exhaustMap(() => from(this.discover().catch(() => [] as string[]))),
+      exhaustMap(() =>
+        from(
+          this.discover().then(
+            (ids) => {
+              told = null;
+              return ids;
+            },
+            (error: unknown) => {
+              const message = error instanceof Error ? error.message : String(error);
+              if (message !== told) onError(error);
+              told = message;
+              return [] as string[];
+            },
+          ),
+        ),
+      ),
     );
   }
 

@@ -237,11 +237,13 @@ export class Supervisor {
 
   /**
    * Keeps discovering: every `intervalSeconds`, panes that run a known agent CLI and are not
-   * attached yet are attached (agents started later are picked up). Stopped by `stop()`.
+   * attached yet are attached (agents started later are picked up). Stopped by `stop()`. A
+   * round that fails (tmux answers what cannot be read, say) attaches nothing and is told to
+   * `onError`, once per distinct failure.
    */
-  discoverContinuously(intervalSeconds = 5): void {
+  discoverContinuously(intervalSeconds = 5, onError?: (error: unknown) => void): void {
     this.assertRunning();
-    const every = this.attacher.discoverEvery(intervalSeconds);
+    const every = this.attacher.discoverEvery(intervalSeconds, onError);
     this.discovery?.unsubscribe();
     this.discovery = every.subscribe();
   }

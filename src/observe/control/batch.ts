@@ -1,6 +1,7 @@
 import type { TransportOutcome } from '../../schemas/probe.js';
 import { commandLine, type ControlReply } from '../control-protocol.js';
 import { isMissingTarget } from '../internal/tmux-errors.js';
+import { unexpectedOutput } from '../tmux-locale.js';
 import type { PaneInfo, PaneProbe, PaneSampling, SampleCause } from '../types.js';
 
 // One batch: for every pane in it, its facts, its screen (and with escapes when asked), and a
@@ -132,7 +133,7 @@ export function readAnswer(
         capture: null,
         pane: null,
         pids: [],
-        error: { kind: 'parse', message: 'unexpected tmux output' },
+        error: { kind: 'parse', message: unexpectedOutput(factsReply.body) },
       },
     };
   }

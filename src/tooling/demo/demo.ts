@@ -8,6 +8,7 @@ import { PanewardError } from '../../errors.js';
 import { awaitExit } from '../../internal/await-exit.js';
 import { packageFile } from '../../internal/package-root.js';
 import { descendantsOf, readProcessTable } from '../../observe/process.js';
+import { tmuxArgs, tmuxEnv } from '../../observe/tmux-locale.js';
 import { getProfile } from '../../profiles/index.js';
 import { RecordingHeader } from '../../schemas/recording.js';
 import { createLogger, serve as startService, type RunningServer } from '../../serve.js';
@@ -60,27 +61,21 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
   const liveStops: Array<() => Promise<unknown> | void> = [];
   const cleanup = async () => {
     if (tmuxStarted) {
-      const path = await execa(
-        'tmux',
-        ['-L', socketName, 'display-message', '-p', '#{socket_path}'],
-        {
-          reject: false,
-        },
-      );
+      const path = await runTmux(['-L', socketName, 'display-message', '-p', '#{socket_path}'], {
+        reject: false,
+      });
       // The panes' processes (players, or the CLIs and what they started) are ours: the ones
       // still running once the server is gone are waited for, so nothing writes into scratch
       // after it is removed.
-      const panePids = await execa(
-        'tmux',
-        ['-L', socketName, 'list-panes', '-a', '-F', '#{pane_pid}'],
-        { reject: false },
-      );
+      const panePids = await runTmux(['-L', socketName, 'list-panes', '-a', '-F', '#{pane_pid}'], {
+        reject: false,
+      });
       const table = await readProcessTable();
       const ours = panePids.stdout
         .split('\n')
         .filter((l) => /^\d+$/.test(l))
         .flatMap((pid) => descendantsOf(table, Number(pid)));
-      await execa('tmux', ['-L', socketName, 'kill-server'], { reject: false });
+      await runTmux(['-L', socketName, 'kill-server'], { reject: false });
       await awaitExit(ours);
       // tmux leaves its socket file behind when the server exits.
       if (path.exitCode === 0 && path.stdout.trim()) rmSync(path.stdout.trim(), { force: true });
@@ -186,8 +181,7 @@ async function startRecordedPanes(
     symlinkSync(process.execPath, join(bin, name));
   }
   for (const p of panes) {
-    await execa(
-      'tmux',
+    await runTmux(
       tmuxNew(socketName, p.id, p.header.cols ?? 160, p.header.rows ?? 45, [
         ...['--', join(bin, p.name), PLAYER, p.path, String(pauseSeconds), String(process.pid)],
       ]),
@@ -224,8 +218,7 @@ async function startLivePanes(
     if (agent.cleanup) started(agent.cleanup);
     const env = Object.entries(agent.launch.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
     const id = `${agent.tool}-live`;
-    await execa(
-      'tmux',
+    await runTmux(
       tmuxNew(socketName, id, 160, 45, [
         ...['-c', formatLiteral(agent.launch.cwd), ...env, '--', ...agent.launch.command],
       ]),
@@ -234,4 +227,9 @@ async function startLivePanes(
     panes.push({ id, tool: agent.tool });
   }
   return panes;
+}
+
+/** A tmux command with the locale every tmux paneward starts gets (see observe/tmux-locale.ts). */
+function runTmux(args: readonly string[], options: { reject?: boolean } = {}) {
+  return execa('tmux', tmuxArgs(args), { env: tmuxEnv(), extendEnv: false, ...options });
 }
