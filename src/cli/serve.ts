@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
@@ -6,6 +5,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { PanewardError } from '../errors.js';
 import { BUDGET_TOO_LONG, MAX_BUDGET_SECONDS } from '../internal/bounds.js';
+import { readTokenFile } from '../internal/token-file.js';
 import { describeZodError } from '../internal/zod-errors.js';
 import type { ProfileFactory } from '../profiles/types.js';
 import { HostId } from '../schemas/operations/index.js';
@@ -155,14 +155,7 @@ export type ServeOptions = z.infer<typeof ServeOptions>;
 /** The bearer token: `--token-file` first, else `PANEWARD_TOKEN`; null when neither is set. */
 export function readToken(tokenFile: string | undefined, env = process.env): string | null {
   if (tokenFile !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(tokenFile, 'utf8').trim();
-    } catch (error) {
-      throw new PanewardError('invalid_input', `field \`tokenFile\`: cannot read ${tokenFile}`, {
-        cause: error,
-      });
-    }
+    const text = readTokenFile(tokenFile, 'field `tokenFile`');
     if (text.length < 16) {
       throw new PanewardError(
         'invalid_input',
