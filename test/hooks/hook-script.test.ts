@@ -115,7 +115,9 @@ describe('bin/paneward-hook.js', () => {
         ['claude_code', '--url', url, '--token-file', file],
         JSON.stringify(STOP),
       );
-      expect(Date.now() - t0, file).toBeLessThan(2000);
+      // Node's own start is in this too (slow on a loaded machine); a FIFO read as before never
+      // ended, and the hook's 2 s give-up could not even fire.
+      expect(Date.now() - t0, file).toBeLessThan(3000);
       expect([r.exitCode, r.stdout, r.stderr]).toEqual([0, '', '']);
       expect(got, file).toHaveLength(1);
       expect(got[0]!.headers.authorization, file).toBeUndefined();
