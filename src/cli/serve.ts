@@ -24,7 +24,7 @@ import {
   ChartOptionFields,
   checkChartOptions,
 } from './chart-options.js';
-import { untilStopSignal } from './signals.js';
+import { SHUTDOWN_DEADLINE_MS, stopWithin, untilStopSignal } from './signals.js';
 
 export { DEFAULT_PORT, DEFAULT_URL, createLogger, type RunningServer };
 
@@ -269,34 +269,6 @@ async function loadProfiles(file: string): Promise<Record<string, ProfileFactory
   return profiles as Record<string, ProfileFactory>;
 }
 
-/**
- * How long `paneward serve` may take to stop once signalled. Whatever is still stopping then (a
- * tmux server that answers nothing, a file that blocks) is given up: the process exits anyway.
- */
-export const SHUTDOWN_DEADLINE_MS = 1500;
-
-/**
- * Stops the server, and ends the process if that has not finished within `ms`: with status 1
- * and a line on stderr naming the parts still stopping. A stop that finished but left something
- * holding the process (a timer, a child) also ends it then, with status 0.
- */
-export async function stopWithin(running: RunningServer, ms: number): Promise<void> {
-  let done = false;
-  const deadline = setTimeout(() => {
-    const left = running.stopping();
-    process.stderr.write(
-      done
-        ? `paneward serve: stopped, but something still held the process ${ms / 1000} s after the signal; exiting\n`
-        : `paneward serve: the shutdown did not finish within ${ms / 1000} s (still stopping: ${left.length > 0 ? left.join(', ') : 'the HTTP server'}); exiting anyway\n`,
-    );
-    process.exit(done ? 0 : 1);
-  }, ms);
-  await running.stop();
-  done = true;
-  // Nothing left to wait for: the process ends as soon as nothing else holds it.
-  deadline.unref();
-}
-
 export function registerServe(program: Command): void {
   addChartOptions(program.command('serve'))
     .description('Serve the HTTP API (and SSE record stream) of a supervisor.')
@@ -341,8 +313,8 @@ export function registerServe(program: Command): void {
       const signals = untilStopSignal();
       try {
         const running = await startServe(opts);
-        await signals.stopped;
-        await stopWithin(running, SHUTDOWN_DEADLINE_MS);
+        const signal = await signals.stopped;
+        await stopWithin(running, { ms: SHUTDOWN_DEADLINE_MS, signal, release: signals.release });
       } finally {
         signals.release();
       }

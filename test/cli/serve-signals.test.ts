@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const BIN = fileURLToPath(new URL('../../bin/paneward.js', import.meta.url));
+const CHILD = fileURLToPath(new URL('./internal/stop-within-child.ts', import.meta.url));
 
 /** The TCP port a process listens on, from /proc (nothing needs to be logged). */
 async function portOf(pid: number): Promise<number> {
@@ -96,17 +97,19 @@ async function startServe(): Promise<string> {
 }
 
 /** SIGTERM, and how long until the process was gone, with its exit code. */
-async function terminate(): Promise<{ ms: number; code: number | null }> {
+async function terminate(): Promise<{ ms: number; code: number | null; signal: string | null }> {
   const c = child!;
-  const exited = new Promise<number | null>((r) => c.once('exit', (code) => r(code)));
+  const exited = new Promise<{ code: number | null; signal: string | null }>((r) =>
+    c.once('exit', (code, signal) => r({ code, signal })),
+  );
   const t0 = Date.now();
   c.kill('SIGTERM');
-  const code = await Promise.race([
+  const end = await Promise.race([
     exited,
     new Promise<'hung'>((r) => setTimeout(() => r('hung'), 10_000)),
   ]);
-  if (code === 'hung') throw new Error(`still running 10 s after SIGTERM\nserve said:\n${output}`);
-  return { ms: Date.now() - t0, code };
+  if (end === 'hung') throw new Error(`still running 10 s after SIGTERM\nserve said:\n${output}`);
+  return { ms: Date.now() - t0, ...end };
 }
 
 describe('paneward serve ends within 2 s of SIGTERM', () => {
@@ -174,13 +177,42 @@ describe('paneward serve ends within 2 s of SIGTERM', () => {
       signal: AbortSignal.timeout(8000),
     }).catch(() => undefined);
     await new Promise((r) => setTimeout(r, 300));
-    const { ms, code } = await terminate();
+    const { ms, code, signal } = await terminate();
     expect(ms, output).toBeLessThan(2000);
-    expect(code, output).toBe(1);
-    // It said why it did not wait for everything.
-    expect(output).toMatch(/did not finish within 1.5 s \(still stopping: [^)]+\); exiting anyway/);
+    expect([code, signal], output).toEqual([null, 'SIGTERM']);
+    // It said why it did not wait for everything, and ended by the signal it was sent.
+    expect(output).toMatch(
+      /did not finish within 1.5 s \(still stopping: [^)]+\); ending it by SIGTERM/,
+    );
     process.kill(pid, 'SIGCONT');
     stoppedPid = null;
     await asked;
   }, 60_000);
+
+  for (const mode of ['blocked', 'held'] as const) {
+    it(`while a read of a FIFO ${mode === 'blocked' ? 'holds the stop up' : 'is still pending after it'} (no process.exit, which would wait for it)`, async () => {
+      dir = mkdtempSync(join(tmpdir(), 'pw-serve-sig-'));
+      socket = `hks-sig-none-${process.pid}`;
+      const fifo = join(dir, 'record.fifo');
+      execFileSync('mkfifo', [fifo]);
+      output = '';
+      child = spawn(process.execPath, ['--import', 'tsx', CHILD, fifo, mode], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      child.stderr!.on('data', (b: Buffer) => (output += b.toString()));
+      await new Promise<void>((r) =>
+        child!.stdout!.on('data', (b: Buffer) => {
+          if (b.toString().includes('ready')) r();
+        }),
+      );
+      const { ms, code, signal } = await terminate();
+      expect(ms, output).toBeLessThan(2000);
+      expect([code, signal], output).toEqual([null, 'SIGTERM']);
+      expect(output).toBe(
+        mode === 'blocked'
+          ? 'paneward serve: the shutdown did not finish within 1.5 s (still stopping: session record follower); ending it by SIGTERM\n'
+          : 'paneward serve: stopped, but something still held the process 1.5 s after SIGTERM; ending it\n',
+      );
+    }, 30_000);
+  }
 });
