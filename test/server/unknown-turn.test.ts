@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { validate } from '@readme/openapi-parser';
 import { filter, firstValueFrom } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, ClientError, EXIT } from '../../src/cli/client-api.js';
@@ -83,6 +84,16 @@ describe('waiting on a turn that does not exist', () => {
     const again = await fetch(`${base}/v1/terminals/a1/turns/${turnId}?timeoutSeconds=1`);
     expect(again.status).toBe(200);
   }, 60_000);
+
+  it('the OpenAPI document says so, and still validates', async () => {
+    const doc = (await (await fetch(`${base}/openapi.json`)).json()) as {
+      paths: Record<string, { get?: { responses?: Record<string, { description: string }> } }>;
+    };
+    expect(await validate(structuredClone(doc) as never)).toMatchObject({ valid: true });
+    expect(
+      doc.paths['/v1/terminals/{id}/turns/{turnId}']!.get!.responses!['404']!.description,
+    ).toContain('`unknown_turn`');
+  });
 
   it('the library, the client (exit 5) and both MCP backends say so', async () => {
     await expect(sup.waitForTurn('a1', 'turn-999', { timeoutMs: 30_000 })).rejects.toMatchObject({
