@@ -64,6 +64,9 @@ afterEach(() => {
   } catch {
     // Gone already.
   }
+  rmSync(join(process.env.TMUX_TMPDIR ?? '/tmp', `tmux-${process.getuid!()}`, socket), {
+    force: true,
+  });
   rmSync(dir, { recursive: true, force: true });
 });
 
