@@ -10,13 +10,14 @@
 // The token is read when the hook runs: from --token-file, else PANEWARD_TOKEN.
 /* global fetch, AbortSignal */
 import { Buffer } from 'node:buffer';
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { URL } from 'node:url';
 
 const GIVE_UP_MS = 2000;
 const POST_TIMEOUT_MS = 1500;
 const STDIN_MS = 500;
 const MAX_STDIN = 1 << 20;
+const MAX_TOKEN = 4096;
 const NAME = /^[A-Za-z][A-Za-z0-9_.:-]{0,63}$/;
 
 // Whatever happens, the CLI gets its hook back quickly and clean.
@@ -58,15 +59,36 @@ function parse(text) {
   }
 }
 
+/**
+ * The token file's text: a regular file of at most MAX_TOKEN bytes only (a symbolic link to one
+ * is followed), opened non-blocking so a FIFO cannot hold the hook (nor the CLI) up; '' else.
+ */
+function readTokenFile(file) {
+  let fd;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  } catch {
+    return '';
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > MAX_TOKEN) return '';
+    const buf = Buffer.alloc(MAX_TOKEN + 1);
+    let n = 0;
+    for (let got = 1; got > 0 && n <= MAX_TOKEN; n += got) {
+      got = readSync(fd, buf, n, buf.length - n, null);
+    }
+    return n > MAX_TOKEN ? '' : buf.subarray(0, n).toString('utf8').trim();
+  } catch {
+    return '';
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function token(args) {
   const file = option(args, '--token-file');
-  if (file) {
-    try {
-      return readFileSync(file, 'utf8').trim();
-    } catch {
-      return '';
-    }
-  }
+  if (file) return readTokenFile(file);
   return (process.env.PANEWARD_TOKEN ?? '').trim();
 }
 

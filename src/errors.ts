@@ -9,6 +9,7 @@ export type PanewardErrorCode =
   | 'not_ready'
   | 'refused'
   | 'unknown_terminal'
+  | 'unknown_turn'
   | 'aborted'
   | 'timeout'
   | 'stopped'

@@ -52,6 +52,8 @@ export interface RunningServer {
   /** The supervisor of a server with panes; null for a fleet server. */
   supervisor: Supervisor | null;
   stop(): Promise<void>;
+  /** The parts `stop()` is still waiting on (empty before it starts and once it is done). */
+  stopping(): string[];
 }
 
 /** Binding anything but loopback needs a bearer token: refused before anything starts. */
@@ -138,11 +140,31 @@ export async function serve(config: ServeConfig): Promise<RunningServer> {
     }
     served = sup;
   }
+  // The parts that are still stopping, by name (what a shutdown cut short names).
+  const pending = new Set<string>();
   const stopParts = async () => {
-    if (edge) await edge.stop({ before: () => sup!.stop(), drainMs: 5000 });
-    await sup?.stop();
-    await fleet?.stop();
-    inspection?.stop();
+    const part = async (name: string, stop: () => Promise<void> | void) => {
+      pending.add(name);
+      try {
+        await stop();
+      } finally {
+        pending.delete(name);
+      }
+    };
+    // In parallel: one part that hangs (a tmux that answers nothing) holds up no other.
+    const results = await Promise.allSettled([
+      edge
+        ? part('fleet edge and supervisor', () =>
+            edge!.stop({ before: () => sup!.stop(), drainMs: 5000 }),
+          )
+        : sup
+          ? part('supervisor', () => sup!.stop())
+          : null,
+      fleet ? part('fleet view', () => fleet!.stop()) : null,
+      inspection ? part('inspector', () => inspection!.stop()) : null,
+    ]);
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   };
   const http = createHttpApp(served, {
     ...(config.token ? { token: config.token } : {}),
@@ -224,5 +246,6 @@ export async function serve(config: ServeConfig): Promise<RunningServer> {
         await stopParts();
         log.info('paneward serve stopped');
       })()),
+    stopping: () => [...pending],
   };
 }

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { PanewardError } from '../errors.js';
+import { readTokenFile } from '../internal/token-file.js';
 import { describeZodError } from '../internal/zod-errors.js';
 import type {
   Accepted,
@@ -70,7 +70,7 @@ export class ApiClient {
       throw new PanewardError('invalid_input', `field \`url\`: not a URL: ${this.url}`);
     }
     this.token = o.tokenFile
-      ? readFileSync(o.tokenFile, 'utf8').trim()
+      ? readTokenFile(o.tokenFile, 'field `tokenFile`')
       : env.PANEWARD_TOKEN?.trim() || null;
   }
 

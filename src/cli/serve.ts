@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { PanewardError } from '../errors.js';
 import { BUDGET_TOO_LONG, MAX_BUDGET_SECONDS } from '../internal/bounds.js';
+import { readTokenFile } from '../internal/token-file.js';
 import { describeZodError } from '../internal/zod-errors.js';
 import type { ProfileFactory } from '../profiles/types.js';
 import { MIN_TOKEN_LENGTH, type NatsAuth } from '../fleet/auth.js';
@@ -25,7 +26,7 @@ import {
   ChartOptionFields,
   checkChartOptions,
 } from './chart-options.js';
-import { untilStopSignal } from './signals.js';
+import { SHUTDOWN_DEADLINE_MS, stopWithin, untilStopSignal } from './signals.js';
 
 export { DEFAULT_PORT, DEFAULT_URL, createLogger, type RunningServer };
 
@@ -216,14 +217,7 @@ export type ServeOptions = z.infer<typeof ServeOptions>;
 /** The bearer token: `--token-file` first, else `PANEWARD_TOKEN`; null when neither is set. */
 export function readToken(tokenFile: string | undefined, env = process.env): string | null {
   if (tokenFile !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(tokenFile, 'utf8').trim();
-    } catch (error) {
-      throw new PanewardError('invalid_input', `field \`tokenFile\`: cannot read ${tokenFile}`, {
-        cause: error,
-      });
-    }
+    const text = readTokenFile(tokenFile, 'field `tokenFile`');
     if (text.length < 16) {
       throw new PanewardError(
         'invalid_input',
@@ -253,14 +247,9 @@ function readSecret(
   env = process.env,
 ): string | null {
   if (file !== undefined) {
-    try {
-      const text = readFileSync(file, 'utf8').trim();
-      if (text !== '') return text;
-    } catch (error) {
-      throw new PanewardError('invalid_input', `field \`${field}\`: cannot read ${file}`, {
-        cause: error,
-      });
-    }
+    // A regular file of at most 4 KB, opened so that a FIFO cannot hang the service.
+    const text = readTokenFile(file, `field \`${field}\``);
+    if (text !== '') return text;
     throw new PanewardError('invalid_input', `field \`${field}\`: ${file} is empty`);
   }
   const fromEnv = env[variable]?.trim();
@@ -292,12 +281,17 @@ export function natsAuthOf(o: ServeOptions, env = process.env): NatsAuth {
   for (const field of ['natsCreds', 'natsNkey', 'natsCa', 'natsCert', 'natsKey'] as const) {
     const file = o[field];
     if (file === undefined) continue;
+    // Only a regular file is read (a FIFO would block the service for good).
+    let regular = false;
     try {
-      readFileSync(file);
+      regular = statSync(file).isFile();
     } catch (error) {
       throw new PanewardError('invalid_input', `field \`${field}\`: cannot read ${file}`, {
         cause: error,
       });
+    }
+    if (!regular) {
+      throw new PanewardError('invalid_input', `field \`${field}\`: ${file} is not a regular file`);
     }
   }
   if (o.natsUser !== undefined) {
@@ -487,8 +481,8 @@ export function registerServe(program: Command): void {
       const signals = untilStopSignal();
       try {
         const running = await startServe(opts);
-        await signals.stopped;
-        await running.stop();
+        const signal = await signals.stopped;
+        await stopWithin(running, { ms: SHUTDOWN_DEADLINE_MS, signal, release: signals.release });
       } finally {
         signals.release();
       }

@@ -96,3 +96,86 @@ export function spliceMember(
   if (last) return `${text.slice(0, last.valueEnd)},\n${ind}${member}${text.slice(last.valueEnd)}`;
   return `${text.slice(0, open)}{\n${ind}${member}\n}${text.slice(close + 1)}`;
 }
+
+/** A JSON value's text: where it starts and ends, and for an object or array what it holds. */
+export type JsonNode =
+  | { kind: 'object'; start: number; end: number; members: JsonMember[] }
+  | { kind: 'array'; start: number; end: number; items: JsonNode[] }
+  | { kind: 'scalar'; start: number; end: number };
+
+/** A member of an object's text: its key, where the key starts, and its value. */
+export interface JsonMember {
+  key: string;
+  keyStart: number;
+  value: JsonNode;
+}
+
+function nodeAt(text: string, i: number): JsonNode {
+  const c = text[i];
+  if (c === '{') {
+    const members: JsonMember[] = [];
+    let j = skipWs(text, i + 1);
+    while (text[j] !== '}') {
+      const keyStart = j;
+      j = skipString(text, j);
+      const key = JSON.parse(text.slice(keyStart, j)) as string;
+      j = skipWs(text, skipWs(text, j) + 1); // past ':'
+      const value = nodeAt(text, j);
+      members.push({ key, keyStart, value });
+      j = skipWs(text, value.end);
+      if (text[j] === ',') j = skipWs(text, j + 1);
+    }
+    return { kind: 'object', start: i, end: j + 1, members };
+  }
+  if (c === '[') {
+    const items: JsonNode[] = [];
+    let j = skipWs(text, i + 1);
+    while (text[j] !== ']') {
+      const item = nodeAt(text, j);
+      items.push(item);
+      j = skipWs(text, item.end);
+      if (text[j] === ',') j = skipWs(text, j + 1);
+    }
+    return { kind: 'array', start: i, end: j + 1, items };
+  }
+  return { kind: 'scalar', start: i, end: skipValue(text, i) };
+}
+
+/**
+ * The text's value with where each part of it is (the text must be valid JSON: checked with
+ * `JSON.parse` first). Unlike `JSON.parse`, it keeps every member of an object, a key given
+ * twice included (see {@link duplicateKey}).
+ */
+export function parseTree(text: string): JsonNode {
+  return nodeAt(text, skipWs(text, 0));
+}
+
+/**
+ * The first key given twice in one object of `node` (depth first), as a path such as
+ * `hooks.Stop[0]` and the key; null when there is none.
+ */
+export function duplicateKey(node: JsonNode, path = ''): { path: string; key: string } | null {
+  if (node.kind === 'object') {
+    const seen = new Set<string>();
+    for (const m of node.members) {
+      if (seen.has(m.key)) return { path, key: m.key };
+      seen.add(m.key);
+    }
+    for (const m of node.members) {
+      const d = duplicateKey(m.value, path === '' ? m.key : `${path}.${m.key}`);
+      if (d) return d;
+    }
+  } else if (node.kind === 'array') {
+    for (const [i, item] of node.items.entries()) {
+      const d = duplicateKey(item, `${path}[${i}]`);
+      if (d) return d;
+    }
+  }
+  return null;
+}
+
+/** The whitespace that starts the line `pos` is on. */
+export function lineIndent(text: string, pos: number): string {
+  const from = text.lastIndexOf('\n', pos - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(from))![0];
+}

@@ -18,21 +18,41 @@ export function opencodePlugin(o: {
   tool?: 'opencode' | 'kilo';
 }): string {
   return `${OPENCODE_PLUGIN_MARK}
-import { readFileSync } from 'node:fs';
+import { Buffer } from 'node:buffer';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 
 const URL_ = ${JSON.stringify(new URL(`/v1/hooks/${o.tool ?? 'opencode'}`, o.url).href)};
 const TOKEN_FILE = ${JSON.stringify(o.tokenFile ?? null)};
 const NAME = /^[A-Za-z][A-Za-z0-9_.:-]{0,63}$/;
+
+// Only a regular file of at most 4096 bytes, opened non-blocking (a FIFO holds nothing up).
+function readToken(file) {
+  let fd;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  } catch {
+    return '';
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > 4096) return '';
+    const buf = Buffer.alloc(4097);
+    let n = 0;
+    for (let got = 1; got > 0 && n <= 4096; n += got) got = readSync(fd, buf, n, buf.length - n, null);
+    return n > 4096 ? '' : buf.subarray(0, n).toString('utf8').trim();
+  } catch {
+    return '';
+  } finally {
+    closeSync(fd);
+  }
+}
 
 function post(event, error) {
   try {
     const pane = process.env.TMUX_PANE ?? '';
     const tmux = process.env.TMUX ?? '';
     if (!/^%\\d+$/.test(pane) || tmux === '') return;
-    let token = '';
-    try {
-      token = TOKEN_FILE ? readFileSync(TOKEN_FILE, 'utf8').trim() : (process.env.PANEWARD_TOKEN ?? '').trim();
-    } catch {}
+    const token = TOKEN_FILE ? readToken(TOKEN_FILE) : (process.env.PANEWARD_TOKEN ?? '').trim();
     const headers = { 'content-type': 'application/json', 'x-paneward': '1' };
     if (token) headers.authorization = 'Bearer ' + token;
     const body = { event, pane, tmux };

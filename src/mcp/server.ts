@@ -168,6 +168,8 @@ export function adviceFor(f: BackendFailure, where: string): string {
     case 'unknown_terminal':
     case 'not_found':
       return 'call list_terminals for the ids of the terminals there are';
+    case 'unknown_turn':
+      return 'that turn id is none of this terminal’s: wait on the turnId send_prompt answered, or read terminal_state (lastTurn) for its latest turn';
     case 'not_ready':
       if (d.pendingTurnId || d.turnPhase === 'active') {
         return `the terminal is busy${d.pendingTurnId ? `: ${d.pendingTurnId} is running` : ''}; wait for it with wait_for_turn, or stop it with interrupt, then send again`;

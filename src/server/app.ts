@@ -58,6 +58,7 @@ const STATUS: Partial<Record<PanewardErrorCode | string, ContentfulStatusCode>> 
   invalid_input: 400,
   unauthorized: 401,
   unknown_terminal: 404,
+  unknown_turn: 404,
   not_found: 404,
   not_ready: 409,
   refused: 409,

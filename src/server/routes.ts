@@ -225,6 +225,10 @@ export function terminalRoutes(
         200: json(TurnResponse, TURN_RESULT),
         409: json(ErrorBody, 'the terminal went away before the turn ended'),
         ...TERMINAL_ERRORS,
+        404: json(
+          ErrorBody,
+          'no terminal with that id (`unknown_terminal`), or no such turn on it (`unknown_turn`: not its current, last or a recent one)',
+        ),
       },
     }),
     async (c) => {

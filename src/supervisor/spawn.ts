@@ -16,6 +16,7 @@ import {
   Subject,
 } from 'rxjs';
 import { isPanewardError, PanewardError } from '../errors.js';
+import { scheduleLong } from '../internal/long-timer.js';
 import { terminalNameFor, uniqueName } from '../internal/terminal-name.js';
 import type { Journal } from '../journal/journal.js';
 import type { TmuxArg } from '../observe/tmux-argv.js';
@@ -80,6 +81,8 @@ interface Owned {
   stopping: boolean;
   /** A restart is waiting for its backoff. */
   restarting: boolean;
+  /** Ends that wait at once (the supervisor stops, or forgets the terminal); null when none. */
+  cancelBackoff: (() => void) | null;
   /** When the CLI's process was first seen gone before tmux had marked the pane dead. */
   goneSince: number | null;
   watch: Subscription;
@@ -235,6 +238,7 @@ export class Spawner {
         restartTimes: [],
         stopping: false,
         restarting: false,
+        cancelBackoff: null,
         goneSince: null,
         watch: this.watch(terminalId, paneId),
       };
@@ -333,15 +337,25 @@ export class Spawner {
 
   /** Forgets a terminal that was detached (its window stays; it is no longer watched). */
   forget(id: string): void {
-    this.owned.get(id)?.watch.unsubscribe();
+    const o = this.owned.get(id);
+    if (o) this.release(o);
     this.owned.delete(id);
   }
 
-  /** Stops every watch (the supervisor stops; the CLIs keep running). */
+  /**
+   * Stops every watch and every restart waiting for its backoff (the supervisor stops; the CLIs
+   * keep running): nothing of this keeps the process alive afterwards.
+   */
   close(): void {
-    for (const o of this.owned.values()) o.watch.unsubscribe();
+    for (const o of this.owned.values()) this.release(o);
     this.owned.clear();
     this.changed.complete();
+  }
+
+  private release(o: Owned): void {
+    o.watch.unsubscribe();
+    o.stopping = true;
+    o.cancelBackoff?.();
   }
 
   /** Opens the window (its session too when missing) holding the placeholder; its pane id. */
@@ -502,9 +516,15 @@ export class Spawner {
     );
     o.restarting = true;
     this.changed.next(id);
+    // The wait can be an hour: cancelled (and the timer with it) when the supervisor stops.
     await new Promise<void>((resolve) => {
-      this.d.scheduler.schedule(() => resolve(), delaySeconds * 1000);
+      const timer = scheduleLong(this.d.scheduler, resolve, delaySeconds * 1000);
+      o.cancelBackoff = () => {
+        timer.unsubscribe();
+        resolve();
+      };
     });
+    o.cancelBackoff = null;
     try {
       if (o.stopping || !this.owned.has(id)) return false;
       const resumed = o.recipe.resumeArgs !== null;

@@ -337,6 +337,13 @@ export class Supervisor {
   ): Promise<TurnResult> {
     const o = WaitOptions.safeParse(opts);
     if (!o.success) throw invalid('waitForTurn', o.error);
+    if (!this.knowsTurn(id, turnId)) {
+      throw new PanewardError(
+        'unknown_turn',
+        `waitForTurn: field \`turnId\`: terminal ${id} has no turn ${turnId} (not its current, last or a recent one)`,
+        { details: { terminalId: id, turnId } },
+      );
+    }
     return waitForTurn(this.state$(id), id, turnId, o.data, {
       scheduler: this.scheduler,
       // The turn's own outcome settles at most one settle window (plus two polls) after
@@ -349,6 +356,28 @@ export class Supervisor {
         1000,
       current: () => this.get(id),
     });
+  }
+
+  /**
+   * Whether `turnId` is a turn of this terminal: its current one, the one its completion is
+   * about, its last one, or one its recent records name. Waiting on any other could only time out.
+   */
+  private knowsTurn(id: string, turnId: string): boolean {
+    const s = this.get(id);
+    if (
+      s.turn.current?.id === turnId ||
+      s.completion?.turnId === turnId ||
+      s.lastTurn.turnId === turnId
+    ) {
+      return true;
+    }
+    return this.journal
+      .recent(id)
+      .some(
+        (r) =>
+          (r.kind === 'turn.started' || r.kind === 'turn.ended' || r.kind === 'turn.reopened') &&
+          r.turnId === turnId,
+      );
   }
 
   /** Submits `prompt` and waits for that turn to finish. */

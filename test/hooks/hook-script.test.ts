@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -100,6 +101,27 @@ describe('bin/paneward-hook.js', () => {
     });
     expect(got[1]!.headers.authorization).toBe('Bearer from-the-environment-token');
     expect(JSON.stringify(got)).not.toContain('SECRET');
+  });
+
+  it('a token file that is a FIFO, /dev/zero or too big holds nothing up: posted without a token, exit 0', async () => {
+    const fifo = join(dir, 'token-fifo');
+    execFileSync('mkfifo', [fifo]);
+    const big = join(dir, 'token-big');
+    writeFileSync(big, 'x'.repeat(4097));
+    for (const file of [fifo, '/dev/zero', big]) {
+      got.length = 0;
+      const t0 = Date.now();
+      const r = await run(
+        ['claude_code', '--url', url, '--token-file', file],
+        JSON.stringify(STOP),
+      );
+      // Node's own start is in this too (slow on a loaded machine); a FIFO read as before never
+      // ended, and the hook's 2 s give-up could not even fire.
+      expect(Date.now() - t0, file).toBeLessThan(3000);
+      expect([r.exitCode, r.stdout, r.stderr]).toEqual([0, '', '']);
+      expect(got, file).toHaveLength(1);
+      expect(got[0]!.headers.authorization, file).toBeUndefined();
+    }
   });
 
   it('Cline’s payload names its event `hookName`; its error object (text) is not passed on', async () => {

@@ -53,7 +53,8 @@ export const TurnEnded = z.object({
 
 /**
  * Wait for a turn to end, as a supervisor does (`waitForTurn`): a wait that runs out is the
- * error `timeout`. The HTTP route over it answers `timeout` as a result instead (see `turns`).
+ * error `timeout`. The HTTP route over it answers `timeout` as a result instead (see `turns`). A
+ * turn id the terminal never had is the error `unknown_turn` (404) at once, not a wait.
  */
 export const wait = defineOperation({
   name: 'wait',
@@ -68,5 +69,6 @@ export const wait = defineOperation({
       .max(2 ** 31 - 1),
   }),
   output: TurnEnded,
-  errors: [...TERMINAL_ERRORS, 'timeout'],
+  /** `unknown_turn`: the terminal has no such turn (its current, last or a recent one). */
+  errors: [...TERMINAL_ERRORS, 'unknown_turn', 'timeout'],
 });
