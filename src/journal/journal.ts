@@ -79,9 +79,12 @@ interface Pending {
  * a CRC per line, one writer per data directory (a lock file naming its process). An appended
  * record gets its `seq` at once; it is acknowledged (its promise resolves and `records$` emits
  * it) only after every byte of it has been written and fsynced. Appends made while a batch is
- * being written form the next batch (group commit). A torn last line left by a crash is cut off
- * on open, nothing before it lost; a damaged complete line is skipped, reported in `damaged`,
- * and its seq is never handed out again. A segment past `segmentBytes` is closed and the next
+ * being written form the next batch (group commit). Offsets are counted on raw bytes and each
+ * line is checked on its own, so damage stays in its line. A torn last line left by a crash is
+ * cut off on open, nothing before it lost, and the next record starts on a fresh line; a damaged
+ * complete line is skipped, reported in `damaged` (and counted in `integrity`), and its seq is
+ * never handed out again; a copy of a record already read is skipped (each seq is handed out
+ * once). No journal file is opened through a symbolic link. A segment past `segmentBytes` is closed and the next
  * one starts with a checkpoint record (what the restore index holds), so old segments can be
  * dropped; a torn checkpoint is restored from the segments before it.
  *
