@@ -1,4 +1,4 @@
-import { closeSync, constants, ftruncateSync, writeSync } from 'node:fs';
+import { closeSync, constants, fdatasyncSync, ftruncateSync, writeSync } from 'node:fs';
 import type { JournalRecord } from '../schemas/record.js';
 import { openNoFollow } from './files.js';
 import {
@@ -73,6 +73,8 @@ export function recover(
         writeSync(fd, '\n', keep);
         segmentSize = keep + 1;
       }
+      // Mended before anything is appended after it.
+      fdatasyncSync(fd);
     } finally {
       closeSync(fd);
     }

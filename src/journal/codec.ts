@@ -23,6 +23,7 @@ export function decodeLine(line: string): Record<string, unknown> | null {
 const SUFFIX_BYTES = /,"crc":"([0-9a-f]{8})"\}$/;
 const CRC_TAIL = Buffer.from(',"crc":"');
 const RECORD_HEAD = Buffer.from('{"v":');
+const CLOSE = Buffer.from('}');
 /** `,"crc":"` + 8 hex digits + `"}`. */
 const TAIL_BYTES = CRC_TAIL.length + 10;
 
@@ -37,7 +38,7 @@ export function decodeLineBytes(bytes: Buffer): Record<string, unknown> | null {
   const m = SUFFIX_BYTES.exec(tail);
   if (!m || m.index !== 0) return null;
   const body = bytes.subarray(0, bytes.length - TAIL_BYTES);
-  const crc = crc32(Buffer.from('}'), crc32(body)).toString(16).padStart(8, '0');
+  const crc = crc32(CLOSE, crc32(body)).toString(16).padStart(8, '0');
   if (crc !== m[1]) return null;
   try {
     const value: unknown = JSON.parse(`${body.toString('utf8')}}`);

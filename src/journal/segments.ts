@@ -124,18 +124,12 @@ export interface ScanOptions {
 
 /** Tightens a segment to 0600, opened without following a link in its place. */
 export function tightenSegment(file: string): void {
-  closeSync(openNoFollowTightened(file));
-}
-
-function openNoFollowTightened(file: string): number {
   const fd = openNoFollow(file, constants.O_RDONLY);
   try {
     privateFd(fd);
-  } catch (error) {
+  } finally {
     closeSync(fd);
-    throw error;
   }
-  return fd;
 }
 
 /** A segment's bytes, read without following a link in its place. */
