@@ -116,8 +116,15 @@ export async function runJournal(raw: Record<string, unknown>, io: JournalIo): P
   const err = io.err ?? ((line: string) => process.stderr.write(`${line}\n`));
   let last = o.since;
   const skipped = new Set<string>();
+  const copies = new Set<string>();
   const drain = () => {
-    const { records, damaged } = readSegments(dir, last);
+    const { records, damaged, duplicates } = readSegments(dir, last);
+    for (const d of duplicates) {
+      const key = `${d.file}:${d.line}`;
+      if (copies.has(key)) continue;
+      copies.add(key);
+      err(`paneward: skipped ${d.file} line ${d.line}: a copy of seq ${d.seq}, printed once`);
+    }
     for (const d of damaged) {
       const key = `${d.file}:${d.line}`;
       if (skipped.has(key)) continue;

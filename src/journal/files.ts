@@ -1,4 +1,15 @@
-import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  existsSync,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  statSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { PanewardError } from '../errors.js';
 
@@ -26,12 +37,6 @@ export function privateDir(dir: string): void {
   if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) chmodSync(dir, st.mode & 0o700);
 }
 
-/** A journal file readable by its owner only (0600). */
-export function privateFile(file: string): void {
-  const st = statSync(file);
-  if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) chmodSync(file, st.mode & 0o600);
-}
-
 /** What to do about an error opening a data directory, in one line naming the path. */
 export function startupError(dataDir: string, error: unknown): unknown {
   if (error instanceof PanewardError) return error;
@@ -54,4 +59,51 @@ export function startupError(dataDir: string, error: unknown): unknown {
     `data directory ${at === dataDir ? dataDir : `${dataDir}: ${at}`} ${what}${e.code ? ` (${e.code})` : ''}; choose another with --data-dir`,
     { cause: error },
   );
+}
+
+/** The error for a journal path that is a symbolic link: the journal never follows one. */
+export function linkRefused(path: string, cause?: unknown): PanewardError {
+  return new PanewardError(
+    'journal_corrupt',
+    `${path} is a symbolic link; paneward does not follow links in its journal (put the file or folder itself there, or remove the link)`,
+    { cause },
+  );
+}
+
+/** Throws {@link linkRefused} when `path` is a symbolic link; a missing path is fine. */
+export function refuseLink(path: string): void {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  if (st.isSymbolicLink()) throw linkRefused(path);
+}
+
+/**
+ * Opens a journal file without following a symbolic link in its place (`O_NOFOLLOW`): a link
+ * is refused with an error naming it, so nothing is ever read, chmod-ed or appended through one.
+ * Anything else that is not a regular file is refused too.
+ */
+export function openNoFollow(file: string, flags: number, mode = 0o600): number {
+  let fd: number;
+  try {
+    fd = openSync(file, flags | constants.O_NOFOLLOW, mode);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw linkRefused(file, error);
+    throw error;
+  }
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd);
+    throw new PanewardError('journal_corrupt', `${file} is not a regular file; remove it`);
+  }
+  return fd;
+}
+
+/** Tightens an open journal file to 0600 (when this user owns it and it is looser). */
+export function privateFd(fd: number): void {
+  const st = fstatSync(fd);
+  if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) fchmodSync(fd, st.mode & 0o600);
 }

@@ -11,7 +11,7 @@ import { PanewardError } from '../errors.js';
 import { RECORD_FORMAT, type JournalRecord, type RecordDraft } from '../schemas/record.js';
 import { recover } from './checkpoint.js';
 import { lineOfJson } from './codec.js';
-import { privateDir, startupError } from './files.js';
+import { privateDir, refuseLink, startupError } from './files.js';
 import { writeFailure, type JournalFailure } from './health.js';
 import { acquireLock, releaseLock } from './lock.js';
 import {
@@ -23,11 +23,22 @@ import {
 } from './readers.js';
 import { RecentIndex, recentOf } from './recent.js';
 import { RestoreIndex } from './restore.js';
-import { journalDir, type DamagedLine } from './segments.js';
+import { journalDir, type DamagedLine, type DuplicateLine } from './segments.js';
 import { SegmentWriter } from './writer.js';
 
 export type { JournalFailure } from './health.js';
 export type { RecordGap } from './readers.js';
+
+/**
+ * What the journal found wrong with its files, as counts: damaged lines skipped (at open and by
+ * every read since), intact copies of records skipped so each is delivered once, and the bytes of
+ * a torn last line cut off at open.
+ */
+export interface JournalIntegrity {
+  damagedLines: number;
+  duplicateLines: number;
+  repairedBytes: number;
+}
 
 export interface JournalOptions {
   /** The data directory; `null` keeps records in memory only (replay, tests). */
@@ -68,9 +79,12 @@ interface Pending {
  * a CRC per line, one writer per data directory (a lock file naming its process). An appended
  * record gets its `seq` at once; it is acknowledged (its promise resolves and `records$` emits
  * it) only after every byte of it has been written and fsynced. Appends made while a batch is
- * being written form the next batch (group commit). A torn last line left by a crash is cut off
- * on open, nothing before it lost; a damaged complete line is skipped, reported in `damaged`,
- * and its seq is never handed out again. A segment past `segmentBytes` is closed and the next
+ * being written form the next batch (group commit). Offsets are counted on raw bytes and each
+ * line is checked on its own, so damage stays in its line. A torn last line left by a crash is
+ * cut off on open, nothing before it lost, and the next record starts on a fresh line; a damaged
+ * complete line is skipped, reported in `damaged` (and counted in `integrity`), and its seq is
+ * never handed out again; a copy of a record already read is skipped (each seq is handed out
+ * once). No journal file is opened through a symbolic link. A segment past `segmentBytes` is closed and the next
  * one starts with a checkpoint record (what the restore index holds), so old segments can be
  * dropped; a torn checkpoint is restored from the segments before it.
  *
@@ -87,6 +101,11 @@ export class Journal {
   readonly repairedBytes: number;
   /** Damaged lines opening found (skipped, kept on disk), with file and line. */
   readonly damaged: DamagedLine[] = [];
+  /** Copies of records opening found (a seq already read: skipped), with file and line. */
+  readonly duplicates: DuplicateLine[] = [];
+  /** Damaged and copied lines found at open and by reads since, by file and line. */
+  private readonly seenDamaged = new Set<string>();
+  private readonly seenDuplicates = new Set<string>();
   private readonly subject = new Subject<JournalRecord>();
   private readonly healthSubject = new BehaviorSubject<JournalFailure | null>(null);
   private readonly scheduler: SchedulerLike;
@@ -138,6 +157,8 @@ export class Journal {
     this.lockFile = join(dataDir, 'lock');
     try {
       privateDir(dataDir);
+      // The data directory may be a link the user made; what is inside it is never followed.
+      refuseLink(this.dir);
       privateDir(this.dir);
       acquireLock(this.lockFile);
     } catch (error) {
@@ -154,6 +175,8 @@ export class Journal {
       });
       recoveredSeq = found.lastSeq;
       this.damaged.push(...found.damaged);
+      this.duplicates.push(...found.duplicates);
+      this.noteRead(found.damaged, found.duplicates);
       repaired = found.repairedBytes;
       this.seq = found.lastSeq;
       this.durable = found.lastSeq;
@@ -182,6 +205,15 @@ export class Journal {
   /** The last `seq` acknowledged (durable). */
   get durableSeq(): number {
     return this.durable;
+  }
+
+  /** What the journal found wrong with its files so far (see {@link JournalIntegrity}). */
+  get integrity(): JournalIntegrity {
+    return {
+      damagedLines: this.seenDamaged.size,
+      duplicateLines: this.seenDuplicates.size,
+      repairedBytes: this.repairedBytes,
+    };
   }
 
   /** Why the journal cannot write, or null while it can. */
@@ -396,8 +428,20 @@ export class Journal {
     if (this.lockFile) releaseLock(this.lockFile);
   }
 
+  /** Counts the damaged and copied lines a read skipped (each file and line once). */
+  private noteRead(damaged: readonly DamagedLine[], duplicates: readonly DuplicateLine[]): void {
+    for (const d of damaged) this.seenDamaged.add(`${d.file}:${d.line}`);
+    for (const d of duplicates) this.seenDuplicates.add(`${d.file}:${d.line}:${d.seq}`);
+  }
+
   /** What the readers read from. */
   private get store(): RecordStore {
-    return { dir: this.dir, durable: this.durable, tail: this.tail, memory: this.memory };
+    return {
+      dir: this.dir,
+      durable: this.durable,
+      tail: this.tail,
+      memory: this.memory,
+      onRead: (damaged, duplicates) => this.noteRead(damaged, duplicates),
+    };
   }
 }

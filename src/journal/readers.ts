@@ -1,6 +1,6 @@
 import { Observable, type Observer, type Subscription } from 'rxjs';
 import type { JournalRecord } from '../schemas/record.js';
-import { readSegments, type DamagedLine } from './segments.js';
+import { readSegments, type DamagedLine, type DuplicateLine } from './segments.js';
 
 /** A range of seqs a reader asked for and does not get: dropped by retention, or on a damaged line. */
 export interface RecordGap {
@@ -19,6 +19,19 @@ export interface RecordStore {
   readonly tail: readonly JournalRecord[];
   /** Every record of an in-memory journal. */
   readonly memory: readonly JournalRecord[];
+  /** Told of the damaged and copied lines a read of the segments skipped. */
+  readonly onRead?: (damaged: DamagedLine[], duplicates: DuplicateLine[]) => void;
+}
+
+/** Reads the segments, telling the store what was skipped. */
+function readDisk(
+  store: RecordStore & { dir: string },
+  afterSeq: number,
+  keep?: (r: JournalRecord) => boolean,
+): { records: JournalRecord[]; damaged: DamagedLine[] } {
+  const read = readSegments(store.dir, afterSeq, keep);
+  store.onRead?.(read.damaged, read.duplicates);
+  return read;
 }
 
 /** Acknowledged records with `seq > afterSeq` (optionally of one terminal), oldest first. */
@@ -32,7 +45,7 @@ export function readRecordsAfter(
     r.seq <= store.durable &&
     (terminalId === undefined || r.terminalId === terminalId);
   if (store.dir === null) return store.memory.filter(keep);
-  return readSegments(store.dir, afterSeq, keep).records;
+  return readDisk({ ...store, dir: store.dir }, afterSeq, keep).records;
 }
 
 export interface ReadAfterOptions {
@@ -58,11 +71,13 @@ export function readPage(
   let damaged: DamagedLine[] = [];
   if (first !== undefined && first.seq <= afterSeq + 1) source = store.tail;
   else if (store.dir === null) source = store.memory;
-  else ({ records: source, damaged } = readSegments(store.dir, afterSeq));
+  else ({ records: source, damaged } = readDisk({ ...store, dir: store.dir }, afterSeq));
   const out: JournalRecord[] = [];
   let expected = afterSeq + 1;
   for (const r of source) {
     if (r.seq <= afterSeq || r.seq > store.durable) continue;
+    // Each seq once, in order: a copy of a record already handed out is not handed out again.
+    if (r.seq < expected) continue;
     if (r.seq > expected && options.onGap) {
       const hole = damaged.some((d) => d.seq !== null && d.seq >= expected && d.seq < r.seq);
       const retention = expected === afterSeq + 1 && source !== store.tail && !hole;
@@ -107,6 +122,7 @@ export function followRecords(
     const subscription: Subscription = live.subscribe(observer);
     try {
       for (const r of read()) {
+        if (r.seq <= last) continue;
         last = r.seq;
         sub.next(r);
       }

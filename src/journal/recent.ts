@@ -1,6 +1,7 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, readSync } from 'node:fs';
 import { JournalRecord } from '../schemas/record.js';
-import { decodeLine } from './codec.js';
+import { recordsInLine } from './codec.js';
+import { openNoFollow } from './files.js';
 
 /** A growable array of unsigned 32-bit integers. */
 class U32List {
@@ -83,7 +84,7 @@ export class RecentIndex {
       try {
         for (let i = seg.owners.length - 1; i >= 0 && found.length < limit; i--) {
           if (seg.owners.data[i] !== owner) continue;
-          fd ??= openSync(seg.file, 'r');
+          fd ??= openNoFollow(seg.file, constants.O_RDONLY);
           const start = seg.starts.data[i]!;
           const end = i + 1 < seg.starts.length ? seg.starts.data[i + 1]! : seg.end;
           const r = this.readLine(fd, start, end);
@@ -101,10 +102,11 @@ export class RecentIndex {
   private readLine(fd: number, start: number, end: number): JournalRecord | null {
     const buf = Buffer.allocUnsafe(end - start);
     const n = readSync(fd, buf, 0, buf.length, start);
-    const text = buf.toString('utf8', 0, n);
-    const nl = text.indexOf('\n');
-    const decoded = decodeLine(nl < 0 ? text : text.slice(0, nl));
-    if (decoded === null) return null;
+    // Bytes up to the newline; the record is the one that starts where its line was noted.
+    const nl = buf.subarray(0, n).indexOf(0x0a);
+    const piece = recordsInLine(buf.subarray(0, nl < 0 ? n : nl))[0];
+    if (piece === undefined || piece.offset !== 0) return null;
+    const decoded = piece.record;
     // As the record was handed out before: read back from its JSON when this process wrote it,
     // validated when it was read at open.
     return (decoded.seq as number) <= this.recoveredSeq()

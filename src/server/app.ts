@@ -171,6 +171,7 @@ export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {})
             lastSeq: sup.journal.lastSeq,
             durableSeq: sup.journal.durableSeq,
             ...(sup.journal.failure === undefined ? {} : { failure }),
+            ...(sup.journal.integrity === undefined ? {} : { integrity: sup.journal.integrity }),
           },
           observer: observerView(sup.observer?.() ?? null),
           ...sup.healthDetails?.(),

@@ -75,6 +75,23 @@ export function createMetrics(sup: SupervisorPort): ServerMetrics {
       this.set(sup.journal.durableSeq);
     },
   });
+  // Damaged lines are skipped, never served: a count above zero says the files were damaged.
+  new Gauge({
+    name: 'paneward_journal_damaged_lines',
+    help: 'Damaged journal lines skipped (each file and line counted once), since start.',
+    registers: [registry],
+    collect() {
+      this.set(sup.journal.integrity?.damagedLines ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'paneward_journal_duplicate_lines',
+    help: 'Copies of journal records skipped (each record is delivered once), since start.',
+    registers: [registry],
+    collect() {
+      this.set(sup.journal.integrity?.duplicateLines ?? 0);
+    },
+  });
   // The observer's own health: its overload is a fact about paneward, never about an agent.
   // A fleet server observes no pane and has none (each host's own /metrics does).
   const observer = (name: string, help: string, read: (h: SourceHealth) => number) => {

@@ -36,6 +36,12 @@ export interface RecordFeed {
   readonly health$?: Observable<FeedFailure | null>;
   /** The same, now. */
   readonly failure?: FeedFailure | null;
+  /** Damaged and copied lines skipped, torn bytes cut off at open; where the feed has files. */
+  readonly integrity?: {
+    damagedLines: number;
+    duplicateLines: number;
+    repairedBytes: number;
+  };
 }
 
 /** A range of seqs a reader does not get: dropped by retention, or on a damaged line. */

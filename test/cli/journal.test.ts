@@ -75,6 +75,21 @@ describe('paneward journal', () => {
     }
   });
 
+  it('prints a record written twice once, names the copy, and exits 0 (nothing is missing)', async () => {
+    const seg = listSegments(journalDir(dir))[0]!.file;
+    const lines = readFileSync(seg, 'utf8').split('\n');
+    writeFileSync(seg, [lines[0], lines[1], lines[1], lines[2], ''].join('\n'));
+    const out: string[] = [];
+    const err: string[] = [];
+    const skipped = await runJournal(
+      { dataDir: dir },
+      { out: (l) => out.push(l), err: (l) => err.push(l) },
+    );
+    expect(skipped).toBe(0);
+    expect(out.map((l) => Number(l.trim().split(' ')[0]))).toEqual([1, 2, 3]);
+    expect(err).toEqual([`paneward: skipped ${seg} line 3: a copy of seq 2, printed once`]);
+  });
+
   it('prints every record, one line each, with what changed and the rule', async () => {
     const out: string[] = [];
     await runJournal({ dataDir: dir }, { out: (l) => out.push(l) });

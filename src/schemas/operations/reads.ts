@@ -92,6 +92,18 @@ export const Health = z
         .object({ code: z.string(), message: z.string(), since: z.number() })
         .nullable()
         .optional(),
+      /**
+       * What the journal found wrong with its files: damaged lines skipped (each counted once),
+       * copies of records skipped (each record is delivered once), bytes of a torn last line cut
+       * off at open. Absent where the feed has no files (a fleet server).
+       */
+      integrity: z
+        .object({
+          damagedLines: z.number().int(),
+          duplicateLines: z.number().int(),
+          repairedBytes: z.number().int(),
+        })
+        .optional(),
     }),
     /**
      * The observer's own health: null before its first report, and on a fleet server, which
