@@ -65,7 +65,7 @@ async function reachable(view: FleetView, host: string): Promise<void> {
   await until(
     `${host} in the fleet`,
     async () => (view.hostViews().some((h) => h.id === host && h.reachable) ? true : undefined),
-    15_000,
+    45_000,
   );
 }
 
@@ -91,11 +91,11 @@ describe('commands over NATS are signed with the fleet token', () => {
     await until(
       'host-a/a1 ready',
       async () => (view.get('host-a/a1').readiness.status === 'ready' ? true : undefined),
-      15_000,
+      45_000,
     );
     // Anyone who can reach NATS: a plain client, no paneward code.
     attacker = await connect({ servers: nats.url });
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await attacker?.close();
@@ -386,17 +386,17 @@ describe('NATS with accounts: paneward logs in, anyone else sees nothing of the 
     await until(
       'host-d/d1 ready',
       async () => (view.get('host-d/d1').readiness.status === 'ready' ? true : undefined),
-      15_000,
+      60_000,
     );
     const marker = `ACCOUNT-${Date.now()}`;
     const turnId = await view.submit('host-d/d1', marker);
     await until(
       'the prompt typed',
       async () => ((await scrollback(pane)).includes(marker) ? true : undefined),
-      10_000,
+      20_000,
     );
     expect(turnId).toMatch(/^turn-/);
-  }, 30_000);
+  }, 90_000);
 
   it('refuses a client without credentials, and shows another account nothing', async () => {
     await expect(connect({ servers: nats.url, timeout: 3000 })).rejects.toThrow(
