@@ -64,21 +64,41 @@ export function createExecaTransport(options: ExecaTransportOptions = {}): TmuxT
       // This process's environment as it is now, with the locale tmux needs (tmux-locale.ts).
       env: tmuxEnv(),
       extendEnv: false,
-      timeout: timeoutMs,
       cancelSignal: opts.signal,
       forceKillAfterDelay: forceKillAfterMs,
       ...(opts.input === undefined ? { stdin: 'ignore' as const } : { input: opts.input }),
       stripFinalNewline: false,
       encoding: 'utf8',
     });
+    // The timeout is paneward's own, not execa's: a timer runs before the I/O of the same turn
+    // of the event loop, so when this process held the loop (its own overload) past the
+    // deadline, a tmux that answered in time would read as timed out. Each deadline looks once
+    // more after the loop has taken in what arrived (setImmediate) before it acts.
+    let exited = false;
+    let timedOut = false;
+    void subprocess.then(
+      () => (exited = true),
+      () => (exited = true),
+    );
+    const ended = () => exited || subprocess.exitCode !== null || subprocess.signalCode !== null;
+    const deadline = setTimeout(() => {
+      setImmediate(() => {
+        if (ended()) return;
+        timedOut = true;
+        subprocess.kill();
+      });
+    }, timeoutMs);
     // A child of the tmux process could keep stdout open after tmux is killed; this bound
     // makes sure the call settles anyway.
     let guard: NodeJS.Timeout | undefined;
     const hardLimit = new Promise<never>((_, reject) => {
       guard = setTimeout(
         () => {
-          subprocess.kill('SIGKILL');
-          reject(Object.assign(new Error('tmux did not exit'), { timedOut: true }));
+          setImmediate(() => {
+            if (exited) return;
+            subprocess.kill('SIGKILL');
+            reject(Object.assign(new Error('tmux did not exit'), { timedOut: true }));
+          });
         },
         timeoutMs + forceKillAfterMs + SETTLE_SLACK_MS,
       );
@@ -87,8 +107,9 @@ export function createExecaTransport(options: ExecaTransportOptions = {}): TmuxT
       const result = await Promise.race([subprocess, hardLimit]);
       return result.stdout;
     } catch (error) {
-      throw toTmuxError(error, command, timeoutMs);
+      throw toTmuxError(timedOut ? { timedOut: true } : error, command, timeoutMs);
     } finally {
+      clearTimeout(deadline);
       clearTimeout(guard);
     }
   }
