@@ -13,7 +13,7 @@ import {
   type ClientOptions,
 } from './client-api.js';
 import { briefRecord } from './journal.js';
-import { toolLabel } from './labels.js';
+import { toolVersionLabel } from './labels.js';
 import { terminalTable } from './table.js';
 import { untilStopSignal } from './signals.js';
 import { CLIENT_FIELDS, cliMessage } from './messages.js';
@@ -49,7 +49,7 @@ export function describeState(v: TerminalView): string[] {
   const op = (name: string, o: { allowed: string; reason: string }) =>
     `  ${name}: ${o.allowed} (${o.reason})`;
   return [
-    `${v.terminalId} ${v.target ?? ''} ${toolLabel(v.tool)}${v.toolVersion ? ` ${v.toolVersion}` : ''}`,
+    `${v.terminalId} ${v.target ?? ''} ${toolVersionLabel(v)}`,
     `  diagnostics: ${v.diagnostics.availability}  readiness: ${v.readiness.status}  phase: ${v.turn.phase}${v.turn.current ? ` ${v.turn.current.id} (${v.turn.current.source})` : ''}`,
     `  last turn: ${v.lastTurn.result}${v.lastTurn.turnId ? ` ${v.lastTurn.turnId} (${v.lastTurn.source}${v.lastTurn.witness ? `, witness ${v.lastTurn.witness}` : ''})` : ''}  session: ${v.session.status}`,
     ...(v.witness

@@ -46,8 +46,8 @@ export const DoctorTerminal = z.object({
   toolVersion: z.string().nullable(),
   verifiedVersions: z.array(z.string()),
   /**
-   * `yes`: a verified version; `newer`: newer than every verified one (its screens are not
-   * read unless asked); `other`: an older or in-between version, read with the nearest
+   * `yes`: a verified version; `newer`: newer than every verified one (read with the newest
+   * vocabulary, unverified; not read at all under `--verified-only`); `other`: an older or in-between version, read with the nearest
    * vocabulary; `unknown`: the version could not be read; `n/a`: no shipped profile.
    */
   verified: z.enum(['yes', 'newer', 'other', 'unknown', 'n/a']),
@@ -290,8 +290,9 @@ function problemsOf(r: DoctorReport): string[] {
       );
     } else if (t.verified === 'newer') {
       out.push(
-        `${who}: newer than the verified ${verified}; its screens are reported unrecognised ` +
-          `(readiness unknown) unless paneward runs with --read-unverified`,
+        `${who}: newer than the verified ${verified}; read with the newest vocabulary, not ` +
+          `verified (a screen it does not recognise reads unknown, never a success; under ` +
+          `--verified-only none is read); docs/profiles.md says how to verify a release`,
       );
     } else if (t.verified === 'other') {
       out.push(`${who}: not a verified version (${verified}); read with the nearest vocabulary`);
@@ -299,7 +300,7 @@ function problemsOf(r: DoctorReport): string[] {
     if (t.unrecognisedFrames > 0) {
       out.push(
         `${who}: ${t.unrecognisedFrames} frame${t.unrecognisedFrames === 1 ? '' : 's'} in ` +
-          `${hour} matched no known screen; \`paneward journal --terminal ${t.terminalId}\` ` +
+          `${hour} matched no known screen${t.verified === 'newer' ? ' (a new release may have changed them)' : ''}; \`paneward journal --terminal ${t.terminalId}\` ` +
           `shows when, \`paneward record\` captures them for a profile fix`,
       );
     }

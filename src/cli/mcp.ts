@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { Readable, Writable } from 'node:stream';
 import { z } from 'zod';
 import { PanewardError } from '../errors.js';
@@ -27,7 +27,14 @@ export const McpOptions = z
       .max(MAX_BUDGET_SECONDS, { error: BUDGET_TOO_LONG })
       .optional(),
     source: z.enum(['control', 'polling']).default('control'),
+    /** The strict gate: do not read a CLI newer than its verified versions. */
+    verifiedOnly: z.boolean().default(false),
+    /** Accepted for old scripts: reading newer versions is the default. */
     readUnverified: z.boolean().default(false),
+  })
+  .refine((o) => !(o.verifiedOnly && o.readUnverified), {
+    message: '--read-unverified contradicts --verified-only (newer releases are read by default)',
+    path: ['readUnverified'],
   })
   .refine(
     (o) =>
@@ -96,7 +103,7 @@ export async function runMcp(raw: Record<string, unknown>, io: McpIo = defaultIo
       socketPath: o.socketPath,
       dataDir: o.dataDir ?? null,
       config: o.sessionBudget === undefined ? {} : { sessionWallClockSeconds: o.sessionBudget },
-      readUnverifiedVersions: o.readUnverified,
+      verifiedOnly: o.verifiedOnly,
       source: o.source,
     });
     try {
@@ -169,7 +176,11 @@ export function registerMcp(program: Command): void {
       'arm the session watchdog: interrupt a turn still running after this long',
     )
     .option('--source <kind>', 'control or polling', 'control')
-    .option('--read-unverified', 'read the screens of agent CLIs newer than the verified versions')
+    .option(
+      '--verified-only',
+      'do not read an agent CLI newer than the versions paneward was verified against (default: read with the newest vocabulary, marked unverified)',
+    )
+    .addOption(new Option('--read-unverified').hideHelp())
     .action(async (targets: string[], opts: Record<string, unknown>) => {
       await runMcp({ ...opts, targets });
     });

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { PanewardError } from '../errors.js';
@@ -74,6 +74,9 @@ export const ServeOptions = z
       .positive()
       .max(3600, { error: '--poll-interval must be at most 3600 seconds' })
       .optional(),
+    /** The strict gate: do not read a CLI newer than its verified versions. */
+    verifiedOnly: z.boolean().default(false),
+    /** Accepted for old scripts: reading newer versions is the default. */
     readUnverified: z.boolean().default(false),
     /** Where frames come from: `control` (one tmux -C client) or `polling`. */
     source: z.enum(['control', 'polling']).optional(),
@@ -188,6 +191,14 @@ export const ServeOptions = z
     }
   })
   .superRefine((o, ctx) => {
+    if (o.verifiedOnly && o.readUnverified) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['readUnverified'],
+        message:
+          '--read-unverified contradicts --verified-only (newer releases are read by default)',
+      });
+    }
     if (!o.fleet) return;
     // A fleet server observes no pane: an option only a server with panes uses is a mistake.
     const given = {
@@ -198,7 +209,7 @@ export const ServeOptions = z
       sessionBudget: o.sessionBudget !== undefined && '--session-budget',
       pollInterval: o.pollInterval !== undefined && '--poll-interval',
       source: o.source !== undefined && '--source',
-      readUnverified: o.readUnverified && '--read-unverified',
+      verifiedOnly: o.verifiedOnly && '--verified-only',
       inspect: o.inspect !== false && '--inspect',
       inspectPaneText: o.inspectPaneText && '--inspect-pane-text',
       ...chartFlagsGiven(o),
@@ -369,7 +380,7 @@ export async function startServe(
           ...(o.pollInterval === undefined ? {} : { pollIntervalSeconds: o.pollInterval }),
           ...chartSettingsOf(o),
         },
-        readUnverifiedVersions: o.readUnverified,
+        verifiedOnly: o.verifiedOnly,
         source: o.source ?? 'control',
         ...(o.completionAuthority ? { completionAuthority: o.completionAuthority } : {}),
       },
@@ -452,9 +463,10 @@ export function registerServe(program: Command): void {
       'control (the default: one tmux -C client per server, panes captured when they change) or polling',
     )
     .option(
-      '--read-unverified',
-      'read the screens of an agent CLI newer than the versions paneward was verified against (default: reported unrecognised)',
+      '--verified-only',
+      'do not read an agent CLI newer than the versions paneward was verified against (default: read with the newest vocabulary, marked unverified)',
     )
+    .addOption(new Option('--read-unverified').hideHelp())
     .option(
       '--nats <url>',
       'NATS server(s), comma-separated: publish to a fleet (with --host-id) or serve it (--fleet)',

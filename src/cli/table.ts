@@ -36,7 +36,7 @@ export function terminalTable(
   const rows = views.map((v) => [
     v.terminalId,
     v.target ?? '-',
-    toolLabel(v.tool),
+    v.toolVersionVerified === false ? `${toolLabel(v.tool)} (unverified)` : toolLabel(v.tool),
     v.readiness.status,
     v.turn.phase,
     v.lastTurn.result === 'none' ? '-' : `${v.lastTurn.result}@${v.lastTurn.turnId}`,

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { z } from 'zod';
 import { execa } from 'execa';
 import { isPanewardError, PanewardError } from '../errors.js';
@@ -57,13 +57,19 @@ export const WatchOptions = z
       .positive({ error: 'must be positive' })
       .max(MAX_BUDGET_SECONDS, { error: BUDGET_TOO_LONG })
       .optional(),
-    /** Read the screens of a CLI newer than its verified versions anyway. */
+    /** The strict gate: do not read a CLI newer than its verified versions. */
+    verifiedOnly: z.boolean().default(false),
+    /** Accepted for old scripts: reading newer versions is the default. */
     readUnverified: z.boolean().default(false),
     /** Where frames come from: `control` (one tmux -C client) or `polling`. */
     source: z.enum(['control', 'polling']).default('control'),
     ...ChartOptionFields,
   })
   .superRefine(checkChartOptions)
+  .refine((o) => !(o.verifiedOnly && o.readUnverified), {
+    message: '--read-unverified contradicts --verified-only (newer releases are read by default)',
+    path: ['readUnverified'],
+  })
   .refine((o) => o.targets.length > 0 || o.discover, {
     error: 'name at least one target, or use --discover',
     path: ['targets'],
@@ -123,7 +129,7 @@ export async function runWatch(
       ...(o.sessionBudget === undefined ? {} : { sessionWallClockSeconds: o.sessionBudget }),
       ...chartSettingsOf(o),
     },
-    readUnverifiedVersions: o.readUnverified,
+    verifiedOnly: o.verifiedOnly,
     source: o.source,
     ...(o.completionAuthority ? { completionAuthority: o.completionAuthority } : {}),
   });
@@ -316,9 +322,10 @@ export function registerWatch(program: Command): void {
       'control',
     )
     .option(
-      '--read-unverified',
-      'read the screens of an agent CLI newer than the versions paneward was verified against (default: reported unrecognised)',
+      '--verified-only',
+      'do not read an agent CLI newer than the versions paneward was verified against (default: read with the newest vocabulary, marked unverified)',
     )
+    .addOption(new Option('--read-unverified').hideHelp())
     .action(async (targets: string[], opts: Record<string, unknown>) => {
       try {
         await runWatch({ ...opts, targets });

@@ -39,13 +39,21 @@ function setCell(td, text, cls) {
 
 /** The tool, and its version (left out where the page is narrow). */
 function setTool(td, v) {
-  const text = v.toolVersion ? `${v.tool} ${v.toolVersion}` : v.tool;
+  const unverified = v.toolVersionVerified === false;
+  const text = `${v.toolVersion ? `${v.tool} ${v.toolVersion}` : v.tool}${unverified ? ' (unverified: not a release paneward was verified against)' : ''}`;
   if (td.title === text) return;
   td.title = text;
   const version = document.createElement('span');
   version.className = 'version';
   version.textContent = v.toolVersion ? ` ${v.toolVersion}` : '';
-  td.replaceChildren(v.tool, version);
+  const parts = [v.tool, version];
+  if (unverified) {
+    const mark = document.createElement('span');
+    mark.className = 'unverified';
+    mark.textContent = ' unverified';
+    parts.push(mark);
+  }
+  td.replaceChildren(...parts);
 }
 
 function rowFor(id) {

@@ -176,7 +176,7 @@ export function renderDetail() {
   }
   setText(
     $('#detail-title'),
-    `${v.terminalId} · ${v.target ?? ''} · ${v.tool}${v.toolVersion ? ` ${v.toolVersion}` : ''}`,
+    `${v.terminalId} · ${v.target ?? ''} · ${v.tool}${v.toolVersion ? ` ${v.toolVersion}` : ''}${v.toolVersionVerified === false ? ' (unverified)' : ''}`,
   );
   const words = $('#state-words');
   setText(words, stateInWords(v));

@@ -49,6 +49,8 @@ const TerminalSummary = z.object({
   target: z.string().nullable(),
   tool: z.string(),
   toolVersion: z.string().nullable(),
+  /** False when the running release is not one paneward was verified against; null: unknown. */
+  toolVersionVerified: z.boolean().nullable(),
   /** `ready`, `waiting` (working), `blocked` (a prompt for the operator), `unknown`, … */
   readiness: z.string(),
   /** What the screen shows: `idle`, `working`, … */
@@ -91,6 +93,7 @@ function summarize(v: TerminalView): TerminalSummary {
     target: v.target,
     tool: v.tool,
     toolVersion: v.toolVersion,
+    toolVersionVerified: v.toolVersionVerified,
     readiness: v.readiness.status,
     activity: v.surface.businessState,
     blockedPrompt: v.surface.blockedPrompt,
@@ -107,7 +110,7 @@ function summarize(v: TerminalView): TerminalSummary {
 }
 
 function describeTerminal(s: TerminalSummary): string {
-  const name = `${s.terminalId}${s.target ? ` (pane ${s.target})` : ''}: ${s.tool}${s.toolVersion ? ` ${s.toolVersion}` : ''}`;
+  const name = `${s.terminalId}${s.target ? ` (pane ${s.target})` : ''}: ${s.tool}${s.toolVersion ? ` ${s.toolVersion}` : ''}${s.toolVersionVerified === false ? ' (unverified)' : ''}`;
   const turn = s.turn.currentTurnId ? `, turn ${s.turn.currentTurnId} running` : '';
   const last = s.lastTurn.turnId
     ? `; last turn ${s.lastTurn.turnId}: ${s.lastTurn.outcome}`

@@ -36,7 +36,7 @@ export function getProfile(
   toolVersion?: string,
   options?: ProfileOptions,
 ): ToolProfile {
-  const key = `${tool}\0${toolVersion ?? ''}\0${options?.readUnverified === true ? 1 : 0}`;
+  const key = `${tool}\0${toolVersion ?? ''}\0${options?.verifiedOnly === true ? 1 : 0}`;
   let profile = made.get(key);
   if (!profile) {
     // Versions come from attach requests and panes: a bounded number of them is kept.
@@ -64,8 +64,24 @@ export function knownTools(): Array<{ id: string; processNames: readonly string[
 
 /** The exact versions of a tool whose screens were recorded and verified (empty: none). */
 export function verifiedVersionsOf(tool: string): readonly string[] {
-  const factory = PROFILES[tool];
-  return factory ? (factory().verified ?? []) : [];
+  let versions = verifiedByTool.get(tool);
+  if (!versions) {
+    const factory = PROFILES[tool];
+    versions = factory ? (factory().verified ?? []) : [];
+    verifiedByTool.set(tool, versions);
+  }
+  return versions;
+}
+
+/** The verified versions of each shipped tool, read once (the public state asks per publish). */
+const verifiedByTool = new Map<string, readonly string[]>();
+
+/**
+ * The public state's `toolVersionVerified`: null while the version is not known, else whether it
+ * is one the tool's profile was verified against.
+ */
+export function toolVersionVerified(tool: string, toolVersion: string | null): boolean | null {
+  return toolVersion === null ? null : isVerified(verifiedVersionsOf(tool), toolVersion);
 }
 
 /**
@@ -78,7 +94,8 @@ export function isVerifiedVersion(tool: string, toolVersion: string | undefined)
 
 /**
  * Whether `toolVersion` is newer than every version the tool's profile was verified against:
- * its screens are then reported unrecognised unless the profile is asked to read them anyway.
+ * its screens are then read with the newest vocabulary, unverified (or not at all under the
+ * strict gate, `verifiedOnly`).
  */
 export function isNewerThanVerifiedVersion(tool: string, toolVersion: string | undefined): boolean {
   return isNewerThanVerified(verifiedVersionsOf(tool), toolVersion);

@@ -29,7 +29,8 @@ export interface ToolProfile {
   packages?: readonly string[];
   /**
    * True when this profile reads no screen at all because its version is newer than every
-   * verified one (see {@link ProfileOptions.readUnverified}): every frame is unrecognised.
+   * verified one and the strict gate is on (see {@link ProfileOptions.verifiedOnly}): every
+   * frame is unrecognised.
    */
   unverifiedUnread?: boolean;
   /** Process names (argv[0] basenames or script names) that mean the agent runs in the pane. */
@@ -59,11 +60,12 @@ export interface ToolProfile {
 /** How a profile treats a version it was not verified against. */
 export interface ProfileOptions {
   /**
-   * Read the screens of a version newer than every verified one with the newest vocabulary.
-   * Off by default: such a version's screens are reported unrecognised (readiness `unknown`,
-   * never a success) until someone verifies it or accepts the risk.
+   * The strict gate: a version newer than every verified one is not read at all (every frame
+   * unrecognised, readiness `unknown`, never a success) until someone verifies it. Off by
+   * default: such a version is read with the newest vocabulary and marked unverified
+   * (docs/profiles.md, "Versions and drift").
    */
-  readUnverified?: boolean;
+  verifiedOnly?: boolean;
 }
 
 /** Picks a parser for a tool version; profiles whose screens changed across versions use it. */

@@ -14,6 +14,12 @@ export const TerminalState = z.object({
   target: z.string().nullable(),
   tool: z.string(),
   toolVersion: z.string().nullable(),
+  /**
+   * Whether `toolVersion` is one the tool's profile was verified against: false for any other
+   * release (read with the nearest vocabulary, or not at all under `verifiedOnly`), null while
+   * the version is not known.
+   */
+  toolVersionVerified: z.boolean().nullable(),
   /** Observation time (seconds) this state is as of. */
   t: z.number(),
   diagnostics: z.object({

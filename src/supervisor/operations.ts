@@ -135,9 +135,11 @@ function sendInput(s: TerminalState): OperationVerdict {
     case 'unknown':
       if (s.surface.uiContext === 'unrecognised' && s.toolVersion !== null) {
         if (isNewerThanVerifiedVersion(s.tool, s.toolVersion)) {
+          // A new release may draw screens no vocabulary knows (under --verified-only none of
+          // its screens are read): `paneward doctor` says what to do.
           return verdict(
-            'no',
-            `${s.tool} ${s.toolVersion} is newer than the verified ${verifiedVersionsOf(s.tool).join(', ')}: its screens are not read (--read-unverified)`,
+            'wait',
+            `the screen matches no shape paneward knows; ${s.tool} ${s.toolVersion} is newer than the verified ${verifiedVersionsOf(s.tool).join(', ')} (see paneward doctor)`,
           );
         }
       }

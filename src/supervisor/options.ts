@@ -30,10 +30,17 @@ export const SupervisorOptions = z.strictObject({
     .strict()
     .optional(),
   /**
-   * Read the screens of an agent CLI newer than every version its profile was verified against.
-   * Off by default: such a pane reads as unrecognised (readiness `unknown`, never a success).
+   * The strict gate: do not read the screens of an agent CLI newer than every version its
+   * profile was verified against (such a pane reads as unrecognised: readiness `unknown`, never
+   * a success). Off by default: a newer release is read with the newest vocabulary and its
+   * state says `toolVersionVerified: false` (docs/profiles.md, "Versions and drift").
    */
-  readUnverifiedVersions: z.boolean().default(false),
+  verifiedOnly: z.boolean().default(false),
+  /**
+   * Kept for callers written when newer releases were not read by default: `true` is now the
+   * default and changes nothing; it cannot be combined with `verifiedOnly: true`.
+   */
+  readUnverifiedVersions: z.boolean().optional(),
   /**
    * Where frames come from: `control` (one `tmux -C` client per server, panes captured when
    * they change) or `polling` (a tmux process per pane per interval). Control mode needs the
@@ -143,6 +150,13 @@ export function parseSupervisorOptions(rest: z.input<typeof SupervisorOptions>):
 } {
   const parsed = SupervisorOptions.safeParse(rest);
   if (!parsed.success) throw invalid('supervisor options', parsed.error);
+  if (parsed.data.verifiedOnly && parsed.data.readUnverifiedVersions === true) {
+    throw new PanewardError(
+      'invalid_input',
+      'supervisor options: field `readUnverifiedVersions`: true contradicts `verifiedOnly: true` ' +
+        '(newer releases are read by default; `verifiedOnly` turns that off)',
+    );
+  }
   const config = KernelConfig.parse(
     Object.fromEntries(
       Object.entries(parsed.data.config ?? {}).filter(([k]) => k !== 'sessionWallClockSeconds'),

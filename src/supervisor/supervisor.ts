@@ -101,7 +101,7 @@ export class Supervisor {
     const parsed = parseSupervisorOptions(rest);
     this.options = parsed.options;
     this.config = parsed.config;
-    this.tools = new ToolCatalog(profiles ?? {}, this.options.readUnverifiedVersions);
+    this.tools = new ToolCatalog(profiles ?? {}, this.options.verifiedOnly);
     this.scheduler = scheduler ?? asyncScheduler;
     this.journal = new Journal({
       dataDir: this.options.dataDir === undefined ? defaultDataDir() : this.options.dataDir,

@@ -7,13 +7,13 @@ export class ToolCatalog {
   constructor(
     /** Extra tool profiles by id (they come first). */
     private readonly custom: Readonly<Record<string, ProfileFactory>>,
-    /** Read the screens of a version newer than every one a profile was verified against. */
-    private readonly readUnverified: boolean,
+    /** Do not read the screens of a version newer than every one a profile was verified against. */
+    private readonly verifiedOnly: boolean,
   ) {}
 
   /** The profile that reads `tool`'s screens at `version`. */
   profileFor(tool: string, version?: string): ToolProfile {
-    const options = { readUnverified: this.readUnverified };
+    const options = { verifiedOnly: this.verifiedOnly };
     return this.custom[tool]?.(version, options) ?? getProfile(tool, version, options);
   }
 

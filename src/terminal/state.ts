@@ -1,4 +1,5 @@
 import type { KernelSnapshot } from '../kernel/kernel.js';
+import { toolVersionVerified } from '../profiles/index.js';
 import type { ParseOutcome, ProbeOutcome } from '../schemas/probe.js';
 import type { RestoreFacts } from '../schemas/record.js';
 import { NO_SIGNALS, type ProfileResult } from '../schemas/signals.js';
@@ -58,6 +59,7 @@ export function composeState(f: StateFacts, times: StateTimes): TerminalState {
     target: f.target,
     tool: f.tool,
     toolVersion: f.toolVersion,
+    toolVersionVerified: toolVersionVerified(f.tool, f.toolVersion),
     t: times.now,
     diagnostics: {
       availability: f.diagnostics,
@@ -228,6 +230,7 @@ export function initialState(o: {
     target: o.target,
     tool: o.tool,
     toolVersion: o.toolVersion,
+    toolVersionVerified: toolVersionVerified(o.tool, o.toolVersion),
     t: o.t,
     diagnostics: {
       availability: 'unknown',

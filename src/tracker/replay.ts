@@ -3,6 +3,7 @@ import { PanewardError } from '../errors.js';
 import { parseJsonLine, readJsonLines } from '../internal/jsonl.js';
 import { VirtualClock } from '../kernel/virtual-time.js';
 import { getProfile } from '../profiles/index.js';
+import type { ProfileOptions } from '../profiles/types.js';
 import type { KernelConfig, KernelConfigInput } from '../schemas/kernel.js';
 import {
   RecordingHeader,
@@ -28,6 +29,13 @@ export interface ReplayOptions {
    * pieces of the session record and its tool has a reader, else the screen alone.
    */
   completionAuthority?: CompletionAuthority;
+  /**
+   * Read the recording as if its CLI said this version (default: the header's): how a release
+   * nobody verified yet would be read, with the same screens.
+   */
+  toolVersion?: string;
+  /** The strict gate ({@link ProfileOptions.verifiedOnly}): a newer release is not read. */
+  verifiedOnly?: boolean;
 }
 
 /** A validated recording: its header and its polls and inputs in time order. */
@@ -94,10 +102,13 @@ export function pipelineFor(
 ): { pipeline: TerminalPipeline; clock: VirtualClock } {
   const clock = new VirtualClock();
   const witness = replayWitness(rec, options.completionAuthority);
+  const toolVersion = options.toolVersion ?? rec.header.toolVersion;
   const pipeline = new TerminalPipeline({
     terminalId: options.terminalId ?? 'replay',
-    profile: getProfile(rec.header.tool, rec.header.toolVersion),
-    toolVersion: rec.header.toolVersion,
+    profile: getProfile(rec.header.tool, toolVersion, {
+      verifiedOnly: options.verifiedOnly === true,
+    }),
+    toolVersion,
     config: options.config,
     scheduler: clock.scheduler,
     // The session budget arms the watchdog when the session starts, at the first poll.

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { filter, firstValueFrom, timeout } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { describeState, EXIT } from '../../src/cli/client.js';
+import { terminalTable } from '../../src/cli/table.js';
 import type { TerminalView } from '../../src/schemas/operations/index.js';
 import { main } from '../../src/cli/main.js';
 import { createSupervisor, type Supervisor } from '../../src/index.js';
@@ -121,6 +122,18 @@ describe('the command line as a client of paneward serve', () => {
     expect(lines).toContain(
       '  session record: stepped_aside (completion authority both): unknown line type',
     );
+    // A release paneward was not verified against is said so, in `state` and in `ls`.
+    const newer = {
+      ...view!,
+      tool: 'claude_code',
+      toolVersion: '9.0.0',
+      toolVersionVerified: false,
+    };
+    expect(describeState(newer)[0]).toMatch(/ claude_code 9\.0\.0 \(unverified\)$/);
+    expect(describeState({ ...newer, toolVersionVerified: true })[0]).not.toContain('unverified');
+    const table = terminalTable([newer, view!], view!.t, false);
+    expect(table[1]).toContain('claude_code (unverified)');
+    expect(table[2]).not.toContain('unverified');
   });
 
   it('send --wait exits by the turn outcome: 0 for success, 1 when it ended without success', async () => {

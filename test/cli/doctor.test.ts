@@ -12,6 +12,7 @@ import type { SchedulerLike } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diagnose, formatDoctor } from '../../src/cli/doctor.js';
 import { Journal } from '../../src/journal/journal.js';
+import { verifiedVersionsOf } from '../../src/profiles/index.js';
 import type { RecordDraft } from '../../src/schemas/record.js';
 
 const dirs: string[] = [];
@@ -168,18 +169,21 @@ describe('paneward doctor', () => {
     expect(text).toMatch(/\nb\s+pw:b\s+gone\s+codex\s+0\.169\.0\s+yes\s+8\n/);
   });
 
-  it('calls a newer version a problem and says how to read it anyway; an older one is read, and said so', async () => {
+  it('calls a newer version a problem: read unverified, and how to verify it; an older one is read, and said so', async () => {
     const dataDir = await journalOf([
       [T0, attached('n', 'claude_code', '2.3.0')],
       [T0, attached('o', 'claude_code', '2.0.1')],
     ]);
     const report = await diagnose({ dataDir, socketName: NO_SERVER }, new Date(T0));
+    const verified = verifiedVersionsOf('claude_code').join(', ');
     expect(report.terminals.map((t) => t.verified)).toEqual(['newer', 'other']);
     expect(report.problems.filter((p) => !p.includes('the pane is gone'))).toEqual([
       expect.stringContaining(
-        'newer than the verified 2.1.330; its screens are reported unrecognised (readiness unknown) unless paneward runs with --read-unverified',
+        `newer than the verified ${verified}; read with the newest vocabulary, not verified (a screen it does not recognise reads unknown, never a success; under --verified-only none is read); docs/profiles.md says how to verify a release`,
       ),
-      expect.stringContaining('not a verified version (2.1.330); read with the nearest vocabulary'),
+      expect.stringContaining(
+        `not a verified version (${verified}); read with the nearest vocabulary`,
+      ),
     ]);
   });
 

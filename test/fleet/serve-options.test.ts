@@ -21,7 +21,7 @@ describe('serve: the fleet options', () => {
           ['pollInterval', '1', '--poll-interval'],
           ['sessionBudget', '60', '--session-budget'],
           ['source', 'polling', '--source'],
-          ['readUnverified', true, '--read-unverified'],
+          ['verifiedOnly', true, '--verified-only'],
           ['inspect', true, '--inspect'],
         ] as const
       ).map(

@@ -5,15 +5,15 @@ describe('profiles are shared by the terminals of one tool, version and options'
   it('gives the same object for the same tool, version and options, another for any other', () => {
     const a = getProfile('claude_code', '2.1.330');
     expect(getProfile('claude_code', '2.1.330')).toBe(a);
-    expect(getProfile('claude_code', '2.1.330', { readUnverified: false })).toBe(a);
+    expect(getProfile('claude_code', '2.1.330', { verifiedOnly: false })).toBe(a);
     expect(getProfile('claude_code', '2.1.331')).not.toBe(a);
     expect(getProfile('claude_code')).not.toBe(a);
     expect(getProfile('codex', '2.1.330')).not.toBe(a);
-    // A version newer than every verified one reads unrecognised unless asked otherwise.
-    const newer = getProfile('claude_code', '99.0.0');
-    const read = getProfile('claude_code', '99.0.0', { readUnverified: true });
-    expect(read).not.toBe(newer);
-    expect(newer.unverifiedUnread).toBe(true);
+    // A version newer than every verified one is read unless the strict gate is on.
+    const read = getProfile('claude_code', '99.0.0');
+    const gated = getProfile('claude_code', '99.0.0', { verifiedOnly: true });
+    expect(read).not.toBe(gated);
+    expect(gated.unverifiedUnread).toBe(true);
     expect(read.unverifiedUnread).toBeUndefined();
   });
 

@@ -57,8 +57,8 @@ describe.each(CLIS)('%s: a version newer than the verified one', (tool) => {
   const verified = getProfile(tool).verified![0]!;
   const newer = nextRelease(verified);
 
-  it(`reads nothing of ${tool} ${newer}: the real idle screen is unrecognised, never ready`, () => {
-    const profile = getProfile(tool, newer);
+  it(`under verifiedOnly reads nothing of ${tool} ${newer}: the real idle screen is unrecognised, never ready`, () => {
+    const profile = getProfile(tool, newer, { verifiedOnly: true });
     expect(profile.unverifiedUnread).toBe(true);
     const r = ProfileResult.parse(profile.parse({ text: idleScreen(tool) }));
     expect(r.recognised).toBe(false);
@@ -67,11 +67,14 @@ describe.each(CLIS)('%s: a version newer than the verified one', (tool) => {
     expect(r.evidence.detector).toBe(`${tool}@${newer}:unverified`);
   });
 
-  it('reads it with the newest vocabulary when asked to', () => {
-    const profile = getProfile(tool, newer, { readUnverified: true });
+  it('by default reads it with the newest vocabulary, as the verified version reads', () => {
+    const profile = getProfile(tool, newer);
     expect(profile.unverifiedUnread).toBeUndefined();
     const r = ProfileResult.parse(profile.parse({ text: idleScreen(tool) }));
     expect(r.signals.readyPosture).toBe('yes');
+    expect(r).toEqual(
+      ProfileResult.parse(getProfile(tool, verified).parse({ text: idleScreen(tool) })),
+    );
   });
 
   it('reads the verified version and an unknown one as always', () => {

@@ -75,8 +75,15 @@ export function fixturePath(tool: string, scenario: string): string {
   return `${FIXTURES}${tool}/${scenario}.jsonl`;
 }
 
-/** Loads a recording with its server log and replays it through the full pipeline. */
-export function loadReplayed(tool: string, scenario: string): Replayed {
+/**
+ * Loads a recording with its server log and replays it through the full pipeline; `as` reads it
+ * as if its CLI said another version (a release nobody verified yet).
+ */
+export function loadReplayed(
+  tool: string,
+  scenario: string,
+  as: { toolVersion?: string; verifiedOnly?: boolean } = {},
+): Replayed {
   const file = fixturePath(tool, scenario);
   const lines = readJsonLines(file);
   const raw = lines.map(([, text]) => JSON.parse(text) as RawLine);
@@ -122,7 +129,8 @@ export function loadReplayed(tool: string, scenario: string): Replayed {
     };
   });
 
-  const profile = getProfile(header.tool!, header.toolVersion);
+  const toolVersion = as.toolVersion ?? header.toolVersion;
+  const profile = getProfile(header.tool!, toolVersion, { verifiedOnly: as.verifiedOnly === true });
   const frames = raw
     .filter((l) => l.type === 'frame')
     .map((l): RecordedFrame => {
@@ -135,7 +143,7 @@ export function loadReplayed(tool: string, scenario: string): Replayed {
     });
 
   const states: TerminalState[] = [];
-  replayRecording(lines, (s) => states.push(s));
+  replayRecording(lines, (s) => states.push(s), as);
   return {
     tool,
     scenario,

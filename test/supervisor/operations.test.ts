@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TerminalState } from '../../src/schemas/terminal-state.js';
+import { verifiedVersionsOf } from '../../src/profiles/index.js';
 import { operationsFor } from '../../src/supervisor/operations.js';
 import { initialState } from '../../src/terminal/state.js';
 
@@ -31,16 +32,16 @@ describe('operationsFor: why a prompt cannot be sent', () => {
     });
   });
 
-  it('a release newer than the verified ones is named, with the way to read it anyway', () => {
+  it('an unrecognised screen of a release newer than the verified ones is a wait that names the release', () => {
     const s = state((s) => {
       s.toolVersion = '2.2.0';
+      s.toolVersionVerified = false;
       s.surface.uiContext = 'unrecognised';
       s.readiness.status = 'unknown';
     });
     expect(operationsFor(s).sendInput).toEqual({
-      allowed: 'no',
-      reason:
-        'claude_code 2.2.0 is newer than the verified 2.1.330: its screens are not read (--read-unverified)',
+      allowed: 'wait',
+      reason: `the screen matches no shape paneward knows; claude_code 2.2.0 is newer than the verified ${verifiedVersionsOf('claude_code').join(', ')} (see paneward doctor)`,
     });
   });
 

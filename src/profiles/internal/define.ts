@@ -39,7 +39,7 @@ export function defineProfile<V>(def: ProfileDefinition<V>): ProfileFactory {
     const edition = pickVersioned(def.editions, toolVersion);
     const detector = `${def.id}@${edition.label}`;
     const drifted =
-      !options.readUnverified && isNewerThanVerified(def.verifiedVersions, toolVersion);
+      options.verifiedOnly === true && isNewerThanVerified(def.verifiedVersions, toolVersion);
     return {
       id: def.id,
       verifiedVersions: def.verifiedVersions.join(', '),
@@ -55,7 +55,8 @@ export function defineProfile<V>(def: ProfileDefinition<V>): ProfileFactory {
             interruptKeyGapMs: def.interruptKeyGapMs ?? 200,
           }),
       submitKeys: def.submitKeys,
-      // A newer release may draw a known shape with a new meaning: not read until verified.
+      // Under the strict gate a newer release is not read until verified: it may draw a known
+      // shape with a new meaning.
       parse: drifted
         ? () => decide({ shape: 'unrecognised' }, `${def.id}@${toolVersion}:unverified`)
         : (screen) => decide(def.read(screen, edition.vocabulary), detector),
