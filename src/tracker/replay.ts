@@ -3,7 +3,6 @@ import { PanewardError } from '../errors.js';
 import { parseJsonLine, readJsonLines } from '../internal/jsonl.js';
 import { VirtualClock } from '../kernel/virtual-time.js';
 import { getProfile } from '../profiles/index.js';
-import type { ProfileOptions } from '../profiles/types.js';
 import type { KernelConfig, KernelConfigInput } from '../schemas/kernel.js';
 import {
   RecordingHeader,
@@ -34,7 +33,7 @@ export interface ReplayOptions {
    * nobody verified yet would be read, with the same screens.
    */
   toolVersion?: string;
-  /** The strict gate ({@link ProfileOptions.verifiedOnly}): a newer release is not read. */
+  /** The strict gate (the profiles' `verifiedOnly`): a newer release is not read. */
   verifiedOnly?: boolean;
 }
 
