@@ -36,6 +36,10 @@ afterEach(() => {
   } catch {
     // Not running.
   }
+  // tmux leaves its socket file behind.
+  rmSync(join(process.env.TMUX_TMPDIR ?? '/tmp', `tmux-${process.getuid!()}`, socket), {
+    force: true,
+  });
   rmSync(dir, { recursive: true, force: true });
 });
 
