@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import { PanewardError } from './errors.js';
@@ -7,6 +7,7 @@ import { FleetEdge } from './fleet/edge.js';
 import { FleetView } from './fleet/view.js';
 import { startStatelyInspection, type StatelyInspectionOptions } from './inspect/stately.js';
 import { createHttpApp } from './server/app.js';
+import { errorJson } from './server/guards.js';
 import type { SupervisorPort } from './service/port.js';
 import {
   createSupervisor,
@@ -96,11 +97,119 @@ export function createLogger(level: string): Logger {
  */
 export async function serve(config: ServeConfig): Promise<RunningServer> {
   refuseOpenBind(config.host, config.token);
+  // The port is taken first: a port that is busy is refused before anything else starts, and
+  // before anything is written to the data directory (no journal, no lock). Until the API is
+  // ready a request is answered 503.
+  let handler: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
+  const server = createServer((req, res) => {
+    if (handler) return handler(req, res);
+    res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+    res.end(JSON.stringify(errorJson('not_ready', 'paneward is starting')));
+  });
+  await listen(server, config.host, config.port);
+  try {
+    return await serveOn(server, config, (listener) => (handler = listener));
+  } catch (error) {
+    server.close();
+    server.closeAllConnections();
+    throw error;
+  }
+}
+
+/** Listens, or rejects naming the port when it cannot (in use, not allowed, no such address). */
+async function listen(server: Server, host: string, port: number): Promise<void> {
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'EADDRINUSE'
+        ? 'the port is in use by another process'
+        : code === 'EACCES'
+          ? 'not allowed (a port below 1024 needs privileges)'
+          : code === 'EADDRNOTAVAIL'
+            ? 'this machine has no such address'
+            : null;
+    if (why !== null) {
+      throw new PanewardError(
+        'invalid_input',
+        `serve: field \`port\`: cannot listen on ${host}:${port}: ${why}; nothing was started or written; choose another with --port`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+}
+
+/** How a person names the tmux server a supervisor watches. */
+function tmuxServerName(o: SupervisorOptionsInput): string {
+  if (o.socketName !== undefined) return `tmux server -L ${o.socketName}`;
+  if (o.socketPath !== undefined) return `tmux server -S ${o.socketPath}`;
+  return 'default tmux server';
+}
+
+/**
+ * A supervisor whose tmux server is not running serves no terminal until it runs: that is said
+ * at once (a warning naming the socket and what happens next), and again when the server
+ * appears. Discovery, which finds nothing meanwhile, attaches its agent panes then, as it would
+ * have at start. Looked for every second until then.
+ */
+async function awaitTmuxServer(
+  sup: Supervisor,
+  options: SupervisorOptionsInput,
+  discoverSeconds: number | null,
+  log: Logger,
+): Promise<{ stop(): void }> {
+  if ((await sup.tmuxServerRunning()) !== false) return { stop: () => {} };
+  const which = tmuxServerName(options);
+  const socket = options.socketName ?? options.socketPath ?? null;
+  log.warn(
+    { socket },
+    `no ${which} is running: serving 0 terminals for now; ` +
+      (discoverSeconds === null
+        ? 'once it runs, attach its panes with `paneward attach` (discovery is off)'
+        : `once it runs, its agent panes are attached (looked for every ${discoverSeconds} s)`),
+  );
+  let looking = false;
+  const timer = setInterval(() => {
+    if (looking) return;
+    looking = true;
+    void sup
+      .tmuxServerRunning()
+      .catch(() => null)
+      .then((running) => {
+        looking = false;
+        if (running !== true) return;
+        clearInterval(timer);
+        log.info(
+          { socket },
+          `the ${which} is running now` +
+            (discoverSeconds === null ? '' : ': its agent panes are being attached'),
+        );
+      });
+  }, 1000);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
+/** Everything but the port: started once the port is taken, stopped again when a part fails. */
+async function serveOn(
+  server: Server,
+  config: ServeConfig,
+  mount: (listener: (req: IncomingMessage, res: ServerResponse) => void) => void,
+): Promise<RunningServer> {
   const log = config.logger;
   let sup: Supervisor | null = null;
   let edge: FleetEdge | null = null;
   let fleet: FleetView | null = null;
   let inspection: Awaited<ReturnType<typeof startStatelyInspection>> | null = null;
+  let watch: { stop(): void } = { stop: () => {} };
   let served: SupervisorPort;
   if (config.fleet) {
     fleet = new FleetView({ ...config.fleet, logger: log });
@@ -119,6 +228,12 @@ export async function serve(config: ServeConfig): Promise<RunningServer> {
       inspection?.stop();
       throw error;
     }
+    const started = sup;
+    watch = await awaitTmuxServer(sup, s.options, s.discoverSeconds, log).catch(async (error) => {
+      await started.stop();
+      inspection?.stop();
+      throw error;
+    });
     if (s.discoverSeconds !== null) {
       sup.discoverContinuously(s.discoverSeconds, (error) =>
         log.warn(
@@ -133,6 +248,7 @@ export async function serve(config: ServeConfig): Promise<RunningServer> {
         const started = edge;
         await refuseNatsRefusal(edge, () => started.stop());
       } catch (error) {
+        watch.stop();
         await sup.stop();
         inspection?.stop();
         throw error;
@@ -176,26 +292,7 @@ export async function serve(config: ServeConfig): Promise<RunningServer> {
     ],
     logger: log,
   });
-  const server = createServer(http.listener);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, () => resolve());
-    });
-  } catch (error) {
-    // Nothing half-started is left: the supervisor (and its journal's lock) stops again.
-    http.close();
-    await stopParts();
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-      throw new PanewardError(
-        'invalid_input',
-        `serve: field \`port\`: cannot listen on ${config.host}:${config.port} (${code === 'EADDRINUSE' ? 'in use' : code}); choose another with --port`,
-        { cause: error },
-      );
-    }
-    throw error;
-  }
+  mount(http.listener);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -240,6 +337,7 @@ export async function serve(config: ServeConfig): Promise<RunningServer> {
     supervisor: sup,
     stop: () =>
       (stopping ??= (async () => {
+        watch.stop();
         server.close();
         server.closeAllConnections();
         http.close();

@@ -268,7 +268,8 @@ function problemsOf(r: DoctorReport): string[] {
   if (major < MIN_NODE[0]! || (major === MIN_NODE[0] && minor < MIN_NODE[1]!)) {
     out.push(`Node ${r.node} is older than ${MIN_NODE.join('.')}, the oldest paneward supports`);
   }
-  if (!r.journal.present) out.push(`no journal in ${r.dataDir}: nothing has been supervised here`);
+  // No journal is a data directory nothing was supervised with yet (a new machine, or one where
+  // only `paneward demo` ran: it keeps its journal in a folder of its own): nothing is wrong.
   const hour = r.windowSeconds === 3600 ? 'the last hour' : `the last ${r.windowSeconds} s`;
   for (const t of r.terminals) {
     const who = `${t.terminalId} (${t.target}, ${t.tool}${t.toolVersion ? ` ${t.toolVersion}` : ''})`;
@@ -329,7 +330,12 @@ export function formatDoctor(r: DoctorReport): string {
     `node      ${r.node}`,
     '',
   );
-  if (r.terminals.length === 0) lines.push('No supervised panes in this data directory.');
+  if (!r.journal.present) {
+    lines.push(
+      `No journal in ${r.dataDir}: nothing has been supervised with this data directory yet ` +
+        '(`paneward demo` keeps its journal in a folder of its own, removed when it stops).',
+    );
+  } else if (r.terminals.length === 0) lines.push('No supervised panes in this data directory.');
   else {
     const window = r.windowSeconds === 3600 ? '1 h' : `${r.windowSeconds} s`;
     lines.push(

@@ -20,6 +20,7 @@ const COLOR: Record<string, string> = {
   failed: '31',
   stalled: '31',
   unknown: '90',
+  gone: '90',
   success: '32',
   interrupted: '33',
   known_failure: '31',
@@ -37,7 +38,8 @@ export function terminalTable(
     v.terminalId,
     v.target ?? '-',
     v.toolVersionVerified === false ? `${toolLabel(v.tool)} (unverified)` : toolLabel(v.tool),
-    v.readiness.status,
+    // A pane tmux cannot find is gone: its own word, not a failure someone should act on.
+    v.diagnostics.availability === 'unavailable' ? 'gone' : v.readiness.status,
     v.turn.phase,
     v.lastTurn.result === 'none' ? '-' : `${v.lastTurn.result}@${v.lastTurn.turnId}`,
     v.readiness.since === null ? '-' : age(nowSeconds - v.readiness.since),

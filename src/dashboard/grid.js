@@ -8,6 +8,7 @@ import {
   hrefOf,
   needsPerson,
   now,
+  paneGone,
   stateInWords,
   tone,
   unread,
@@ -141,7 +142,9 @@ export function renderGrid() {
       return i === 0 ? [a] : [', ', a];
     }),
   );
-  $('#count').textContent = `${list.length} terminal${list.length === 1 ? '' : 's'}`;
+  const gone = list.filter(paneGone).length;
+  $('#count').textContent =
+    `${list.length} terminal${list.length === 1 ? '' : 's'}` + (gone > 0 ? `, ${gone} gone` : '');
   $('#empty').hidden = list.length > 0;
   return list;
 }

@@ -33,8 +33,17 @@ export function unread(v) {
   );
 }
 
-/** What needs a person: a prompt waiting, a failure, a stall, a blocked session. */
+/** The pane is gone (tmux cannot find it): its own state, shown as such and counted apart. */
+export function paneGone(v) {
+  return v.diagnostics.availability === 'unavailable';
+}
+
+/**
+ * What needs a person: a prompt waiting, a failure, a stall, a blocked session. A pane that is
+ * gone needs nobody: nothing can be done in it (`paneward detach` forgets it).
+ */
 export function needsPerson(v) {
+  if (paneGone(v)) return false;
   return (
     ['blocked', 'failed', 'stalled'].includes(v.readiness.status) || v.session.status === 'blocked'
   );

@@ -110,15 +110,17 @@ export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {})
   app.use('*', async (c, next) => {
     const started = performance.now();
     await next();
-    log?.info(
-      {
-        method: c.req.method,
-        path: c.req.path,
-        status: c.res.status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
-      },
-      'request',
-    );
+    // One line per request only at `debug` (`serve --log-level debug`): at the default level a
+    // service started in someone's terminal stays quiet while it is used. A request the server
+    // failed (5xx) is a warning at any level.
+    const fields = {
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    };
+    if (c.res.status >= 500) log?.warn(fields, 'request');
+    else log?.debug(fields, 'request');
   });
   app.use('*', browserGuard(options.allowedHosts ?? [], options.corsOrigins ?? []));
   if (options.corsOrigins && options.corsOrigins.length > 0) {

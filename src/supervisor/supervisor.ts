@@ -11,7 +11,7 @@ import {
 } from 'rxjs';
 import { createActor, fromPromise, type Actor } from 'xstate';
 import { supervisorMachine } from '../../machines/supervisor.js';
-import { PanewardError } from '../errors.js';
+import { isPanewardError, PanewardError } from '../errors.js';
 import { scheduleLong } from '../internal/long-timer.js';
 import { defaultDataDir } from '../journal/data-dir.js';
 import { Journal } from '../journal/journal.js';
@@ -254,6 +254,20 @@ export class Supervisor {
    */
   detectTool(target: string): Promise<string> {
     return this.attacher.detectTool(target);
+  }
+
+  /**
+   * Whether this supervisor's tmux server runs now: true, false (no server on its socket), or
+   * null when tmux could not be asked (it did not answer in time, say).
+   */
+  async tmuxServerRunning(): Promise<boolean | null> {
+    try {
+      await this.transport.run(['list-sessions', '-F', '#{session_id}']);
+      return true;
+    } catch (error) {
+      if (isPanewardError(error) && error.code === 'tmux_missing') return false;
+      return null;
+    }
   }
 
   /** Finds panes that run a known agent CLI and attaches each one not attached yet. */

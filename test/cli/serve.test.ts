@@ -23,7 +23,7 @@ describe('paneward serve, started', () => {
       logLevel: 'silent',
     };
     await expect(startServe(options)).rejects.toThrow(
-      new RegExp(`field \`port\`: cannot listen on 127.0.0.1:${port} \\(in use\\)`),
+      new RegExp(`field \`port\`: cannot listen on 127.0.0.1:${port}: the port is in use`),
     );
     busy.close();
     // The journal's lock was released: a second start on the same directory works.

@@ -35,6 +35,8 @@ export interface DemoOptions {
   pauseSeconds?: number;
   logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   logger?: Logger;
+  /** The private tmux server's socket name (default `paneward-demo-<pid>`). */
+  socketName?: string;
 }
 
 export interface RunningDemo {
@@ -54,7 +56,7 @@ export interface RunningDemo {
  */
 export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo> {
   const scratch = mkdtempSync(join(tmpdir(), 'paneward-demo-'));
-  const socketName = `paneward-demo-${process.pid}`;
+  const socketName = options.socketName ?? `paneward-demo-${process.pid}`;
   const bin = join(scratch, 'bin');
   mkdirSync(bin);
   let tmuxStarted = false;
