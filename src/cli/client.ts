@@ -16,7 +16,7 @@ import { briefRecord } from './journal.js';
 import { toolVersionLabel } from './labels.js';
 import { terminalTable } from './table.js';
 import { untilStopSignal } from './signals.js';
-import { CLIENT_FIELDS, cliMessage } from './messages.js';
+import { CLIENT_FIELDS, cliMessage, fieldNamesOf, type FieldNames } from './messages.js';
 import { ResolveError, resolveTerminal } from './resolve.js';
 
 export {
@@ -81,7 +81,7 @@ export async function run(
           error: { code: error.code, message: error.message, details: error.details ?? null },
         }),
       );
-    io.err(`paneward: ${cliMessage(error.message, CLIENT_FIELDS)}`);
+    io.err(`paneward: ${cliMessage(error.message, { ...CLIENT_FIELDS, ...acting })}`);
     code = error.exitCode;
   }
   if (code !== EXIT.ok) throw new CliExit(code);
@@ -175,8 +175,18 @@ export function common(cmd: Command): Command {
   return cmd
     .option('--url <url>', `server URL (PANEWARD_URL, default ${DEFAULT_URL})`)
     .option('--token-file <file>', 'bearer token (else PANEWARD_TOKEN)')
-    .option('--json', 'print JSON');
+    .option('--json', 'print JSON')
+    .hook('preAction', (_cmd, action) => {
+      acting = fieldNamesOf(action);
+    });
 }
+
+/**
+ * The options and arguments of the client command that runs: a field the server names is said
+ * as that command's own option or argument (`spawn`'s `tool` is `<tool>`, its `id` is `--id`)
+ * before the names the client commands share.
+ */
+let acting: FieldNames = {};
 
 const wholeSeconds = (value: string, field: string, max = 86_400): number => {
   const n = Number(value);

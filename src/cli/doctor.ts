@@ -37,6 +37,17 @@ export const DoctorOptions = z.strictObject({
   socketPath: z.string().min(1).optional(),
 });
 
+/** The columns of `paneward doctor`'s table (docs/glossary.md explains each). */
+export const DOCTOR_COLUMNS = [
+  'TERMINAL',
+  'TARGET',
+  'PANE',
+  'CLI',
+  'VERSION',
+  'VERIFIED',
+  'UNRECOGNISED',
+] as const;
+
 /** One supervised pane as the doctor sees it. */
 export const DoctorTerminal = z.object({
   terminalId: z.string(),
@@ -340,7 +351,7 @@ export function formatDoctor(r: DoctorReport): string {
     const window = r.windowSeconds === 3600 ? '1 h' : `${r.windowSeconds} s`;
     lines.push(
       renderTable(
-        ['TERMINAL', 'TARGET', 'PANE', 'CLI', 'VERSION', 'VERIFIED', `UNRECOGNISED (${window})`],
+        DOCTOR_COLUMNS.map((c) => (c === 'UNRECOGNISED' ? `${c} (${window})` : c)),
         r.terminals.map((t) => [
           t.terminalId,
           t.target,

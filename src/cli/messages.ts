@@ -110,7 +110,17 @@ export function cliMessage(message: string, names: FieldNames = {}): string {
 
 function nameOf(field: string, names: FieldNames): string {
   if (field === '(line)') return 'the input';
-  // A nested field (`config.staleActiveSeconds`) is set by the option of its last part.
-  const last = field.split('.').at(-1)!;
-  return names[field] ?? names[last] ?? `--${last.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  // A nested field (`config.staleActiveSeconds`) is set by the option of its last part; an
+  // entry of a map or a list (`env.PATH`, `args.0`) by the option of its first.
+  const parts = field.split('.');
+  const last = parts.at(-1)!;
+  const first = parts[0]!;
+  return (
+    names[field] ??
+    names[last] ??
+    // The chart settings' options drop the unit: `settleSeconds` is `--settle`.
+    names[last.replace(/Seconds$/, '')] ??
+    (parts.length > 1 && !/^[a-z][a-zA-Z]*$/.test(last) ? names[first] : undefined) ??
+    `--${last.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
+  );
 }

@@ -45,16 +45,7 @@ export function terminalTable(
     v.readiness.since === null ? '-' : age(nowSeconds - v.readiness.since),
     v.operations.sendInput.allowed === 'yes' ? '' : v.operations.sendInput.reason,
   ]);
-  const head = [
-    'TERMINAL',
-    'TARGET',
-    'TOOL',
-    'READINESS',
-    'PHASE',
-    'LAST RESULT',
-    'FOR',
-    'WHY NOT READY',
-  ];
+  const head = [...LS_COLUMNS];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[], paintIt: boolean) =>
     cells
@@ -69,6 +60,18 @@ export function terminalTable(
       .trimEnd();
   return [line(head, false), ...rows.map((r) => line(r, true))];
 }
+
+/** The columns of `paneward ls` (docs/glossary.md explains each). */
+export const LS_COLUMNS = [
+  'TERMINAL',
+  'TARGET',
+  'TOOL',
+  'READINESS',
+  'PHASE',
+  'LAST RESULT',
+  'FOR',
+  'WHY NOT READY',
+] as const;
 
 /** Plain columns, padded to the widest cell; the last column is not padded. */
 export function renderTable(head: readonly string[], rows: readonly (readonly string[])[]): string {

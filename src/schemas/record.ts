@@ -316,6 +316,10 @@ export const JournalRecord = z.discriminatedUnion('kind', [
     ...Base,
     kind: z.literal('checkpoint'),
     nextTurn: z.number().int().positive(),
+    /** Each terminal's next turn number (turn ids count per terminal); absent in older journals. */
+    turns: z.record(z.string(), z.number().int().positive()).optional(),
+    /** No terminal's turn number goes below it (the journal's ids once counted per journal). */
+    turnFloor: z.number().int().positive().optional(),
     terminals: z.record(z.string(), RestoreFacts),
   }),
 ]);

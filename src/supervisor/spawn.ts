@@ -42,6 +42,16 @@ import {
   respawnArgs,
   type LaunchPlan,
 } from './spawn-argv.js';
+import {
+  endLeftovers,
+  markedWith,
+  newSpawnMark,
+  parentOf,
+  SPAWN_MARKER,
+  treeOf,
+  union,
+  type Noted,
+} from './leftovers.js';
 
 /** A spawned terminal's default session wall-clock budget (docs/statecharts.md §7). */
 export const SPAWN_BUDGET_SECONDS = 14_400;
@@ -77,6 +87,8 @@ interface Owned {
   limits: RestartLimits;
   /** When each restart in the limit's window happened (epoch ms). */
   restartTimes: number[];
+  /** The value of the environment marker every process started from its pane carries. */
+  mark: string;
   /** Set while paneward itself ends the CLI (stop): its death is no failure. */
   stopping: boolean;
   /** A restart is waiting for its backoff. */
@@ -86,6 +98,13 @@ interface Owned {
   /** When the CLI's process was first seen gone before tmux had marked the pane dead. */
   goneSince: number | null;
   watch: Subscription;
+}
+
+/** What a spawn created, removed again if it fails before its terminal is attached. */
+interface Made {
+  worktree: { path: string; branch: string } | null;
+  paneId: string | null;
+  mark: string;
 }
 
 /** How long a gone process may wait for tmux to mark its pane dead before it is decided without. */
@@ -146,6 +165,9 @@ export class Spawner {
       throw new PanewardError('invalid_input', `spawn: field \`cwd\`: ${cwd} is not a folder`);
     }
     const env = Object.entries(r.env ?? {});
+    // Every process started from the pane carries it, so a stop finds what the CLI left behind.
+    const mark = newSpawnMark();
+    const launchEnv: Array<[string, string]> = [...env, [SPAWN_MARKER, mark]];
     const path = r.env?.PATH ?? this.d.env.PATH;
     const executable = resolveExecutable(recipe.executable, path);
     if (executable === null) {
@@ -158,7 +180,13 @@ export class Spawner {
     const window = r.name ?? r.tool;
     const userArgs = r.args ?? [];
     // Checked before anything is created: tmux could not carry a longer command.
-    checkPlanSize({ session, window, cwd, env, argv: cliArgv(recipe, executable, userArgs, true) });
+    checkPlanSize({
+      session,
+      window,
+      cwd,
+      env: launchEnv,
+      argv: cliArgv(recipe, executable, userArgs, true),
+    });
     // The id is taken here, before the first await: a concurrent spawn of the same id (or of
     // the same name, which would be given the same id) sees it taken and starts nothing.
     const taken = new Set([...this.d.takenIds(), ...this.reserved]);
@@ -171,10 +199,7 @@ export class Spawner {
     }
     this.reserved.add(id);
     // What this spawn created, removed again if it fails before the terminal is attached.
-    const made: { worktree: { path: string; branch: string } | null; paneId: string | null } = {
-      worktree: null,
-      paneId: null,
-    };
+    const made: Made = { worktree: null, paneId: null, mark };
     let attached = false;
     let terminalId: string;
     let owned: Owned;
@@ -186,7 +211,7 @@ export class Spawner {
         session,
         window,
         cwd,
-        env,
+        env: launchEnv,
         argv: cliArgv(recipe, executable, userArgs, false),
       };
       const paneId = await this.openWindow(plan);
@@ -234,6 +259,7 @@ export class Spawner {
         userArgs,
         executable,
         spawned,
+        mark,
         limits: RestartLimits.parse(r.restartLimits ?? {}),
         restartTimes: [],
         stopping: false,
@@ -257,12 +283,13 @@ export class Spawner {
    * Removes what a failed spawn created: its window (and the CLI in it) and its worktree with
    * its branch. Best effort: each part is tried whatever became of the others.
    */
-  private async undo(made: {
-    worktree: { path: string; branch: string } | null;
-    paneId: string | null;
-  }): Promise<void> {
+  private async undo(made: Made): Promise<void> {
     if (made.paneId !== null) {
+      const facts = await this.paneFacts(made.paneId).catch(() => null);
+      const noted = facts?.pid ? await treeOf(facts.pid) : [];
+      const server = facts?.pid ? parentOf(facts.pid) : null;
       await this.run(['kill-window', '-t', made.paneId]).catch(() => undefined);
+      await this.endLeftBehind(noted, made.mark, server).catch(() => undefined);
     }
     if (made.worktree !== null) await dropWorktree(made.worktree).catch(() => undefined);
   }
@@ -306,13 +333,22 @@ export class Spawner {
     }
     if (owned) owned.stopping = true;
     let ended: StopAnswer['ended'];
+    // The pane's process and its descendants, noted before the CLI is asked to exit: a helper
+    // it started (a daemon) is handed to init when it ends, and is then no descendant.
+    let noted: Noted[] = [];
+    let server: number | null = null;
     try {
       const before = await this.paneFacts(paneId);
       if (before === null || before.dead) {
         ended = 'already_gone';
       } else {
+        const panePid = before.pid;
+        noted = panePid === null ? [] : await treeOf(panePid);
+        server = panePid === null ? null : parentOf(panePid);
         await this.d.commandsOf(id).exit(recipe.exit, { force });
         ended = (await this.untilDead(paneId, timeoutMs)) ? 'exit_command' : 'killed';
+        // Still running: what it started since the first look is noted too.
+        if (ended === 'killed' && panePid !== null) noted = union(noted, await treeOf(panePid));
       }
     } catch (error) {
       if (owned) owned.stopping = false;
@@ -327,12 +363,30 @@ export class Spawner {
       },
     );
     this.d.detach(id);
+    // A pane paneward only attached is the user's: what runs from it is left alone.
+    if (owned) await this.endLeftBehind(noted, owned.mark, server);
     let removed: string | null = null;
     if (removeWorktree && worktree) {
       await removeWorktreeAt(worktree.path, force);
       removed = worktree.path;
     }
     return { ok: true, ended, worktreeRemoved: removed };
+  }
+
+  /**
+   * Ends, once its window is gone, what was started from a pane and still runs: the processes
+   * noted (the pane's tree before the exit) and those carrying the spawn's marker.
+   */
+  private async endLeftBehind(
+    noted: readonly Noted[],
+    mark: string | null,
+    server: number | null,
+  ): Promise<void> {
+    const marked = mark === null ? [] : await markedWith(mark);
+    const all = union(noted, marked);
+    if (all.length === 0) return;
+    // The tmux server (the pane process's parent) is never one of them.
+    await endLeftovers(all, server === null ? [] : [server]);
   }
 
   /** Forgets a terminal that was detached (its window stays; it is no longer watched). */

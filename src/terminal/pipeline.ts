@@ -182,7 +182,7 @@ export class TerminalPipeline {
       lastTurn: site.charts.lastTurn,
       hub: site.hub,
       timers: this.timers,
-      nextTurnId: () => `turn-${this.journal.index.nextTurn}`,
+      nextTurnId: () => `turn-${this.journal.index.nextTurnOf(o.terminalId)}`,
       onTransition: (_t, tr) => this.transitions.push(tr),
       onTurn: (ev) => void this.record(turnRecord(o.terminalId, ev)),
       ...(o.witness ? { witness: o.witness } : {}),
@@ -332,7 +332,7 @@ export class TerminalPipeline {
    */
   submit(t: number): string {
     this.advance(t);
-    const turnId = `turn-${this.journal.index.nextTurn}`;
+    const turnId = `turn-${this.journal.index.nextTurnOf(this.o.terminalId)}`;
     this.kernel.submit(t, this.projectionText, turnId);
     this.completionTurnId = turnId;
     this.evidence = commandEvidence(this.profile, this.toolVersion, 'submit');

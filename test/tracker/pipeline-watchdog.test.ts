@@ -365,12 +365,19 @@ describe('restore from the journal', () => {
     ]);
   });
 
-  it('turn ids go on from the journal: never one handed out before', async () => {
+  it("turn ids go on from the journal: never one the terminal was handed before, whatever other terminals' are", async () => {
     const clock = new VirtualClock();
     const journal = new Journal({ dataDir: null, scheduler: clock.scheduler });
     await journal.append({
       kind: 'turn.started',
       terminalId: 'other',
+      turnId: 'turn-40',
+      source: 'explicit_input',
+      startedAt: 0,
+    });
+    await journal.append({
+      kind: 'turn.started',
+      terminalId: 't1',
       turnId: 'turn-7',
       source: 'explicit_input',
       startedAt: 0,
@@ -381,6 +388,7 @@ describe('restore from the journal', () => {
     expect(p.state.turn.current?.id).toBe('turn-8');
     expect(p.submit(2)).toBe('turn-9');
     expect((await ofKind('turn.started')).map((r) => r.turnId)).toEqual([
+      'turn-40',
       'turn-7',
       'turn-8',
       'turn-9',

@@ -50,10 +50,10 @@ export interface AgentSession {
 let counter = 0;
 const POLL_MS = 50;
 
-/** A socket name no other test run uses. */
+/** A socket name no other test run uses (`PW_TEST_SOCKET_PREFIX` goes first, when set). */
 export function uniqueSocketName(prefix = 'pw-e2e'): string {
   counter += 1;
-  return `${prefix}-${process.pid}-${counter}`;
+  return `${process.env.PW_TEST_SOCKET_PREFIX ?? ''}${prefix}-${process.pid}-${counter}`;
 }
 
 /**

@@ -1,9 +1,9 @@
 /**
  * spawn and stop with the real Codex, offline against the loopback model server on a tmux server
  * of the test's own: started by its launch recipe, answered ready, a prompt taken to its real
- * outcome, ended by its own `/quit`, its window gone.
+ * outcome, ended by its own `/quit`, its window gone and nothing of it left (its app-server daemon).
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +17,30 @@ import {
 import { uniqueSocketName } from '../harness/session.js';
 
 const SCRATCH = resolve('.tmp/e2e-spawn-codex');
+
+/** Whether `pid` runs (a zombie waiting to be reaped does not). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^[ZX]$/.test(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? '');
+  } catch {
+    return false;
+  }
+}
+
+/** The running processes started from this test's Codex home (its daemon's path is in it). */
+function codexProcesses(): number[] {
+  return readdirSync('/proc')
+    .filter((n) => /^\d+$/.test(n))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(SCRATCH) && running(pid);
+      } catch {
+        return false;
+      }
+    });
+}
 const missing = !existsSync(codexAgent.bin);
 
 describe.skipIf(missing && !process.env.CI)('spawn and stop with the real Codex', () => {
@@ -78,9 +102,15 @@ describe.skipIf(missing && !process.env.CI)('spawn and stop with the real Codex'
     model.enqueue({ delayMs: 800, text: 'Hello from a spawned Codex.', chunkDelayMs: 120 });
     const turn = await sup.runTurn(r.terminalId, 'Say hello', { timeoutMs: 60_000 });
     expect(turn.lastTurn.result).toBe('success');
+    const daemons = codexProcesses();
     const stopped = await sup.stopTerminal({ id: r.terminalId });
     expect(stopped.ended).toBe('exit_command');
     const panes = await tmux('list-panes', '-a', '-F', '#{pane_id}');
     expect(panes.stdout.split('\n')).not.toContain(r.spawned.paneId);
+    // Codex started its app-server daemon (and its pid updater) while it ran; the stop ended
+    // them with it: no process of this Codex is left.
+    expect(daemons.length).toBeGreaterThan(0);
+    expect(daemons.filter(running)).toEqual([]);
+    expect(codexProcesses()).toEqual([]);
   }, 240_000);
 });
