@@ -19,7 +19,7 @@ import {
   type Host,
   type PackageView,
 } from '../../scripts/internal/drift/platform.js';
-import { parseView } from '../../scripts/internal/drift/registry.js';
+import { inPool, parseView } from '../../scripts/internal/drift/registry.js';
 import {
   decide,
   exitCodeOf,
@@ -160,6 +160,19 @@ describe('the platform check', () => {
     expect(
       platformNeed({ ...grok, optionalDependencies: { 'x-darwin-arm64': '1.0.0' } }, LINUX),
     ).toEqual({ kind: 'excluded', why: 'no linux-x64 package among its optional dependencies' });
+  });
+
+  it('asks a few at a time, answers in order', async () => {
+    let running = 0;
+    let most = 0;
+    const out = await inPool([5, 1, 4, 2, 3], 2, async (n) => {
+      most = Math.max(most, ++running);
+      await new Promise((r) => setTimeout(r, n * 5));
+      running--;
+      return n * 10;
+    });
+    expect(out).toEqual([50, 10, 40, 20, 30]);
+    expect(most).toBe(2);
   });
 
   it('reads what npm view prints, or names what is wrong with it', () => {

@@ -29,13 +29,38 @@ export function parseView(stdout: string, spec: string): ViewAnswer {
   return { found: true, view: o as unknown as PackageView };
 }
 
-/** `npm view <spec> --json`. */
-export async function npmView(spec: string, timeoutMs = 90_000): Promise<ViewAnswer> {
-  const r = await execa('npm', ['view', spec, '--json'], {
-    reject: false,
-    timeout: timeoutMs,
-    env: { NO_UPDATE_NOTIFIER: '1' },
-  });
-  if (r.timedOut) return { found: false, why: `npm view ${spec} took over ${timeoutMs / 1000}s` };
-  return parseView(r.stdout, spec);
+/** The fields read (asking for them keeps npm from printing every version's publish time). */
+const FIELDS = ['name', 'version', 'os', 'cpu', 'optionalDependencies'];
+
+/** `npm view <spec> <fields> --json`, once more after a timeout (a loaded machine, a slow mirror). */
+export async function npmView(spec: string, timeoutMs = 120_000): Promise<ViewAnswer> {
+  let why = '';
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const r = await execa('npm', ['view', spec, ...FIELDS, '--json'], {
+      reject: false,
+      timeout: timeoutMs,
+      env: { NO_UPDATE_NOTIFIER: '1' },
+    });
+    if (!r.timedOut) return parseView(r.stdout, spec);
+    why = `npm view ${spec} took over ${timeoutMs / 1000}s, twice`;
+  }
+  return { found: false, why };
+}
+
+/** `f` over `items`, at most `limit` at a time, results in order. */
+export async function inPool<T, R>(
+  items: readonly T[],
+  limit: number,
+  f: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await f(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
 }

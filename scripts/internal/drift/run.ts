@@ -12,7 +12,7 @@ import {
   type Host,
   type PlatformVerdict,
 } from './platform.js';
-import { npmView } from './registry.js';
+import { inPool, npmView } from './registry.js';
 import { rowOf, type DriftFacts, type DriftRow, type LiveResult } from './row.js';
 
 export interface DriftOptions {
@@ -145,7 +145,8 @@ async function finish(
 export async function runDrift(pins: readonly PinnedCli[], o: DriftOptions): Promise<DriftRow[]> {
   const host = o.host ?? currentHost();
   o.log(`asking the registry about ${pins.length} CLI(s)`);
-  const facts = await Promise.all(pins.map((p) => askRegistry(p, host)));
+  // A few at a time: each npm client is a process of its own on what may be a small machine.
+  const facts = await inPool(pins, 3, (p) => askRegistry(p, host));
   const rows: DriftRow[] = [];
   for (let i = 0; i < pins.length; i++) rows.push(await finish(pins[i]!, facts[i]!, o, host));
   return rows;
