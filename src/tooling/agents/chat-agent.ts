@@ -1,13 +1,38 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { packageRoot } from '../../internal/package-root.js';
 
 /** The repository root: agents are installed under `.tmp/agents/<tool>/`. */
 export const REPO_ROOT = packageRoot();
 
-/** Path of an installed CLI's executable (`scripts/install-agent.sh <tool>` puts it there). */
+/**
+ * The environment variable that points the offline set-up of `tool` at another executable of
+ * the CLI: `PANEWARD_AGENT_BIN_GROK_CLI=/path/to/grok` (the profile id in capitals). `npm run
+ * drift` sets it to run the live suite against a newer release installed elsewhere.
+ */
+export const agentBinVariable = (tool: string): string =>
+  `PANEWARD_AGENT_BIN_${tool.toUpperCase()}`;
+
+/** The executable `tool` was pointed at through {@link agentBinVariable}, or undefined. */
+export function agentBinOverride(
+  tool: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  const name = agentBinVariable(tool);
+  const value = env[name];
+  if (value === undefined || value === '') return undefined;
+  if (!isAbsolute(value)) {
+    throw new Error(`${name} must be an absolute path to the CLI's executable, not ${value}`);
+  }
+  return value;
+}
+
+/**
+ * Path of an installed CLI's executable: `scripts/install-agent.sh <tool>` puts it there, unless
+ * {@link agentBinVariable} names another one.
+ */
 export const agentBin = (tool: string, bin: string): string =>
-  resolve(REPO_ROOT, '.tmp/agents', tool, 'node_modules/.bin', bin);
+  agentBinOverride(tool) ?? resolve(REPO_ROOT, '.tmp/agents', tool, 'node_modules/.bin', bin);
 
 /** How to start one CLI in a pane. */
 export interface AgentLaunch {

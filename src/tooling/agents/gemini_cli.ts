@@ -1,15 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { packageRoot } from '../../internal/package-root.js';
-
-const repoRoot = packageRoot();
+import { agentBin } from './chat-agent.js';
 
 /** Facts about Gemini CLI that the end-to-end tests and recordings rely on. */
 export const geminiCliAgent = {
   tool: 'gemini_cli',
   version: '0.61.0',
-  /** Where `scripts/install-agent.sh gemini_cli` puts the executable. */
-  bin: join(repoRoot, '.tmp/agents/gemini_cli/node_modules/.bin/gemini'),
+  /** Where `scripts/install-agent.sh gemini_cli` puts the executable (see `agentBin`). */
+  bin: agentBin('gemini_cli', 'gemini'),
   /** tmux key that interrupts a running turn ("esc to cancel"). */
   interruptKey: 'Escape',
   /** tmux key that submits the prompt. */

@@ -50,10 +50,13 @@ export interface AgentSession {
 let counter = 0;
 const POLL_MS = 50;
 
-/** A socket name no other test run uses (`PW_TEST_SOCKET_PREFIX` goes first, when set). */
+/**
+ * A socket name no other test run uses. `PANEWARD_TEST_SOCKET_PREFIX` goes in front of it, so
+ * people sharing a machine can tell their tmux servers apart.
+ */
 export function uniqueSocketName(prefix = 'pw-e2e'): string {
   counter += 1;
-  return `${process.env.PW_TEST_SOCKET_PREFIX ?? ''}${prefix}-${process.pid}-${counter}`;
+  return `${process.env.PANEWARD_TEST_SOCKET_PREFIX ?? ''}${prefix}-${process.pid}-${counter}`;
 }
 
 /**

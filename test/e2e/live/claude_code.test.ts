@@ -26,6 +26,7 @@ import {
 } from '../../../src/tooling/model-server/server.js';
 import { startAgentSession, uniqueSocketName, type AgentSession } from '../harness/session.js';
 import { Timeline } from '../harness/timeline.js';
+import { liveRunOptions } from './live-env.js';
 
 const POLL_SECONDS = 0.25;
 /** statecharts.md §3 defaults, which this suite does not override. */
@@ -141,9 +142,11 @@ if (missing && process.env.CI) {
             remainOnExit: true,
           });
           sessions.push(shell);
+          const run = liveRunOptions('claude_code', source, join(SCRATCH, source, 'data'));
           sup = createSupervisor({
             socketName,
-            dataDir: join(SCRATCH, source, 'data'),
+            dataDir: run.dataDir,
+            readUnverifiedVersions: run.readUnverifiedVersions,
             source,
             config: { pollIntervalSeconds: POLL_SECONDS },
           });

@@ -23,6 +23,7 @@ import {
 } from '../../../src/tooling/model-server/server.js';
 import { startAgentSession, uniqueSocketName, type AgentSession } from '../harness/session.js';
 import { Timeline } from '../harness/timeline.js';
+import { liveRunOptions, overrideIgnored } from './live-env.js';
 
 const POLL_SECONDS = 0.25;
 /** statecharts.md §3 defaults, which this suite does not override. */
@@ -97,6 +98,15 @@ const claimedSuccess = (seen: readonly { s: TerminalState }[], turnId: string) =
 
 /** Defines the live suite for one CLI (skipped with a warning when it is not installed, failed in CI). */
 export function describeLiveAgent(agent: LiveAgent): void {
+  const ignored = overrideIgnored(agent.tool, agent.bin);
+  if (ignored) {
+    describe(`live ${agent.tool}`, () => {
+      it('runs the executable the environment names', () => {
+        throw new Error(ignored);
+      });
+    });
+    return;
+  }
   const missing = !existsSync(agent.bin);
   const hint = `${agent.tool} is not installed at ${agent.bin}: run ${agent.install}`;
   if (missing && process.env.CI) {
@@ -124,6 +134,7 @@ function describeOn(agent: LiveAgent, source: 'control' | 'polling', missing: bo
     .skipIf(missing)
     .sequential(`live ${agent.tool} through the library API (${source})`, () => {
       const scratch = resolve('.tmp/e2e-live', agent.tool, source, String(process.pid));
+      const run = liveRunOptions(agent.tool, source);
       const workDir = join(scratch, 'work');
       const timeline = new Timeline();
       const step = agent.startupTimeoutMs + 60_000;
@@ -208,7 +219,8 @@ function describeOn(agent: LiveAgent, source: 'control' | 'polling', missing: bo
         });
         sup = createSupervisor({
           socketName: session.socketName,
-          dataDir: null,
+          dataDir: run.dataDir,
+          readUnverifiedVersions: run.readUnverifiedVersions,
           source,
           config: { pollIntervalSeconds: POLL_SECONDS },
         });
@@ -245,11 +257,14 @@ function describeOn(agent: LiveAgent, source: 'control' | 'polling', missing: bo
           expect(s.diagnostics.process).toBe('tui_up');
           expect(s.surface.acceptingInput).toBe('yes');
           expect(s.lastTurn.result).toBe('none');
-          // The version is read from the running CLI's package: the pinned, verified one.
+          // The version is read from the running CLI's package: the pinned, verified one (or,
+          // run against another executable, whatever release that is).
           const withVersion = await timeline.waitFor('its version', (v) => v.toolVersion !== null, {
             timeoutMs: 10_000,
           });
-          expect(verifiedVersionsOf(agent.tool)).toContain(withVersion.s.toolVersion);
+          if (run.override === undefined) {
+            expect(verifiedVersionsOf(agent.tool)).toContain(withVersion.s.toolVersion);
+          }
         },
         step,
       );
