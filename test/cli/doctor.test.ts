@@ -177,9 +177,11 @@ describe('paneward doctor', () => {
     expect(report.terminals.map((t) => t.verified)).toEqual(['newer', 'other']);
     expect(report.problems.filter((p) => !p.includes('the pane is gone'))).toEqual([
       expect.stringContaining(
-        'newer than the verified 2.1.330; its screens are reported unrecognised (readiness unknown) unless paneward runs with --read-unverified',
+        'newer than the verified 2.1.332, 2.1.330; its screens are reported unrecognised (readiness unknown) unless paneward runs with --read-unverified',
       ),
-      expect.stringContaining('not a verified version (2.1.330); read with the nearest vocabulary'),
+      expect.stringContaining(
+        'not a verified version (2.1.332, 2.1.330); read with the nearest vocabulary',
+      ),
     ]);
   });
 

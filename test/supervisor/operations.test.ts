@@ -40,7 +40,7 @@ describe('operationsFor: why a prompt cannot be sent', () => {
     expect(operationsFor(s).sendInput).toEqual({
       allowed: 'no',
       reason:
-        'claude_code 2.2.0 is newer than the verified 2.1.330: its screens are not read (--read-unverified)',
+        'claude_code 2.2.0 is newer than the verified 2.1.332, 2.1.330: its screens are not read (--read-unverified)',
     });
   });
 
