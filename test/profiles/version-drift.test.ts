@@ -95,8 +95,11 @@ describe('compareVersions and isNewerThanVerifiedVersion', () => {
   });
 
   it('calls a version newer only when it is newer than every verified one', () => {
-    expect(isNewerThanVerifiedVersion('claude_code', '2.1.331')).toBe(true);
+    expect(isNewerThanVerifiedVersion('claude_code', '2.1.333')).toBe(true);
     expect(isNewerThanVerifiedVersion('claude_code', '2.2.0')).toBe(true);
+    expect(isNewerThanVerifiedVersion('claude_code', '2.1.332')).toBe(false);
+    // Between two verified releases: older than the newest, so not newer.
+    expect(isNewerThanVerifiedVersion('claude_code', '2.1.331')).toBe(false);
     expect(isNewerThanVerifiedVersion('claude_code', '2.1.330')).toBe(false);
     expect(isNewerThanVerifiedVersion('claude_code', '2.1.300')).toBe(false);
     expect(isNewerThanVerifiedVersion('claude_code', 'nightly')).toBe(false);

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { getProfile } from '../../src/profiles/index.js';
 import type { ProfileResult } from '../../src/schemas/signals.js';
@@ -68,6 +68,24 @@ interface RawLine {
   intervalMs?: number;
   tool?: string;
   toolVersion?: string;
+}
+
+/** A folder of recordings of one newer CLI version, beside the older ones: `<tool>/<version>/`. */
+const VERSION_FOLDER = /^\d+\.\d+\.\d+/;
+
+/**
+ * Names of every recording of one tool, as {@link loadReplayed} takes them: `<scenario>` for
+ * the first version recorded, `<version>/<scenario>` for each newer one, sorted.
+ */
+export function recordingNames(tool: string): string[] {
+  const inFolder = (sub: string) =>
+    readdirSync(`${FIXTURES}${tool}${sub}`)
+      .filter((f) => f.endsWith('.jsonl') && !f.endsWith('.server.jsonl'))
+      .map((f) => `${sub === '' ? '' : `${sub.slice(1)}/`}${f.slice(0, -'.jsonl'.length)}`);
+  const versions = readdirSync(`${FIXTURES}${tool}`, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && VERSION_FOLDER.test(d.name))
+    .map((d) => d.name);
+  return [...inFolder(''), ...versions.flatMap((v) => inFolder(`/${v}`))].sort();
 }
 
 /** Path of one recording. */

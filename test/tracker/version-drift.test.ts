@@ -59,7 +59,7 @@ describe('version drift in the pipeline', () => {
       anomaly: 'version_unverified',
       tool: 'claude_code',
       toolVersion: '2.2.0',
-      verifiedVersions: ['2.1.330'],
+      verifiedVersions: ['2.1.332', '2.1.330'],
       newer: true,
       screensRead: 'unrecognised',
       source: 'process',

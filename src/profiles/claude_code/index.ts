@@ -8,7 +8,7 @@ import { CLAUDE_CODE_2_1 } from './vocabulary.js';
  */
 export const createClaudeCodeProfile = defineProfile({
   id: 'claude_code',
-  verifiedVersions: ['2.1.330'],
+  verifiedVersions: ['2.1.332', '2.1.330'],
   packages: ['@anthropic-ai/claude-code'],
   processNames: ['claude'],
   interruptKeys: ['Escape'],

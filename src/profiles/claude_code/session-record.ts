@@ -147,7 +147,7 @@ function readLine(line: Line, position: RecordPosition): RecordReading {
 export const claudeCodeSessionRecord: SessionRecordReader = {
   tool: 'claude_code',
   kind: 'jsonl',
-  verifiedVersions: ['2.1.330'],
+  verifiedVersions: ['2.1.332', '2.1.330'],
   async locate(context: SessionContext): Promise<string | null> {
     const config = context.env.CLAUDE_CONFIG_DIR || join(context.env.HOME ?? '', '.claude');
     const folder = join(config, 'projects', claudeProjectFolder(context.cwd));

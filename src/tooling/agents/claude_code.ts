@@ -8,7 +8,7 @@ export const CLAUDE_CODE_BIN = agentBin('claude_code', 'claude');
 /** Facts about the pinned Claude Code build that tests and recordings rely on. */
 export const claudeCodeFacts = {
   tool: 'claude_code',
-  version: '2.1.330',
+  version: '2.1.332',
   protocol: 'anthropic',
   /** Keys (tmux names) that interrupt a running turn. */
   interruptKeys: ['Escape'],

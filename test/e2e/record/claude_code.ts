@@ -2,9 +2,11 @@
  * Records the real Claude Code CLI against the fake model server, one fixture per scenario:
  * `test/fixtures/claude_code/<scenario>.jsonl` (screens) and `<scenario>.server.jsonl` (ground truth).
  *
- *   npx tsx test/e2e/record/claude_code.ts [--size COLSxROWS] [scenario ...]
+ *   npx tsx test/e2e/record/claude_code.ts [--size COLSxROWS] [--out DIR] [scenario ...]
  *
  * `--size` overrides every selected scenario's terminal size (default 160x45, or the scenario's own).
+ * `--out` writes the fixtures into DIR instead: a newer CLI version's recordings go into
+ * `test/fixtures/claude_code/<version>/`, beside the older ones.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -376,6 +378,7 @@ async function record(
   scenario: Scenario,
   sizeOverride: { cols: number; rows: number } | null,
   recordPieces: boolean,
+  outDir: string,
 ): Promise<void> {
   const { cols, rows } = sizeOverride ?? scenario.size ?? DEFAULT_SIZE;
   // With the session record, the folders live outside this repository: the CLIs write their
@@ -384,8 +387,8 @@ async function record(
     ? join(tmpdir(), 'pw-record', 'claude_code', name)
     : join(SCRATCH, name);
   rmSync(scratch, { recursive: true, force: true });
-  const file = join(FIXTURES, `${name}.jsonl`);
-  const serverLog = join(FIXTURES, `${name}.server.jsonl`);
+  const file = join(outDir, `${name}.jsonl`);
+  const serverLog = join(outDir, `${name}.server.jsonl`);
   writeFileSync(serverLog, '');
   const server = await startFakeModelServer({ protocols: [anthropicProtocol], logFile: serverLog });
   let session: AgentSession | null = null;
@@ -465,15 +468,25 @@ async function main(): Promise<void> {
     size = { cols: Number(m[1]), rows: Number(m[2]) };
     args.splice(at, 2);
   }
+  let outDir = FIXTURES;
+  const outAt = args.indexOf('--out');
+  if (outAt >= 0) {
+    const dir = args[outAt + 1];
+    if (!dir || dir.startsWith('--'))
+      throw new Error('--out wants a folder, e.g. test/fixtures/claude_code/2.1.332');
+    outDir = resolve(dir);
+    args.splice(outAt, 2);
+  }
   const names = args;
   const selected = names.length > 0 ? names : Object.keys(SCENARIOS);
   // `record-<scenario>` records the scenario with the session record, as record-<scenario>.jsonl.
   const scenarioOf = (n: string) => SCENARIOS[n] ?? SCENARIOS[n.replace(/^record-/, '')];
   const unknown = selected.filter((n) => !scenarioOf(n));
   if (unknown.length > 0) throw new Error(`unknown scenario(s): ${unknown.join(', ')}`);
-  mkdirSync(FIXTURES, { recursive: true });
+  mkdirSync(outDir, { recursive: true });
   for (const name of selected) {
-    await record(name, scenarioOf(name)!, size, !SCENARIOS[name] && name.startsWith('record-'));
+    const pieces = !SCENARIOS[name] && name.startsWith('record-');
+    await record(name, scenarioOf(name)!, size, pieces, outDir);
   }
 }
 

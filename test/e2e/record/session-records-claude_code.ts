@@ -4,7 +4,10 @@
  * `test/fixtures/session-records/claude_code/<scenario>.jsonl`. The record holds only the fake
  * model's text and the prompts typed here; scratch paths are replaced by `/scratch`.
  *
- *   npx tsx test/e2e/record/session-records-claude_code.ts [scenario ...]
+ *   npx tsx test/e2e/record/session-records-claude_code.ts [--out DIR] [scenario ...]
+ *
+ * `--out` writes the captures into DIR instead: a newer CLI version's go into
+ * `test/fixtures/session-records/claude_code/<version>/`, beside the older ones.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -12,9 +15,16 @@ import { claudeCodeFacts, prepareClaudeCode } from '../../../src/tooling/agents/
 import { anthropicProtocol } from '../../../src/tooling/model-server/anthropic.js';
 import type { TurnPlanInput } from '../../../src/tooling/model-server/plan.js';
 import { startFakeModelServer } from '../../../src/tooling/model-server/server.js';
-import { startAgentSession, type AgentSession } from '../harness/session.js';
+import { startAgentSession, uniqueSocketName, type AgentSession } from '../harness/session.js';
 
-const FIXTURES = resolve('test/fixtures/session-records/claude_code');
+const args = process.argv.slice(2);
+const outAt = args.indexOf('--out');
+if (outAt >= 0 && (!args[outAt + 1] || args[outAt + 1]!.startsWith('--'))) {
+  throw new Error('--out wants a folder, e.g. test/fixtures/session-records/claude_code/2.1.332');
+}
+const FIXTURES = resolve(
+  outAt >= 0 ? args.splice(outAt, 2)[1]! : 'test/fixtures/session-records/claude_code',
+);
 const SCRATCH = resolve('.tmp/record/session-records-claude_code');
 const IDLE = /\? for shortcuts/;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -99,7 +109,7 @@ async function capture(name: string, sc: Scenario): Promise<void> {
   const launch = prepareClaudeCode({ home, cwd, baseUrl: server.url, maxRetries: 0 });
   server.enqueue(...sc.plans);
   const session = await startAgentSession({
-    socketName: `witness-cap-${process.pid}`,
+    socketName: uniqueSocketName('witness-cap'),
     cwd: launch.cwd,
     env: launch.env,
     command: launch.command,
@@ -133,7 +143,7 @@ async function capture(name: string, sc: Scenario): Promise<void> {
   console.log(`${name}: ${files[0]} (${text.split('\n').length - 1} lines)`);
 }
 
-const wanted = process.argv.slice(2);
+const wanted = args;
 for (const [name, sc] of Object.entries(scenarios)) {
   if (wanted.length > 0 && !wanted.includes(name)) continue;
   await capture(name, sc);

@@ -11,7 +11,7 @@ describe('claude_code profile: identity', () => {
     expect(profile.id).toBe('claude_code');
     expect(profile.processNames).toEqual(['claude']);
     expect(profile.interruptKeys).toEqual(['Escape']);
-    expect(profile.verifiedVersions).toBe('2.1.330');
+    expect(profile.verifiedVersions).toBe('2.1.332, 2.1.330');
     expect(profile.parse({ text: '' }).evidence.detector).toBe('claude_code@2.1');
     expect(createClaudeCodeProfile().parse({ text: '' }).evidence.detector).toBe('claude_code@2.1');
   });

@@ -1,5 +1,104 @@
-import type { ToolExpectations } from '../expectations.js';
+import type { ScenarioExpectation, ToolExpectations } from '../expectations.js';
 import { DOWN, GONE, READY } from './common.js';
+
+/** The scenarios as recorded on 2.1.330 (`test/fixtures/claude_code/<scenario>.jsonl`). */
+const SCENARIOS_2_1_330: Record<string, ScenarioExpectation> = {
+  startup: { turns: [], final: READY },
+  'trust-prompt': { turns: [], final: READY, dialog: 'Yes, I trust this folder' },
+  'normal-turn': { turns: ['success'], final: READY },
+  'long-turn-pause': { turns: ['success'], final: READY },
+  'two-turns': { turns: ['success', 'success'], final: READY },
+  interrupted: { turns: ['interrupted'], final: READY },
+  'error-500': { turns: ['known_failure'], final: READY },
+  // With the session record (docs/witness.md): the record and the screen agree on each.
+  'record-normal-turn': { turns: ['success'], final: READY, witnesses: ['both'] },
+  'record-interrupted': { turns: ['interrupted'], final: READY, witnesses: ['both'] },
+  'record-error-500': { turns: ['known_failure'], final: READY, witnesses: ['both'] },
+  'error-529-overloaded': { turns: ['known_failure'], final: READY },
+  'error-429-rate-limit': { turns: ['known_failure'], final: READY },
+  'permission-prompt': {
+    turns: ['success'],
+    final: READY,
+    dialog: 'Do you want to proceed?',
+  },
+  hang: { turns: ['interrupted'], final: READY, hang: true },
+  'cli-exit': { turns: ['success'], final: DOWN },
+  'cli-killed': { turns: ['success'], final: DOWN },
+  'session-killed': { turns: ['success'], final: GONE },
+  'size-80x24-normal-turn': { turns: ['success'], final: READY },
+  'size-80x24-interrupted': { turns: ['interrupted'], final: READY },
+  'size-250x60-interrupted': { turns: ['interrupted'], final: READY },
+  'size-80x24-permission-prompt': {
+    turns: ['success'],
+    final: READY,
+    dialog: 'Do you want to proceed?',
+  },
+  'size-250x60-permission-prompt': {
+    turns: ['success'],
+    final: READY,
+    dialog: 'Do you want to proceed?',
+  },
+  'size-200x50-normal-turn': { turns: ['success'], final: READY },
+  'size-250x60-normal-turn': { turns: ['success'], final: READY },
+  'long-reply-scrolls': { turns: ['success'], final: READY },
+  'size-80x24-long-reply-scrolls': { turns: ['success'], final: READY },
+  'error-then-success': { turns: ['known_failure', 'success'], final: READY },
+  'interrupted-then-success': { turns: ['interrupted', 'success'], final: READY },
+  'multiline-prompt': { turns: ['success'], final: READY },
+  // A draft typed over the interrupted turn's marker and left unsent: no new outcome.
+  'draft-over-old-marker': { turns: ['interrupted'], final: READY },
+  'startup-auto-mode-dialog': {
+    turns: [],
+    final: READY,
+    dialog: 'Make auto mode your default permission mode?',
+  },
+  // Auto mode runs the Bash call without a permission prompt.
+  'auto-mode-tool-run': { turns: ['success'], final: READY },
+  'tool-output-long': { turns: ['success'], final: READY, dialog: 'Do you want to proceed?' },
+};
+
+/**
+ * Scenarios recorded again on a newer release (`test/fixtures/claude_code/<version>/`): each must
+ * replay exactly as its 2.1.330 recording does, so it takes that entry unchanged.
+ */
+function recordedAgainOn(
+  version: string,
+  names: readonly string[],
+): Record<string, ScenarioExpectation> {
+  return Object.fromEntries(
+    names.map((name) => {
+      const exp = SCENARIOS_2_1_330[name];
+      if (!exp) throw new Error(`${version}/${name}: no such scenario on 2.1.330`);
+      return [`${version}/${name}`, exp];
+    }),
+  );
+}
+
+/**
+ * Recorded on 2.1.332, on a loaded machine (polls often 1-4 s apart instead of every 0.25 s).
+ * The other scenarios were recorded too, twice, and read as on 2.1.330 but for the drawing
+ * delay: with polls that far apart the finished screen was first captured 1.3-4.8 s after the
+ * stream's end, past the render allowance, so those recordings were not kept.
+ */
+const RECORDED_ON_2_1_332 = [
+  'cli-exit',
+  'draft-over-old-marker',
+  'hang',
+  'interrupted',
+  'multiline-prompt',
+  'normal-turn',
+  'record-error-500',
+  'record-interrupted',
+  'session-killed',
+  'size-250x60-interrupted',
+  'size-250x60-permission-prompt',
+  'size-80x24-interrupted',
+  'size-80x24-long-reply-scrolls',
+  'size-80x24-permission-prompt',
+  'startup',
+  'startup-auto-mode-dialog',
+  'trust-prompt',
+];
 
 export const claudeCode: ToolExpectations = {
   inputBox: /^❯\s*$/m,
@@ -9,57 +108,7 @@ export const claudeCode: ToolExpectations = {
   // cli-killed, 0.64 s in permission-prompt), i.e. up to 0.99 s beyond the 0.25 s poll.
   renderAllowanceSeconds: 1.0,
   scenarios: {
-    startup: { turns: [], final: READY },
-    'trust-prompt': { turns: [], final: READY, dialog: 'Yes, I trust this folder' },
-    'normal-turn': { turns: ['success'], final: READY },
-    'long-turn-pause': { turns: ['success'], final: READY },
-    'two-turns': { turns: ['success', 'success'], final: READY },
-    interrupted: { turns: ['interrupted'], final: READY },
-    'error-500': { turns: ['known_failure'], final: READY },
-    // With the session record (docs/witness.md): the record and the screen agree on each.
-    'record-normal-turn': { turns: ['success'], final: READY, witnesses: ['both'] },
-    'record-interrupted': { turns: ['interrupted'], final: READY, witnesses: ['both'] },
-    'record-error-500': { turns: ['known_failure'], final: READY, witnesses: ['both'] },
-    'error-529-overloaded': { turns: ['known_failure'], final: READY },
-    'error-429-rate-limit': { turns: ['known_failure'], final: READY },
-    'permission-prompt': {
-      turns: ['success'],
-      final: READY,
-      dialog: 'Do you want to proceed?',
-    },
-    hang: { turns: ['interrupted'], final: READY, hang: true },
-    'cli-exit': { turns: ['success'], final: DOWN },
-    'cli-killed': { turns: ['success'], final: DOWN },
-    'session-killed': { turns: ['success'], final: GONE },
-    'size-80x24-normal-turn': { turns: ['success'], final: READY },
-    'size-80x24-interrupted': { turns: ['interrupted'], final: READY },
-    'size-250x60-interrupted': { turns: ['interrupted'], final: READY },
-    'size-80x24-permission-prompt': {
-      turns: ['success'],
-      final: READY,
-      dialog: 'Do you want to proceed?',
-    },
-    'size-250x60-permission-prompt': {
-      turns: ['success'],
-      final: READY,
-      dialog: 'Do you want to proceed?',
-    },
-    'size-200x50-normal-turn': { turns: ['success'], final: READY },
-    'size-250x60-normal-turn': { turns: ['success'], final: READY },
-    'long-reply-scrolls': { turns: ['success'], final: READY },
-    'size-80x24-long-reply-scrolls': { turns: ['success'], final: READY },
-    'error-then-success': { turns: ['known_failure', 'success'], final: READY },
-    'interrupted-then-success': { turns: ['interrupted', 'success'], final: READY },
-    'multiline-prompt': { turns: ['success'], final: READY },
-    // A draft typed over the interrupted turn's marker and left unsent: no new outcome.
-    'draft-over-old-marker': { turns: ['interrupted'], final: READY },
-    'startup-auto-mode-dialog': {
-      turns: [],
-      final: READY,
-      dialog: 'Make auto mode your default permission mode?',
-    },
-    // Auto mode runs the Bash call without a permission prompt.
-    'auto-mode-tool-run': { turns: ['success'], final: READY },
-    'tool-output-long': { turns: ['success'], final: READY, dialog: 'Do you want to proceed?' },
+    ...SCENARIOS_2_1_330,
+    ...recordedAgainOn('2.1.332', RECORDED_ON_2_1_332),
   },
 };
