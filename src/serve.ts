@@ -6,7 +6,7 @@ import type { NatsAuth } from './fleet/auth.js';
 import { FleetEdge } from './fleet/edge.js';
 import { FleetView } from './fleet/view.js';
 import { startStatelyInspection, type StatelyInspectionOptions } from './inspect/stately.js';
-import { createHttpApp } from './server/app.js';
+import { createHttpApp, type SpawnPresets } from './server/app.js';
 import { errorJson } from './server/guards.js';
 import type { SupervisorPort } from './service/port.js';
 import {
@@ -35,6 +35,8 @@ export interface ServeConfig {
    * (the fleet token), NATS logged in to with `natsAuth`.
    */
   fleet?: { nats: string; token?: string | null; natsAuth?: NatsAuth };
+  /** What the dashboard's Start form fills in per tool (see `HttpOptions.spawnPresets`). */
+  spawnPresets?: SpawnPresets;
   /** A server with panes (ignored with `fleet`). */
   supervisor?: {
     options: SupervisorOptionsInput;
@@ -290,6 +292,7 @@ async function serveOn(
       ...(config.allowedHosts ?? []),
       ...(WILDCARD.has(config.host) ? [] : [config.host]),
     ],
+    ...(config.spawnPresets ? { spawnPresets: config.spawnPresets } : {}),
     logger: log,
   });
   mount(http.listener);

@@ -6,7 +6,10 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
  * would raise the signal again and end the process half-way. A second signal while cleaning up
  * ends the process at once, by that signal, as a person pressing Ctrl-C twice expects.
  */
-export function untilStopSignal(): { stopped: Promise<string>; release(): void } {
+export function untilStopSignal(
+  /** Runs (synchronously) on that second signal, before the process ends. */
+  onSecond?: (signal: string) => void,
+): { stopped: Promise<string>; release(): void } {
   let first: string | null = null;
   let resolve!: (signal: string) => void;
   const stopped = new Promise<string>((r) => (resolve = r));
@@ -14,7 +17,14 @@ export function untilStopSignal(): { stopped: Promise<string>; release(): void }
     for (const s of STOP_SIGNALS) process.off(s, onSignal);
   };
   const onSignal = (signal: NodeJS.Signals) => {
-    if (first !== null) endBy(signal, release);
+    if (first !== null) {
+      try {
+        onSecond?.(signal);
+      } finally {
+        endBy(signal, release);
+      }
+      return;
+    }
     first = signal;
     resolve(signal);
   };
@@ -28,7 +38,7 @@ export function untilStopSignal(): { stopped: Promise<string>; release(): void }
  * FIFO being opened) makes that wait for the read at exit, forever. Should the signal not end it
  * (a handler of someone else's), SIGKILL does, shortly after.
  */
-function endBy(signal: string, release: () => void): void {
+export function endBy(signal: string, release: () => void): void {
   release();
   setTimeout(() => process.kill(process.pid, 'SIGKILL'), 300);
   process.kill(process.pid, signal);

@@ -37,12 +37,20 @@ export interface HttpAppOptions {
   /** Serve the dashboard at `/` (default true). */
   dashboard?: boolean;
   /**
+   * What the dashboard's Start form fills in when a tool is chosen (its folder and environment),
+   * served at `GET /v1/spawn-presets`; `paneward demo` gives the offline set-up of each CLI.
+   */
+  spawnPresets?: SpawnPresets;
+  /**
    * Names the service answers to besides the loopback ones (`127.0.0.1`, `localhost`, `[::1]`):
    * a request whose `Host` names anything else is refused (403), so a page on a rebound DNS name
    * can neither act nor read.
    */
   allowedHosts?: string[];
 }
+
+/** Per tool id: the folder and environment a spawn of it is offered with. */
+export type SpawnPresets = Record<string, { cwd?: string; env?: Record<string, string> }>;
 
 /** The HTTP API of a supervisor (or a fleet of them): a Hono app, a Node request listener, its metrics. */
 export interface HttpApp {
@@ -187,6 +195,9 @@ export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {})
     c.header('Content-Type', metrics.registry.contentType);
     return c.body(await metrics.registry.metrics());
   });
+
+  // Behind the token like the rest of /v1: a preset may hold keys (the demo's are fake).
+  app.get('/v1/spawn-presets', (c) => c.json({ presets: options.spawnPresets ?? {} }));
 
   terminalRoutes(app, sup, portCommands(sup), options);
   hookRoutes(app, sup);

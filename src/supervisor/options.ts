@@ -74,6 +74,11 @@ export type SupervisorOptionsInput = z.input<typeof SupervisorOptions> & {
    * `inspect` option: pass `createBrowserInspector().inspect` or any observer.
    */
   inspect?: (event: InspectionEvent) => void;
+  /**
+   * The environment a spawn finds its CLI's executable with (its `PATH`, unless the request
+   * gives one); default: this process's. A demo puts its installed CLIs' folders on it.
+   */
+  spawnEnv?: NodeJS.ProcessEnv;
 };
 
 export const AttachRequest = z.strictObject({

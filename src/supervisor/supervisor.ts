@@ -97,7 +97,7 @@ export class Supervisor {
   private readonly running = new RunningTerminals();
 
   constructor(input: SupervisorOptionsInput = {}) {
-    const { transport, scheduler, profiles, inspect, ...rest } = input;
+    const { transport, scheduler, profiles, inspect, spawnEnv, ...rest } = input;
     const parsed = parseSupervisorOptions(rest);
     this.options = parsed.options;
     this.config = parsed.config;
@@ -173,7 +173,7 @@ export class Supervisor {
       transport: this.transport,
       journal: this.journal,
       scheduler: this.scheduler,
-      env: process.env,
+      env: spawnEnv ?? process.env,
       attach: (request) => this.attach(request),
       state$: (id) => this.state$(id),
       get: (id) => this.get(id),

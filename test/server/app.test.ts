@@ -314,7 +314,7 @@ describe('security defaults of the HTTP app', () => {
   });
 
   it('wants the bearer token on every route but /healthz and /openapi.json', async () => {
-    for (const path of ['/v1/terminals', '/metrics', '/v1/events']) {
+    for (const path of ['/v1/terminals', '/metrics', '/v1/events', '/v1/spawn-presets']) {
       const r = await http.app.request(path);
       expect(r.status, path).toBe(401);
       expect(r.headers.get('www-authenticate')).toBe('Bearer');
