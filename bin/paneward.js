@@ -3,7 +3,7 @@
 // whose sources changed since the last `npm run build`) runs the TypeScript sources through tsx,
 // and says so on stderr first: the first run through tsx compiles every module it loads.
 // The rule, and why it is enough, is in docs/cli.md ("How the command starts").
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath, URL } from 'node:url';
 
@@ -43,6 +43,9 @@ function whyFromSource() {
   } catch {
     return 'there is no build (dist/.built is missing)';
   }
+  // An installed package (no build config: it is not a checkout) runs the build it was packed
+  // with: npm gives the files it extracts the time of extraction, sources after dist/.
+  if (!existsSync(join(root, 'tsconfig.build.json'))) return null;
   const src = newestSource(join(root, 'src'));
   const machines = newestSource(join(root, 'machines'));
   const newest = src.mtimeMs >= machines.mtimeMs ? src : machines;

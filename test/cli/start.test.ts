@@ -50,6 +50,8 @@ describe('bin/paneward.js: the build or the sources', () => {
   cpSync(BIN, join(dir, 'bin/paneward.js'));
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
+  // A checkout: the build's config is there (an installed package has none).
+  writeFileSync(join(dir, 'tsconfig.build.json'), '{}');
   mkdirSync(join(dir, 'dist/src/cli'), { recursive: true });
   mkdirSync(join(dir, 'src/cli/deep'), { recursive: true });
   mkdirSync(join(dir, 'machines'));
@@ -99,6 +101,11 @@ describe('bin/paneward.js: the build or the sources', () => {
     at('machines/chart.ts', 1_700_000_001);
     expect(await run()).toBe('src');
     at('machines/chart.ts', 1_600_000_000);
+    expect(await run()).toBe('dist');
+    // Installed by npm, which dates each file by when it extracted it (sources after dist/): no
+    // build config, so the build it was packed with runs whatever the dates say.
+    at('src/cli/deep/other.ts', 1_700_000_001);
+    rmSync(join(dir, 'tsconfig.build.json'));
     const quiet = await execa(process.execPath, [join(dir, 'bin/paneward.js')]);
     expect([quiet.stdout, quiet.stderr]).toEqual(['dist', '']);
   });
