@@ -1,47 +1,67 @@
 #!/usr/bin/env node
 // Runs the build in dist/ when it is there and not older than the sources; otherwise (a checkout
-// whose sources changed since the last `npm run build`) runs the TypeScript sources through tsx.
+// whose sources changed since the last `npm run build`) runs the TypeScript sources through tsx,
+// and says so on stderr first: the first run through tsx compiles every module it loads.
 // The rule, and why it is enough, is in docs/cli.md ("How the command starts").
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { fileURLToPath, URL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const STAMP = join(root, 'dist', '.built');
 
-/** The newest modification time of the TypeScript sources under `dir` (0 when there is none). */
+/** The newest TypeScript source under `dir`: its modification time and path (time 0 when none). */
 function newestSource(dir) {
-  let newest = 0;
+  let newest = { mtimeMs: 0, path: null };
   let entries;
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch {
-    return 0;
+    return newest;
   }
   for (const e of entries) {
     const path = join(dir, e.name);
-    if (e.isDirectory()) newest = Math.max(newest, newestSource(path));
-    else if (e.name.endsWith('.ts')) newest = Math.max(newest, statSync(path).mtimeMs);
+    const found = e.isDirectory()
+      ? newestSource(path)
+      : e.name.endsWith('.ts')
+        ? { mtimeMs: statSync(path).mtimeMs, path }
+        : newest;
+    if (found.mtimeMs > newest.mtimeMs) newest = found;
   }
   return newest;
 }
 
-/** The build is used when its stamp is at least as new as every source it was built from. */
-function buildIsCurrent() {
-  if (process.env.PANEWARD_FROM_SOURCE === '1') return false;
+/**
+ * Null when the build is used: its stamp is at least as new as every source it was built from.
+ * Otherwise why the sources run instead.
+ */
+function whyFromSource() {
+  if (process.env.PANEWARD_FROM_SOURCE === '1') return 'PANEWARD_FROM_SOURCE=1 is set';
   let built;
   try {
     built = statSync(STAMP).mtimeMs;
   } catch {
-    return false;
+    return 'there is no build (dist/.built is missing)';
   }
-  return Math.max(newestSource(join(root, 'src')), newestSource(join(root, 'machines'))) <= built;
+  // An installed package (no build config: it is not a checkout) runs the build it was packed
+  // with: npm gives the files it extracts the time of extraction, sources after dist/.
+  if (!existsSync(join(root, 'tsconfig.build.json'))) return null;
+  const src = newestSource(join(root, 'src'));
+  const machines = newestSource(join(root, 'machines'));
+  const newest = src.mtimeMs >= machines.mtimeMs ? src : machines;
+  if (newest.mtimeMs <= built) return null;
+  return `${relative(root, newest.path)} is newer than the build in dist/`;
 }
 
+const why = whyFromSource();
 let main;
-if (buildIsCurrent()) {
+if (why === null) {
   ({ main } = await import('../dist/src/cli/main.js'));
 } else {
+  process.stderr.write(
+    `paneward: ${why}: running the TypeScript sources through tsx (the first run compiles ` +
+      `them, which can take a minute; \`npm run build\` makes the start fast)\n`,
+  );
   const { tsImport } = await import('tsx/esm/api');
   ({ main } = await tsImport('../src/cli/main.ts', import.meta.url));
 }

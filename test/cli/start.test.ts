@@ -50,6 +50,8 @@ describe('bin/paneward.js: the build or the sources', () => {
   cpSync(BIN, join(dir, 'bin/paneward.js'));
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
+  // A checkout: the build's config is there (an installed package has none).
+  writeFileSync(join(dir, 'tsconfig.build.json'), '{}');
   mkdirSync(join(dir, 'dist/src/cli'), { recursive: true });
   mkdirSync(join(dir, 'src/cli/deep'), { recursive: true });
   mkdirSync(join(dir, 'machines'));
@@ -63,8 +65,12 @@ describe('bin/paneward.js: the build or the sources', () => {
   const run = async (env: Record<string, string> = {}) =>
     (await execa(process.execPath, [join(dir, 'bin/paneward.js')], { env })).stdout;
 
-  it('runs the sources when there is no build', async () => {
-    expect(await run()).toBe('src');
+  it('runs the sources when there is no build, saying so and why on stderr first', async () => {
+    const r = await execa(process.execPath, [join(dir, 'bin/paneward.js')]);
+    expect(r.stdout).toBe('src');
+    expect(r.stderr).toMatch(
+      /^paneward: there is no build \(dist\/\.built is missing\): running the TypeScript sources through tsx/,
+    );
   });
 
   it('runs the build when its stamp is as new as every source (also when all dates are equal, as npm packs them)', async () => {
@@ -86,11 +92,52 @@ describe('bin/paneward.js: the build or the sources', () => {
   it('runs the sources when any source, however deep, or any chart is newer than the build', async () => {
     at('dist/.built', 1_700_000_000);
     at('src/cli/deep/other.ts', 1_700_000_001);
-    expect(await run()).toBe('src');
+    const r = await execa(process.execPath, [join(dir, 'bin/paneward.js')]);
+    expect(r.stdout).toBe('src');
+    expect(r.stderr).toMatch(
+      /^paneward: src\/cli\/deep\/other\.ts is newer than the build in dist\//,
+    );
     at('src/cli/deep/other.ts', 1_600_000_000);
     at('machines/chart.ts', 1_700_000_001);
     expect(await run()).toBe('src');
     at('machines/chart.ts', 1_600_000_000);
     expect(await run()).toBe('dist');
+    // Installed by npm, which dates each file by when it extracted it (sources after dist/): no
+    // build config, so the build it was packed with runs whatever the dates say.
+    at('src/cli/deep/other.ts', 1_700_000_001);
+    rmSync(join(dir, 'tsconfig.build.json'));
+    const quiet = await execa(process.execPath, [join(dir, 'bin/paneward.js')]);
+    expect([quiet.stdout, quiet.stderr]).toEqual(['dist', '']);
+  });
+});
+
+describe('bin/paneward.js: the first line comes at once', () => {
+  it('from the real sources with a cold tsx cache, the line saying why arrives on stderr within 2 s', async () => {
+    // A fresh temporary folder: tsx keeps its compiled files under it, so nothing is compiled yet.
+    const tmp = mkdtempSync(join(tmpdir(), 'paneward-cold-'));
+    try {
+      const started = performance.now();
+      const child = execa(process.execPath, [BIN, '--version'], {
+        env: { PANEWARD_FROM_SOURCE: '1', TMPDIR: tmp },
+        reject: false,
+      });
+      const firstLine = await new Promise<{ line: string; ms: number }>((resolve, reject) => {
+        let err = '';
+        child.stderr.on('data', (b: Buffer) => {
+          err += b.toString('utf8');
+          if (err.includes('\n'))
+            resolve({ line: err.split('\n')[0]!, ms: performance.now() - started });
+        });
+        child.on('exit', () => reject(new Error(`exited with no line on stderr: ${err}`)));
+      });
+      expect(firstLine.line).toMatch(
+        /^paneward: PANEWARD_FROM_SOURCE=1 is set: running the TypeScript sources through tsx/,
+      );
+      expect(firstLine.ms).toBeLessThan(2000);
+      const done = await child;
+      expect(done.stdout).toMatch(/^\d+\.\d+\.\d+/);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });
