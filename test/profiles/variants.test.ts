@@ -1,10 +1,10 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { getProfile } from '../../src/profiles/index.js';
 import type { ToolProfile } from '../../src/profiles/types.js';
 import type { ProfileResult } from '../../src/schemas/signals.js';
-import { FIXTURES } from '../replay/ground-truth.js';
+import { FIXTURES, recordingNames } from '../replay/ground-truth.js';
 
 const TOOLS = [
   'claude_code',
@@ -125,8 +125,7 @@ interface Sample {
 function samples(): Sample[] {
   const out: Sample[] = [];
   for (const tool of TOOLS) {
-    for (const file of readdirSync(`${FIXTURES}${tool}`)) {
-      if (!file.endsWith('.jsonl') || file.endsWith('.server.jsonl')) continue;
+    for (const file of recordingNames(tool).map((name) => `${name}.jsonl`)) {
       const lines = readFileSync(`${FIXTURES}${tool}/${file}`, 'utf8')
         .split('\n')
         .filter((l) => l.trim() !== '')

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { readJsonLines, replayRecording } from '../../src/tracker/replay.js';
-import { FIXTURES, fixturePath } from './ground-truth.js';
+import { FIXTURES, fixturePath, recordingNames } from './ground-truth.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -16,11 +16,7 @@ function printedLines(file: string): string[] {
 
 const recordings = readdirSync(FIXTURES, { withFileTypes: true })
   .filter((d) => d.isDirectory())
-  .flatMap((d) =>
-    readdirSync(`${FIXTURES}${d.name}`)
-      .filter((f) => f.endsWith('.jsonl') && !f.endsWith('.server.jsonl'))
-      .map((f) => `${d.name}/${f}`),
-  )
+  .flatMap((d) => recordingNames(d.name).map((name) => `${d.name}/${name}.jsonl`))
   .sort();
 
 describe('replay determinism', () => {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { getProfile } from '../../src/profiles/index.js';
 import type { ProfileResult } from '../../src/schemas/signals.js';
@@ -68,6 +68,22 @@ interface RawLine {
   intervalMs?: number;
   tool?: string;
   toolVersion?: string;
+}
+
+/**
+ * The recordings of one tool: `<scenario>` for the version in `<tool>/`, `<version>/<scenario>`
+ * for a newer version's recordings in `<tool>/<version>/`.
+ */
+export function recordingNames(tool: string): string[] {
+  const dir = `${FIXTURES}${tool}`;
+  const scenarios = (sub: string) =>
+    readdirSync(`${dir}/${sub}`)
+      .filter((f) => f.endsWith('.jsonl') && !f.endsWith('.server.jsonl'))
+      .map((f) => `${sub === '' ? '' : `${sub}/`}${f.slice(0, -'.jsonl'.length)}`);
+  const versions = readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name);
+  return [...scenarios(''), ...versions.flatMap(scenarios)];
 }
 
 /** Path of one recording. */

@@ -1,7 +1,6 @@
-import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { EXPECTATIONS } from './expectations.js';
-import { FIXTURES, loadReplayed, type Replayed } from './ground-truth.js';
+import { loadReplayed, recordingNames, type Replayed } from './ground-truth.js';
 
 /**
  * How long a half-drawn screen may last in the middle of a turn (seconds). A CLI that moves from
@@ -62,9 +61,7 @@ function unexcusedRuns(r: Replayed, maxSeconds: number): UnrecognisedRun[] {
  */
 describe('every recorded screen matches a known shape of its profile', () => {
   for (const tool of Object.keys(EXPECTATIONS)) {
-    const scenarios = readdirSync(`${FIXTURES}${tool}`)
-      .filter((f) => f.endsWith('.jsonl') && !f.endsWith('.server.jsonl'))
-      .map((f) => f.slice(0, -'.jsonl'.length));
+    const scenarios = recordingNames(tool);
     const known = (scenario: string) =>
       EXPECTATIONS[tool]!.scenarios[scenario]?.knownProfileWeakness?.failing.includes(
         'recognised',
