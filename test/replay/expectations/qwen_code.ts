@@ -109,7 +109,7 @@ const NEWER_VERSIONS: Record<string, Record<string, Partial<ScenarioExpectation>
   '0.24.4': {
     startup: {},
     'normal-turn': { renderAllowanceSeconds: 3.2 },
-    'long-turn-pause': { renderAllowanceSeconds: 1.8 },
+    'long-turn-pause': { renderAllowanceSeconds: 3.85 },
     'two-turns': { renderAllowanceSeconds: 1.4 },
     interrupted: { renderAllowanceSeconds: 0.85 },
     'error-500': { renderAllowanceSeconds: 1.65 },
