@@ -11,7 +11,7 @@ case "${1:-}" in
   opencode) pkg=opencode-ai@1.18.33 bin=opencode ;;
   # 7.8.x has no Linux platform package in the registry.
   kilo) pkg=@kilocode/cli@7.7.7 bin=kilo ;;
-  qwen_code) pkg=@qwen-code/qwen-code@0.15.10 bin=qwen ;;
+  qwen_code) pkg=@qwen-code/qwen-code@0.24.4 bin=qwen ;;
   pi) pkg=@mariozechner/pi-coding-agent@0.73.1 bin=pi ;;
   cline) pkg=cline@3.0.65 bin=cline ;;
   copilot) pkg=@github/copilot@1.0.102 bin=copilot ;;

@@ -34,7 +34,8 @@ function checkTurns(r: Replayed, tool: ToolExpectations, exp: ScenarioExpectatio
     r.turns.map((t) => t.id),
     'explicit turns in the recording',
   ).toEqual(exp.turns.map((_, i) => `turn-${i + 1}`));
-  const windows = settleSeconds + stabilitySeconds + r.pollSeconds + tool.renderAllowanceSeconds;
+  const allowance = exp.renderAllowanceSeconds ?? tool.renderAllowanceSeconds;
+  const windows = settleSeconds + stabilitySeconds + r.pollSeconds + allowance;
   r.turns.forEach((turn, i) => {
     const expected = exp.turns[i]!;
     const label = `${turn.id} (true end ${turn.trueEnd?.toFixed(3) ?? 'none'})`;
@@ -82,7 +83,7 @@ function checkTurns(r: Replayed, tool: ToolExpectations, exp: ScenarioExpectatio
       r.frames.some((f) => f.t >= trueEnd && f.t < onScreen! && f.text.includes(exp.dialog!));
     if (!dialogAfterEnd && !exp.endedByKey) {
       expect(onScreen! - trueEnd, `${label}: render lag`).toBeLessThanOrEqual(
-        r.pollSeconds + tool.renderAllowanceSeconds + EPS,
+        r.pollSeconds + allowance + EPS,
       );
     }
     if (expected === 'success') {

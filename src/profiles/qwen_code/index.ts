@@ -1,19 +1,25 @@
 import { defineProfile } from '../internal/define.js';
 import { readQwenCodeScreen } from './read-screen.js';
-import { QWEN_CODE_0_15 } from './vocabulary.js';
+import { QWEN_CODE_0_15, QWEN_CODE_0_24 } from './vocabulary.js';
 
 /** Qwen Code: the prompt box between two rules, the spinner line above it, and the latest turn. */
 export const createQwenCodeProfile = defineProfile({
   id: 'qwen_code',
-  verifiedVersions: ['0.15.10'],
+  verifiedVersions: ['0.24.4', '0.15.10'],
   packages: ['@qwen-code/qwen-code'],
   processNames: ['qwen'],
   interruptKeys: ['Escape'],
   submitKeys: ['Enter'],
+  // 0.16 to 0.23 were not recorded: the 0.24 edition reads them, as it knows 0.15's glyphs too.
   editions: [
     {
+      label: '0.24',
+      covers: (major, minor) => major > 0 || minor >= 16,
+      vocabulary: QWEN_CODE_0_24,
+    },
+    {
       label: '0.15',
-      covers: (major, minor) => major > 0 || minor >= 15,
+      covers: (major, minor) => major === 0 && minor <= 15,
       vocabulary: QWEN_CODE_0_15,
     },
   ],

@@ -104,6 +104,16 @@ export function readQwenCodeScreen(screen: Screen, v: QwenCodeVocabulary): Scree
       return { ...cli, dialog: 'trust_prompt', prompt: null, projection };
     }
     if (isShellPromptLine(bottom)) return { shape: 'exited', why: 'shell_prompt' };
+    // A notice printed before the interface is drawn: the CLI still starts.
+    const first = lines.find((l) => l.trim() !== '') ?? '';
+    if (v.startupNotice?.test(first)) {
+      return {
+        ...cli,
+        dialog: null,
+        prompt: { mode: 'unknown', editing: false, context: 'startup' },
+        projection: '',
+      };
+    }
     return lines.some((l) => v.header.test(l))
       ? { ...cli, dialog: null, prompt: null, projection: '' }
       : { shape: 'unrecognised' };
@@ -130,7 +140,11 @@ export function readQwenCodeScreen(screen: Screen, v: QwenCodeVocabulary): Scree
     spinner >= above.length - 3 &&
     above.slice(spinner + 1).filter((l) => l.trim() !== '').length <= 1 &&
     v.spinnerHint.test(tail);
-  const active = live ? ['spinner'] : [];
+  // 0.24 says so under the box too, also before its spinner line is drawn and while a prompt
+  // waits in its queue.
+  const busyFooter =
+    v.busyFooter !== null && lines.slice(box.bottom + 1).some((l) => v.busyFooter!.test(l));
+  const active = [...(live ? ['spinner'] : []), ...(busyFooter ? ['busy_footer'] : [])];
   const transcript = live ? above.slice(0, spinner) : above;
   return {
     ...cli,

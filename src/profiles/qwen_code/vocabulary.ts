@@ -1,6 +1,9 @@
 import type { FailureKind } from '../../schemas/signals.js';
 import { PROVIDER_MESSAGES } from '../internal/failure.js';
 
+/** U+FE0E, the text-presentation selector 0.24 draws after its marker glyphs (`●︎`, `◆︎`). */
+const TEXT_STYLE = '\uFE0E?';
+
 /**
  * Qwen Code's screen vocabulary (a Gemini CLI fork with its own prompt box). Every marker was
  * seen in the recordings under `test/fixtures/qwen_code/` (the scenario named beside it).
@@ -15,6 +18,11 @@ export interface QwenCodeVocabulary {
   idleHint: RegExp;
   /** Under the box while the CLI still starts: `⠋ Initializing...` (startup-dialogs). */
   initializing: RegExp;
+  /**
+   * Printed on the bare terminal before the interface is drawn, while the CLI starts: 0.24.4's
+   * package ships its ripgrep without the executable bit (0.24.4/startup). Null where none is.
+   */
+  startupNotice: RegExp | null;
   /** The header box naming the version (startup). */
   header: RegExp;
   /** A prompt echo: `  > say hello` (normal-turn). */
@@ -32,6 +40,12 @@ export interface QwenCodeVocabulary {
   cancelled: RegExp;
   /** `  ✕ [API Error: 500 …] (Press Ctrl+Y to retry)` (error-500). */
   apiError: RegExp;
+  /**
+   * Under the box while a turn runs (0.24): `Enter to steer · Ctrl+Q to queue · ⏸ Ask
+   * permissions …`, and `⏳ 1 queued` while a prompt waits for the turn to start
+   * (0.24.4/normal-turn). Null where the CLI draws neither.
+   */
+  busyFooter: RegExp | null;
   /** Dialogs drawn in the box's place (permission-approved, startup-dialogs). */
   permission: RegExp;
   trust: RegExp;
@@ -68,11 +82,13 @@ export const QWEN_CODE_0_15: QwenCodeVocabulary = {
   placeholder: 'Type your message or @path/to/file',
   idleHint: /^ {2}\? for shortcuts\b/,
   initializing: /^ {2}[\u2800-\u28ff] Initializing\.\.\.$/,
+  startupNotice: null,
   header: /│ >_ Qwen Code \(v\d+\.\d+\.\d+\)/,
   echo: /^ {2}> \S/,
   reply: /^ {2}✦ \S/,
   spinner: /^ {2}[\u2800-\u28ff] ?\S/,
   spinnerHint: /\besc to\s+cancel\)$/,
+  busyFooter: null,
   cancelled: /^ {2}● Request cancelled\.$/,
   apiError: /^ {2}✕ \[API Error: (.*)$/,
   permission: /Allow execution of: .*\?|Waiting for user confirmation\.\.\./,
@@ -87,5 +103,34 @@ export const QWEN_CODE_0_15: QwenCodeVocabulary = {
     working: /^(?:responding|loading)\b/,
     cancelled: /^● Request cancelled\.$/,
     apiError: /^✕ \[API Error: (.*)$/,
+  },
+};
+
+/**
+ * Qwen Code 0.24.4 (recorded in `test/fixtures/qwen_code/0.24.4/`). The prompt box, the echo,
+ * the spinner line and the dialogs are drawn as in 0.15; what changed:
+ * - the reply's glyph is `◆︎` (U+25C6 and the text-presentation selector U+FE0E), no longer
+ *   `✦` (0.24.4/normal-turn); the notes carry the selector too: `●︎ Request cancelled.`
+ *   (0.24.4/interrupted); `✕ [API Error: …` is drawn as before (0.24.4/error-500);
+ * - under the box, `➜ <folder> · <model>` and the approval mode `⏸ Ask permissions (shift + tab
+ *   to cycle)` instead of `? for shortcuts` (0.24.4/normal-turn);
+ * - while a turn runs that line starts `Enter to steer · Ctrl+Q to queue · `, already before the
+ *   spinner line is drawn, and a prompt sent while the CLI is still busy shows above the box
+ *   with `⏳ 1 queued` under it (0.24.4/normal-turn, 0.24.4/permission-approved);
+ * - while it starts, `⠋ Initializing...` stands alone, with no box drawn yet (0.24.4/normal-turn);
+ * - an interrupted prompt is put back into the box as a draft (0.24.4/interrupted).
+ * The 0.15 glyphs are still accepted: the versions in between (0.16 to 0.23) were not recorded
+ * and are read with this edition, which knows both.
+ */
+export const QWEN_CODE_0_24: QwenCodeVocabulary = {
+  ...QWEN_CODE_0_15,
+  idleHint: /^ {2}(?:\? for shortcuts\b|⏸ .*\(shift \+ tab to cycle\))/,
+  startupNotice: /^Ripgrep not available: /,
+  reply: new RegExp(`^ {2}[✦◆]${TEXT_STYLE} \\S`),
+  busyFooter: /^ {2}(?:.* )?(?:Enter to steer\b|⏳ \d+ queued\b)/,
+  cancelled: new RegExp(`^ {2}●${TEXT_STYLE} Request cancelled\\.$`),
+  screenReader: {
+    ...QWEN_CODE_0_15.screenReader,
+    cancelled: new RegExp(`^●${TEXT_STYLE} Request cancelled\\.$`),
   },
 };

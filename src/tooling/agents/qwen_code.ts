@@ -26,7 +26,11 @@ function prepare(o: ChatLaunchOptions): AgentLaunch {
     },
     security: { auth: { selectedType: 'openai' }, folderTrust: { enabled: !!o.fresh } },
     model: { name: 'fake-model' },
-    general: { disableAutoUpdate: true, disableUpdateNag: true },
+    // 0.24 reads `enableAutoUpdate` (it migrates the two older keys, but checks for an update
+    // before it does).
+    general: { disableAutoUpdate: true, disableUpdateNag: true, enableAutoUpdate: false },
+    // 0.24's default is `auto`: a model call of its own decides each tool call, no prompt.
+    tools: { approvalMode: 'default' },
     // The background memory extraction sends a model request of its own after every turn.
     memory: { enableManagedAutoMemory: false, enableManagedAutoDream: false },
     privacy: { usageStatisticsEnabled: false },
@@ -41,15 +45,17 @@ function prepare(o: ChatLaunchOptions): AgentLaunch {
   };
 }
 
-/** Qwen Code 0.15.10 (`@qwen-code/qwen-code`, a Gemini CLI fork, pure JS). */
+/** Qwen Code 0.24.4 (`@qwen-code/qwen-code`, a Gemini CLI fork, pure JS). */
 export const qwenCodeAgent: ChatAgent = {
   tool: 'qwen_code',
-  version: '0.15.10',
+  version: '0.24.4',
   bin: agentBin('qwen_code', 'qwen'),
   processNames: ['qwen'],
   prepare,
-  idle: /Type your message or @path\/to\/file/,
-  busy: /esc to cancel|Waiting for user confirmation/,
+  // 0.24 puts an interrupted prompt back into the box: then only its footer's mode line shows.
+  idle: /Type your message or @path\/to\/file|\(shift \+ tab to cycle\)$/m,
+  // 0.24 offers `Enter to steer` and shows `⏳ 1 queued` in the footer while a turn runs.
+  busy: /esc to cancel|Waiting for user confirmation|Enter to steer|\d+ queued/,
   typed: (text) => new RegExp(`>\\s+${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
   submitKeys: ['Enter'],
   interrupt: [{ keys: ['Escape'] }],
@@ -68,5 +74,6 @@ export const qwenCodeAgent: ChatAgent = {
   givesUp: { capped: true, default: true },
   retrySetting: true,
   startupDialogs: [{ text: /Do you trust/, keys: [{ keys: ['Enter'] }] }],
-  startupTimeoutMs: 60_000,
+  // 0.24 shows `Initializing...` for 40-50 s on a loaded 2-core machine.
+  startupTimeoutMs: 120_000,
 };

@@ -38,8 +38,6 @@ export interface DemoOptions {
   pauseSeconds?: number;
   logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   logger?: Logger;
-  /** The private tmux server's socket name (default `paneward-demo-<pid>`). */
-  socketName?: string;
 }
 
 export interface RunningDemo {

@@ -3,7 +3,10 @@
  * fixture per scenario: `test/fixtures/<tool>/<scenario>.jsonl` (screens) and
  * `<scenario>.server.jsonl` (the server's request log, the ground truth).
  *
- *   npx tsx test/e2e/record/chat-cli.ts <tool> [scenario ...]
+ *   npx tsx test/e2e/record/chat-cli.ts <tool> [--out DIR] [scenario ...]
+ *
+ * `--out DIR` writes the fixtures into DIR instead: a newer version of the CLI is recorded into
+ * `test/fixtures/<tool>/<version>/`, beside the recordings of the version before it.
  *
  * The tool's facts (how to configure, start, interrupt, approve and quit it) are in
  * `src/tooling/agents/<tool>.ts`; the scenarios are the same for every CLI, each skipped where the
@@ -391,8 +394,12 @@ function defaultScenarios(agent: ChatAgent): string[] {
   });
 }
 
-async function record(agent: ChatAgent, name: string, scenario: Scenario): Promise<void> {
-  const fixtures = resolve('test/fixtures', agent.tool);
+async function record(
+  agent: ChatAgent,
+  name: string,
+  scenario: Scenario,
+  fixtures: string,
+): Promise<void> {
   // With the session record, the folders live outside this repository: the CLIs write their
   // working folder's paths and Git state into their records.
   const scratch = withRecord(name)
@@ -552,10 +559,20 @@ function withRecord(name: string): SessionRecordReader | undefined {
 }
 
 async function main(): Promise<void> {
-  const [tool, ...requested] = process.argv.slice(2);
+  const [tool, ...rest] = process.argv.slice(2);
   const agent = tool ? CHAT_AGENTS[tool] : undefined;
-  if (!agent)
-    throw new Error(`usage: chat-cli.ts <${Object.keys(CHAT_AGENTS).join('|')}> [scenario ...]`);
+  if (!agent) {
+    throw new Error(
+      `usage: chat-cli.ts <${Object.keys(CHAT_AGENTS).join('|')}> [--out DIR] [scenario ...]`,
+    );
+  }
+  const outAt = rest.indexOf('--out');
+  const out = outAt >= 0 ? rest[outAt + 1] : undefined;
+  if (outAt >= 0 && (out === undefined || out.startsWith('-'))) {
+    throw new Error('--out needs a folder: --out test/fixtures/<tool>/<version>');
+  }
+  const fixtures = out ? resolve(out) : resolve('test/fixtures', agent.tool);
+  const requested = outAt >= 0 ? rest.filter((_, i) => i !== outAt && i !== outAt + 1) : rest;
   const selected = requested.length > 0 ? requested : defaultScenarios(agent);
   for (const name of selected) {
     if (!scenarioOf(name)) {
@@ -566,7 +583,7 @@ async function main(): Promise<void> {
     process.stdout.write(`recording ${agent.tool} ${name}... `);
     const started = Date.now();
     try {
-      await record(agent, name, scenarioOf(name)!);
+      await record(agent, name, scenarioOf(name)!, fixtures);
       process.stdout.write(`done (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
     } catch (err) {
       process.stdout.write(`FAILED: ${err instanceof Error ? err.message : String(err)}\n`);
