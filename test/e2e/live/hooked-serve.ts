@@ -163,8 +163,9 @@ export async function startHookedServe(o: HookedServeOptions): Promise<HookedSer
         '--no-discover',
         '--poll-interval',
         '0.25',
+        // Each request is logged at debug: the hook posts are counted from those lines.
         '--log-level',
-        'info',
+        'debug',
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
