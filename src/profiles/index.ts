@@ -77,11 +77,13 @@ export function verifiedVersionsOf(tool: string): readonly string[] {
 const verifiedByTool = new Map<string, readonly string[]>();
 
 /**
- * The public state's `toolVersionVerified`: null while the version is not known, else whether it
- * is one the tool's profile was verified against.
+ * The public state's `toolVersionVerified`: whether the version is one the tool's profile was
+ * verified against; null while the version is not known, and for a tool paneward verified no
+ * release of (a profile of the caller's, `unsupported`): no claim either way.
  */
 export function toolVersionVerified(tool: string, toolVersion: string | null): boolean | null {
-  return toolVersion === null ? null : isVerified(verifiedVersionsOf(tool), toolVersion);
+  const verified = verifiedVersionsOf(tool);
+  return toolVersion === null || verified.length === 0 ? null : isVerified(verified, toolVersion);
 }
 
 /**

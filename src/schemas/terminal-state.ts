@@ -16,8 +16,8 @@ export const TerminalState = z.object({
   toolVersion: z.string().nullable(),
   /**
    * Whether `toolVersion` is one the tool's profile was verified against: false for any other
-   * release (read with the nearest vocabulary, or not at all under `verifiedOnly`), null while
-   * the version is not known.
+   * release (read with the nearest vocabulary, or not at all under `verifiedOnly`); null while
+   * the version is not known, or for a tool with no verified release (a caller's own profile).
    */
   toolVersionVerified: z.boolean().nullable(),
   /** Observation time (seconds) this state is as of. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getProfile } from '../../src/profiles/index.js';
+import { getProfile, toolVersionVerified, verifiedVersionsOf } from '../../src/profiles/index.js';
 
 describe('profiles are shared by the terminals of one tool, version and options', () => {
   it('gives the same object for the same tool, version and options, another for any other', () => {
@@ -24,5 +24,14 @@ describe('profiles are shared by the terminals of one tool, version and options'
     expect(again).not.toBe(first);
     const screen = { text: '> \n' };
     expect(again.parse(screen)).toEqual(first.parse(screen));
+  });
+
+  it('says whether a running release is verified: null when unknown or when no release of the tool is', () => {
+    const [newest] = verifiedVersionsOf('claude_code');
+    expect(toolVersionVerified('claude_code', newest!)).toBe(true);
+    expect(toolVersionVerified('claude_code', '99.0.0')).toBe(false);
+    expect(toolVersionVerified('claude_code', null)).toBeNull();
+    expect(toolVersionVerified('unsupported', '1.0.0')).toBeNull();
+    expect(toolVersionVerified('my_own_cli', '1.0.0')).toBeNull();
   });
 });
