@@ -47,8 +47,10 @@ describe('the journal on disk', () => {
       h.update(f);
       h.update(readFileSync(join(dir, 'journal', f)));
     }
+    // Since turn ids count per terminal, checkpoints also carry each terminal's next number
+    // (`turns`, `turnFloor`); the records themselves are written as before.
     expect(h.digest('hex')).toBe(
-      'daa59e77c267a5d2a4cf45f96fff6f14f48d3e82f7df20c5b4e415fb48bf4767',
+      '6517fc79b22a653cd5df7f334c0d4500c6fcb1f83deca00d248d950c3b7ef1a2',
     );
 
     const again = new Journal({ dataDir: dir, scheduler });

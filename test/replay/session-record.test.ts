@@ -228,12 +228,18 @@ describe('recordings without the session record', () => {
   // the session record: replay must print them byte for byte, whatever the authority default.
   it('replay as before, byte for byte', () => {
     const lines = readJsonLines(`${ROOT}recordings/claude_code/normal-turn.jsonl`);
-    const printed = replay(lines)
-      .map((s) => JSON.stringify(s) + '\n')
-      .join('');
+    const states = replay(lines);
+    const printed = states.map((s) => JSON.stringify(s) + '\n').join('');
     expect(createHash('sha256').update(printed).digest('hex')).toBe(GOLDEN_NORMAL_TURN);
     expect(printed).not.toContain('witness');
+    // The field the version policy added is all that changed since: without it, the old bytes.
+    const before = states
+      .map(({ toolVersionVerified: _added, ...s }) => JSON.stringify(s) + '\n')
+      .join('');
+    expect(createHash('sha256').update(before).digest('hex')).toBe(GOLDEN_BEFORE_VERSION_FIELD);
   });
 });
 
-const GOLDEN_NORMAL_TURN = 'cc9499f5941e9471bc5c429b862df8b4abc575e5327e387495efb11ee8980976';
+const GOLDEN_NORMAL_TURN = '920a918b888c394dccf77ff56ba4b8f71f938f1686d5185e25bb7bb75e242391';
+const GOLDEN_BEFORE_VERSION_FIELD =
+  'cc9499f5941e9471bc5c429b862df8b4abc575e5327e387495efb11ee8980976';

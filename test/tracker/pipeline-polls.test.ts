@@ -316,6 +316,8 @@ describe('the public surface', () => {
       target: null,
       tool: 'lines',
       toolVersion: '1.0.0',
+      // A tool with no verified release: no claim either way.
+      toolVersionVerified: null,
       t: 0,
       diagnostics: {
         availability: 'unknown',

@@ -31,6 +31,7 @@ describe('initialState', () => {
       target: 'work:1.0',
       tool: 'codex',
       toolVersion: '0.1.0',
+      toolVersionVerified: false,
       t: 12,
       diagnostics: {
         availability: 'unknown',

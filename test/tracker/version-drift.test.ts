@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/kernel/virtual-time.js';
-import { getProfile } from '../../src/profiles/index.js';
+import { getProfile, verifiedVersionsOf } from '../../src/profiles/index.js';
 import type { JournalRecord } from '../../src/schemas/record.js';
 import { TerminalPipeline } from '../../src/terminal/pipeline.js';
 
@@ -43,27 +43,41 @@ function pipeline() {
 }
 
 describe('version drift in the pipeline', () => {
-  it('a newer Claude Code found in the pane: its screens are not read, and the anomaly names it', async () => {
+  it('a newer Claude Code found in the pane: read with the newest vocabulary, marked unverified, and the anomaly names it', async () => {
     const { p, frame, anomalies } = pipeline();
     frame(0, idleClaudeFrame());
     expect(p.state.readiness.status).toBe('ready');
+    expect(p.state.toolVersionVerified).toBeNull();
     const changed = p.useVersion(1, '2.2.0', getProfile('claude_code', '2.2.0'), 'process');
     expect(changed).toBe(true);
     expect(p.state.toolVersion).toBe('2.2.0');
     for (let t = 2; t < 40; t++) frame(t, idleClaudeFrame());
-    expect(p.state.readiness.status).not.toBe('ready');
-    expect(p.state.surface.uiContext).toBe('unrecognised');
-    expect(p.state.lastTurn.result).toBe('none');
+    expect(p.state.readiness.status).toBe('ready');
+    expect(p.state.toolVersionVerified).toBe(false);
     const found = await anomalies();
     expect(found[0]).toMatchObject({
       anomaly: 'version_unverified',
       tool: 'claude_code',
       toolVersion: '2.2.0',
-      verifiedVersions: ['2.1.332', '2.1.330'],
+      verifiedVersions: [...verifiedVersionsOf('claude_code')],
       newer: true,
-      screensRead: 'unrecognised',
+      screensRead: 'nearest_vocabulary',
       source: 'process',
     });
+    expect(found.filter((a) => a.anomaly === 'unrecognised_screen')).toHaveLength(0);
+  });
+
+  it('under the strict gate (verifiedOnly) its screens are not read, and the anomaly says so', async () => {
+    const { p, frame, anomalies } = pipeline();
+    frame(0, idleClaudeFrame());
+    const gated = getProfile('claude_code', '2.2.0', { verifiedOnly: true });
+    expect(p.useVersion(1, '2.2.0', gated, 'process')).toBe(true);
+    for (let t = 2; t < 40; t++) frame(t, idleClaudeFrame());
+    expect(p.state.readiness.status).not.toBe('ready');
+    expect(p.state.surface.uiContext).toBe('unrecognised');
+    expect(p.state.lastTurn.result).toBe('none');
+    const found = await anomalies();
+    expect(found[0]).toMatchObject({ anomaly: 'version_unverified', screensRead: 'unrecognised' });
     expect(found.filter((a) => a.anomaly === 'unrecognised_screen')).toHaveLength(1);
   });
 
