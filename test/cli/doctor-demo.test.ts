@@ -14,7 +14,7 @@ import { diagnose, formatDoctor } from '../../src/cli/doctor.js';
 import { startDemo } from '../../src/tooling/demo/demo.js';
 
 const BIN = fileURLToPath(new URL('../../bin/paneward.js', import.meta.url));
-const socketName = `hsvc-doctor-demo-${process.pid}`;
+const socketName = `pw-doctor-demo-${process.pid}`;
 const state = mkdtempSync(join(tmpdir(), 'pw-doctor-state-'));
 afterAll(() => rmSync(state, { recursive: true, force: true }));
 

@@ -46,7 +46,7 @@ afterEach(() => {
 let n = 0;
 function fresh(): void {
   dir = mkdtempSync(join(tmpdir(), 'pw-serve-first-'));
-  socket = `hsvc-first-${process.pid}-${(n += 1)}`;
+  socket = `pw-first-${process.pid}-${(n += 1)}`;
   stdout = '';
   stderr = '';
 }

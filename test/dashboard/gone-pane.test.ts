@@ -42,7 +42,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('a pane closed elsewhe
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'pw-gone-'));
     agent = await startAgentSession({
-      socketName: `hsvc-gone-${process.pid}`,
+      socketName: `pw-gone-${process.pid}`,
       cwd: dir,
       env: {},
       command: [process.execPath, STAND_IN_AGENT],
