@@ -15,7 +15,7 @@ export function demoBanner(demo: RunningDemo, live: boolean): string {
     describeAgent({ recipe, socketName: demo.socketName, serverUrl: demo.url }),
   );
   return [
-    `paneward demo: ${demo.terminals.length} terminals (${demo.terminals.join(', ')})`,
+    `paneward demo: ${demo.terminals.length} terminal${demo.terminals.length === 1 ? '' : 's'} (${demo.terminals.join(', ')})`,
     `  dashboard     ${demo.url}`,
     `  tmux          tmux -L ${demo.socketName} attach   (to look at the panes)`,
     `  model server  ${demo.modelUrl}   (built in, on loopback: the CLIs below talk to it, offline)`,
