@@ -24,7 +24,16 @@ esac
 # The install folder is named after the profile id, never after the package: npm refuses to
 # install a package into a folder of the same name (`cline`).
 dir="$root/.tmp/agents/$1"
-if [ ! -x "$dir/node_modules/.bin/$bin" ]; then
+# An install of another version (an older pin) is replaced: the pin is what was verified.
+name=${pkg%@*}
+want=${pkg##*@}
+have=$(node -e 'try { process.stdout.write(require(process.argv[1]).version) } catch { }' \
+  "$dir/node_modules/$name/package.json" 2>/dev/null || true)
+if [ ! -x "$dir/node_modules/.bin/$bin" ] || [ "$have" != "$want" ]; then
+  if [ -n "$have" ] && [ "$have" != "$want" ]; then
+    echo "replacing $name $have with the pinned $want" >&2
+    rm -rf "$dir"
+  fi
   mkdir -p "$dir"
   npm install --prefix "$dir" --no-save --no-audit --no-fund --loglevel=error "$pkg" >&2
 fi
