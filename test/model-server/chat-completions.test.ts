@@ -173,6 +173,30 @@ describe('Chat Completions protocol', () => {
     expect(server.log().map((e) => e.streaming)).toEqual([false, false, true]);
   });
 
+  it('serves a follow-up suggestion request (tools offered) as a side request', async () => {
+    server = await startFakeModelServer({ protocols: [chatCompletionsProtocol] });
+    server.enqueue({ text: 'the turn' });
+    const ask = (text: string) =>
+      turnBody({
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'say hello' }] },
+          { role: 'assistant', content: 'Hello.' },
+          { role: 'user', content: [{ type: 'text', text }] },
+        ],
+      });
+    const textOf = async (body: unknown) =>
+      dataLines(await (await post(server!, body)).text())
+        .filter((e): e is Chunk => e !== '[DONE]')
+        .map((c) => c.choices[0]?.delta.content ?? '')
+        .join('');
+    // As Qwen Code 0.24 asks it: the tools offered, the last user message in suggestion mode.
+    const suggestion = ask('[SUGGESTION MODE: Suggest what the user might naturally type next.]');
+    expect(await textOf(suggestion)).toBe(SIDE_REPLY);
+    // The words elsewhere in a prompt make no side request of it.
+    expect(await textOf(ask('what does [SUGGESTION MODE: mean?'))).toBe('the turn');
+    expect(server.log().map((e) => e.streaming)).toEqual([false, true]);
+  });
+
   it('lists the model', async () => {
     server = await startFakeModelServer({ protocols: [chatCompletionsProtocol] });
     const body = (await (await fetch(`${server.url}/v1/models`)).json()) as {

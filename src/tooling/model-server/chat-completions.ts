@@ -10,6 +10,7 @@ interface ChatBody {
   model?: unknown;
   stream?: unknown;
   tools?: unknown;
+  messages?: { role?: unknown; content?: unknown }[];
   stream_options?: { include_usage?: unknown };
 }
 
@@ -23,7 +24,26 @@ function asBody(body: unknown): ChatBody {
  */
 export function isChatTurnRequest(body: unknown): boolean {
   const b = asBody(body);
-  return b.stream === true && Array.isArray(b.tools) && b.tools.length > 0;
+  return b.stream === true && Array.isArray(b.tools) && b.tools.length > 0 && !asksForSuggestion(b);
+}
+
+/**
+ * Qwen Code (0.24) asks the model, after a turn, what the user might type next, as a streaming
+ * request with the tools offered: its last message is a user message whose text starts with
+ * `[SUGGESTION MODE:`. It is a side request, never a turn.
+ */
+function asksForSuggestion(b: ChatBody): boolean {
+  const last = Array.isArray(b.messages) ? b.messages.at(-1) : undefined;
+  if (last === null || typeof last !== 'object' || last.role !== 'user') return false;
+  const parts: unknown[] = Array.isArray(last.content) ? last.content : [last.content];
+  const first = parts[0];
+  const text =
+    typeof first === 'string'
+      ? first
+      : first !== null && typeof first === 'object' && 'text' in first
+        ? (first as { text?: unknown }).text
+        : undefined;
+  return typeof text === 'string' && text.startsWith('[SUGGESTION MODE:');
 }
 
 const id = (prefix: string) => `${prefix}${randomUUID().replace(/-/g, '').slice(0, 24)}`;
