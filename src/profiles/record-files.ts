@@ -268,6 +268,26 @@ function envHome(environ: string | null): string | undefined {
 }
 
 /**
+ * `pid` and every process under it, read from `/proc` (parents before children); just `pid`
+ * where `/proc` does not tell. A CLI started by a launcher names its session by its own pid.
+ */
+export async function processTree(pid: number): Promise<number[]> {
+  const parent = new Map<number, number>();
+  for (const name of await namesIn('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = await procText(`/proc/${name}/stat`);
+    if (stat === null) continue;
+    parent.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) {
+    for (const [child, ppid] of parent)
+      if (ppid === tree[i] && !tree.includes(child)) tree.push(child);
+  }
+  return tree;
+}
+
+/**
  * The processes running the same program as `context.pid` (its executable and first argument) in
  * the same folder with the same home, read from `/proc`: the panes whose sessions land in the
  * same folder of records. Null where `/proc` does not tell (another system, another user).

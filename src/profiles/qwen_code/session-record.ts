@@ -17,6 +17,8 @@ import {
   namesIn,
   pickSession,
   processStarts,
+  processTree,
+  readSmallFile,
   sessionsSince,
   type StartedSession,
 } from '../record-files.js';
@@ -41,6 +43,7 @@ import {
 /** `system` subtypes that say nothing about a turn's start or end. */
 const QUIET_SUBTYPES = new Set([
   'attribution_snapshot',
+  'file_history_snapshot',
   'slash_command',
   'at_command',
   'chat_compression',
@@ -64,7 +67,37 @@ async function debugStart(file: string): Promise<number | undefined> {
   return isoMs(line?.match(/^(\S+)\s/)?.[1]);
 }
 
+/**
+ * 0.24 announces each running session in `<runtime>/sessions/<pid>.json`, named by the pid of
+ * the CLI's process, with its `sessionId` and `cwd`: the record of this pane's process, whoever
+ * prompted first (null until its first prompt writes it). Undefined where no process under the
+ * pane announced one (releases before 0.24).
+ */
+async function announced(
+  context: SessionContext,
+  chats: string,
+): Promise<string | null | undefined> {
+  const sessions = join(runtimeOf(context), 'sessions');
+  const names = new Set(await namesIn(sessions));
+  if (names.size === 0) return undefined;
+  for (const pid of await processTree(context.pid)) {
+    if (!names.has(`${pid}.json`)) continue;
+    const text = await readSmallFile(join(sessions, `${pid}.json`), 64 * 1024);
+    const entry = text === null ? null : jsonObject(text);
+    const id = entry?.sessionId;
+    if (entry?.pid !== pid || typeof id !== 'string' || !/^[\w-]{1,128}$/.test(id)) continue;
+    const file = join(chats, `${id}.jsonl`);
+    if (context.claimed.has(file)) continue;
+    // The record appears with the session's first prompt.
+    return (await modifiedAt(file)) !== null ? file : null;
+  }
+  return undefined;
+}
+
 async function locate(context: SessionContext): Promise<string | null> {
+  const chatsHere = join(runtimeOf(context), 'projects', qwenProjectFolder(context.cwd), 'chats');
+  const byPid = await announced(context, chatsHere);
+  if (byPid !== undefined) return byPid;
   const starts = await processStarts(context);
   const since = sessionsSince(context, starts);
   const runtime = runtimeOf(context);
