@@ -46,6 +46,12 @@ export interface ToolProfile {
   interruptPresses?: number;
   /** Pause between two presses of the interrupt keys, in ms. */
   interruptKeyGapMs?: number;
+  /**
+   * The CLI puts an interrupted prompt back into its box as a draft (Qwen Code 0.24): these keys
+   * clear one line of it. After paneward interrupts a turn it typed, it clears what was put
+   * back, so the box is empty again as before the turn and the next prompt is not joined to it.
+   */
+  clearPutBackDraftKeys?: readonly string[];
   /** tmux key names that submit the typed prompt. */
   submitKeys: readonly string[];
   /**

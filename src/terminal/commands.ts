@@ -12,6 +12,9 @@ import type { HookTurnEvent } from './witness.js';
 /** The pause after each step of an exit command: a CLI's menu settles before the next key. */
 const EXIT_STEP_PAUSE_MS = 400;
 
+/** At most this many presses of a profile's clear keys for a draft the CLI put back. */
+const MAX_DRAFT_LINES_CLEARED = 8;
+
 /** What every acting command carries: `force` overrides a refusal the gate allows to be forced. */
 export interface CommandOptions extends TerminalFacts {
   force?: boolean;
@@ -82,10 +85,42 @@ export class TerminalCommands {
 
   /** Presses the profile's interrupt keys, once the gate lets it through. */
   interrupt(options: CommandOptions = {}): Promise<void> {
-    return this.enqueue(() => {
+    return this.enqueue(async () => {
       this.check('interrupt', options);
-      return pressInterrupt(this.profile, (keys) => this.typing.keys(keys));
+      const current = this.pipeline.state.turn.current;
+      await pressInterrupt(this.profile, (keys) => this.typing.keys(keys));
+      if (current?.source === 'explicit_input') await this.clearPutBackDraft(current.id);
     });
+  }
+
+  /**
+   * A CLI that puts an interrupted prompt back into its box (Qwen Code 0.24) would join it to
+   * the next prompt paneward types. The prompt was paneward's own (an explicit turn), so once
+   * the turn reads ended and the box holds a draft, the profile's keys clear it, a line at a
+   * time, each press checked on a fresh frame. Runs in the queue: no prompt is typed between.
+   */
+  private async clearPutBackDraft(turnId: string): Promise<void> {
+    const keys = this.profile.clearPutBackDraftKeys;
+    if (keys === undefined) return;
+    const cfg = this.pipeline.kernel.config;
+    const frameMs = Math.max(250, cfg.pollIntervalSeconds * 1000);
+    const drafted = (s: TerminalState) =>
+      s.turn.current?.id !== turnId && s.surface.editingInput === 'yes';
+    const waitFor = (ms: number, test: (s: TerminalState) => boolean) =>
+      firstValueFrom(
+        this.pipeline.state$.pipe(
+          filter(test),
+          rxTimeout({ first: ms, scheduler: this.scheduler, with: () => from([null]) }),
+        ),
+        { defaultValue: null },
+      );
+    if ((await waitFor(Math.max(3000, 6 * frameMs), drafted)) === null) return;
+    for (let press = 0; press < MAX_DRAFT_LINES_CLEARED; press++) {
+      if (this.pipeline.state.surface.editingInput !== 'yes') return;
+      await this.typing.keys(keys);
+      const pressedAt = this.now();
+      await waitFor(4 * frameMs, (s) => s.t > pressedAt && s.surface.editingInput !== 'yes');
+    }
   }
 
   /**

@@ -23,6 +23,8 @@ export interface ProfileDefinition<V> {
   /** See {@link ToolProfile.interruptPresses}. */
   interruptPresses?: number;
   interruptKeyGapMs?: number;
+  /** See {@link ToolProfile.clearPutBackDraftKeys}. */
+  clearPutBackDraftKeys?: readonly string[];
   submitKeys: readonly string[];
   /** Editions newest first; the first that covers the version is used, the newest when unknown. */
   editions: ReadonlyArray<VocabularyEdition<V>>;
@@ -54,6 +56,9 @@ export function defineProfile<V>(def: ProfileDefinition<V>): ProfileFactory {
             interruptPresses: def.interruptPresses,
             interruptKeyGapMs: def.interruptKeyGapMs ?? 200,
           }),
+      ...(def.clearPutBackDraftKeys === undefined
+        ? {}
+        : { clearPutBackDraftKeys: def.clearPutBackDraftKeys }),
       submitKeys: def.submitKeys,
       // Under the strict gate a newer release is not read until verified: it may draw a known
       // shape with a new meaning.

@@ -9,6 +9,9 @@ export const createQwenCodeProfile = defineProfile({
   packages: ['@qwen-code/qwen-code'],
   processNames: ['qwen'],
   interruptKeys: ['Escape'],
+  // 0.24 puts an interrupted prompt back into the box; Ctrl+U clears a line of it (Ctrl+C
+  // would clear it too, but warns that a second press exits).
+  clearPutBackDraftKeys: ['C-u'],
   submitKeys: ['Enter'],
   // 0.16 to 0.23 were not recorded: the 0.24 edition reads them, as it knows 0.15's glyphs too.
   editions: [

@@ -385,6 +385,13 @@ function describeOn(agent: LiveAgent, source: 'control' | 'polling', missing: bo
           expect(turns).toHaveLength(1);
           await server.waitFor((e) => e.seq === turns[0]!.seq, { timeoutMs: 10_000 });
           expect(turns[0]!.outcome).toBe('aborted');
+          // The box is empty again: a CLI that puts the interrupted prompt back (Qwen Code
+          // 0.24) has it cleared, so the next prompt is not joined to it.
+          await timeline.waitFor(
+            'an empty prompt box after the interrupt',
+            (s) => s.surface.editingInput !== 'yes',
+            { from: Math.max(0, timeline.seen.length - 1), timeoutMs: 10_000 },
+          );
         },
         step,
       );
