@@ -149,11 +149,20 @@ export function readQwenCodeScreen(screen: Screen, v: QwenCodeVocabulary): Scree
   return {
     ...cli,
     dialog: null,
-    prompt: { mode: 'freeform', editing: draft !== '' && draft !== v.placeholder },
+    prompt: { mode: 'freeform', editing: isDraft(draft, v) },
     active,
     outcome: latestOutcome(transcript, v),
     projection: transcript.join('\n').trim(),
     live: [...above.slice(-3), ...lines.slice(box.bottom + 1)],
     spinnerPlace: above.slice(-3),
   };
+}
+
+/** The cursor 0.24 (and 0.15) draws after a draft's last letter: a space, then U+200B. */
+const CURSOR_AFTER_DRAFT = /\u200b$/;
+
+/** The box holds text someone typed: not the placeholder, nor a follow-up suggestion. */
+function isDraft(boxText: string, v: QwenCodeVocabulary): boolean {
+  if (boxText === '' || boxText === v.placeholder) return false;
+  return !v.suggestionInBox || CURSOR_AFTER_DRAFT.test(boxText);
 }

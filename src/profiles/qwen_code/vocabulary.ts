@@ -46,6 +46,15 @@ export interface QwenCodeVocabulary {
    * (0.24.4/normal-turn). Null where the CLI draws neither.
    */
   busyFooter: RegExp | null;
+  /**
+   * 0.24 shows a follow-up suggestion (what the user might type next, asked of the model after
+   * a turn; `ui.enableFollowupSuggestions`, on by default) in the placeholder's place: `> ` and
+   * the suggestion, the cursor on its first letter. A typed draft ends with the cursor drawn
+   * after it, a space and U+200B (every draft in the recordings of 0.15.10 and 0.24.4). When
+   * true, box text without that ending is the suggestion, not a draft. A draft whose cursor was
+   * moved back reads as a suggestion too: nothing ready or finished is read from it.
+   */
+  suggestionInBox: boolean;
   /** Dialogs drawn in the box's place (permission-approved, startup-dialogs). */
   permission: RegExp;
   trust: RegExp;
@@ -89,6 +98,7 @@ export const QWEN_CODE_0_15: QwenCodeVocabulary = {
   spinner: /^ {2}[\u2800-\u28ff] ?\S/,
   spinnerHint: /\besc to\s+cancel\)$/,
   busyFooter: null,
+  suggestionInBox: false,
   cancelled: /^ {2}● Request cancelled\.$/,
   apiError: /^ {2}✕ \[API Error: (.*)$/,
   permission: /Allow execution of: .*\?|Waiting for user confirmation\.\.\./,
@@ -118,7 +128,8 @@ export const QWEN_CODE_0_15: QwenCodeVocabulary = {
  *   spinner line is drawn, and a prompt sent while the CLI is still busy shows above the box
  *   with `⏳ 1 queued` under it (0.24.4/normal-turn, 0.24.4/permission-approved);
  * - while it starts, `⠋ Initializing...` stands alone, with no box drawn yet (0.24.4/normal-turn);
- * - an interrupted prompt is put back into the box as a draft (0.24.4/interrupted).
+ * - an interrupted prompt is put back into the box as a draft (0.24.4/interrupted);
+ * - after a turn the box may show a follow-up suggestion (`suggestionInBox`).
  * The 0.15 glyphs are still accepted: the versions in between (0.16 to 0.23) were not recorded
  * and are read with this edition, which knows both.
  */
@@ -128,6 +139,7 @@ export const QWEN_CODE_0_24: QwenCodeVocabulary = {
   startupNotice: /^Ripgrep not available: /,
   reply: new RegExp(`^ {2}[✦◆]${TEXT_STYLE} \\S`),
   busyFooter: /^ {2}(?:.* )?(?:Enter to steer\b|⏳ \d+ queued\b)/,
+  suggestionInBox: true,
   cancelled: new RegExp(`^ {2}●${TEXT_STYLE} Request cancelled\\.$`),
   screenReader: {
     ...QWEN_CODE_0_15.screenReader,
