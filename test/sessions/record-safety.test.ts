@@ -148,7 +148,8 @@ function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 async function poolIsFree(): Promise<void> {
   const t0 = Date.now();
   await new Promise((r) => setTimeout(r, 0));
-  expect(Date.now() - t0).toBeLessThan(250);
+  // A loop held by a blocking open stays held for good; a loaded machine delays it a little.
+  expect(Date.now() - t0).toBeLessThan(1000);
   const small = join(root, 'small.txt');
   writeFileSync(small, 'x');
   const ops = Array.from({ length: 16 }, (_, i) => (i % 2 ? stat(small) : readFile(small)));
@@ -233,7 +234,13 @@ describe('only regular files are opened', () => {
       });
       await within(Promise.all(tries), 2000, 'opens during the swaps');
     }
-    swapper.kill();
+    // Ended before the pool is checked: a swapper still spinning takes a core from it.
+    if (swapper.exitCode === null && swapper.signalCode === null) {
+      await new Promise((r) => {
+        swapper.once('exit', r);
+        swapper.kill();
+      });
+    }
     // The race was met: a FIFO found only by `fstat` of what was opened.
     expect(seen.after).toBeGreaterThan(0);
     expect(seen.regular).toBeGreaterThan(0);
