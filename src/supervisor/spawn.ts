@@ -583,6 +583,10 @@ export class Spawner {
       if (o.stopping || !this.owned.has(id)) return false;
       const resumed = o.recipe.resumeArgs !== null;
       const plan = { ...o.plan, argv: cliArgv(o.recipe, o.executable, o.userArgs, resumed) };
+      // What the dead CLI left running (a Codex daemon) goes before the next one starts: every
+      // restart would otherwise add one. Its pane runs nothing now, so whatever carries the
+      // spawn's marker is the old CLI's.
+      await this.endLeftBehind([], o.mark, null);
       await this.run(respawnArgs(paneId, plan));
       o.restartTimes.push(this.d.scheduler.now());
       o.spawned.restart.restarts += 1;

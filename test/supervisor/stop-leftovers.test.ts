@@ -41,8 +41,8 @@ function parentOf(pid: number): number {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
 }
 
-async function pidIn(file: string): Promise<number> {
-  for (let i = 0; i < 100; i++) {
+async function pidIn(file: string, timeoutMs = 5000): Promise<number> {
+  for (let i = 0; i < timeoutMs / 50; i++) {
     if (existsSync(file)) {
       const n = Number(readFileSync(file, 'utf8').trim());
       if (n > 1) return n;
@@ -94,13 +94,19 @@ describe('stop ends what the CLI left behind', () => {
     rmSync(`${join(root, 'repo')}.worktrees`, { recursive: true, force: true });
   });
 
-  const spawnStandIn = async (name: string, extra: { cwd?: string; worktree?: string } = {}) => {
+  const spawnStandIn = async (
+    name: string,
+    extra: { cwd?: string; worktree?: string; restart?: 'on-failure' } = {},
+  ) => {
     const out = join(root, name);
     const r = await sup.spawn({
       tool: 'claude_code',
       name,
       cwd: extra.cwd ?? root,
       ...(extra.worktree ? { worktree: extra.worktree } : {}),
+      ...(extra.restart
+        ? { restart: extra.restart, restartLimits: { initialSeconds: 0.5, limit: 3 } }
+        : {}),
       env: { PATH: `${bin}:/usr/bin:/bin`, PW_OUT: out },
       readyTimeoutSeconds: 20,
     });
@@ -157,6 +163,35 @@ describe('stop ends what the CLI left behind', () => {
     expect(running(b.orphan)).toBe(false);
     expect(running(own.pid!)).toBe(true);
   }, 60_000);
+
+  it('a CLI restarted after it died: what the dead one left is ended before the next starts', async () => {
+    const d = await spawnStandIn('d', { restart: 'on-failure' });
+    const other = await spawnStandIn('e');
+    const panePid = Number(
+      (await tmux('display-message', '-p', '-t', d.paneId, '#{pane_pid}')).stdout.trim(),
+    );
+    rmSync(join(root, 'd.child'));
+    rmSync(join(root, 'd.orphan'));
+    process.kill(panePid, 'SIGKILL');
+    // The restarted stand-in starts its own helpers, and writes their pids anew.
+    const nextChild = await pidIn(join(root, 'd.child'), 30_000);
+    const nextOrphan = await pidIn(join(root, 'd.orphan'), 30_000);
+    started.push(nextChild, nextOrphan);
+    expect(nextChild).not.toBe(d.child);
+    expect(running(d.child)).toBe(false);
+    expect(running(d.orphan)).toBe(false);
+    expect(running(nextChild)).toBe(true);
+    expect(running(nextOrphan)).toBe(true);
+    // Another terminal's helpers and the test's own sleeper are not the dead CLI's.
+    expect(running(other.child)).toBe(true);
+    expect(running(other.orphan)).toBe(true);
+    expect(running(own.pid!)).toBe(true);
+    await sup.stopTerminal({ id: d.id, force: true, timeoutSeconds: 1 });
+    await sup.stopTerminal({ id: other.id, force: true, timeoutSeconds: 1 });
+    for (const pid of [nextChild, nextOrphan, other.child, other.orphan]) {
+      expect(running(pid)).toBe(false);
+    }
+  }, 90_000);
 
   it('a CLI that already exited: its helpers are ended all the same', async () => {
     const c = await spawnStandIn('c');
