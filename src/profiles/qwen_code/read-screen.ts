@@ -44,8 +44,7 @@ function readScreenReaderView(lines: string[], v: QwenCodeVocabulary): ScreenRea
   const prompt = sr.prompt.exec(lines[promptAt] ?? '');
   const ruleAt = promptAt - 1;
   if (!prompt || ruleAt < 0 || !v.rule.test(lines[ruleAt]!)) return null;
-  const typed = (prompt[1] ?? '').trim();
-  const editing = typed !== '' && typed !== v.placeholder;
+  const editing = isDraft((prompt[1] ?? '').trim(), v);
   const cli = { shape: 'cli' as const, dialog: null };
   // While the CLI starts, its note stands over the rule and no footer is drawn yet.
   if (sr.initializing.test(lines[ruleAt - 1] ?? '')) {
@@ -63,7 +62,10 @@ function readScreenReaderView(lines: string[], v: QwenCodeVocabulary): ScreenRea
   // The live region: the footer down to the rule. The items still being drawn stand there; they
   // belong to the latest turn too, so its outcome is read over both, status rows left out.
   const live = lines.slice(footer, ruleAt);
-  const active = live.some((l) => sr.working.test(l)) ? ['screen_reader_responding'] : [];
+  const active = [
+    ...(live.some((l) => sr.working.test(l)) ? ['screen_reader_responding'] : []),
+    ...(sr.busy !== null && live.some((l) => sr.busy!.test(l)) ? ['busy_footer'] : []),
+  ];
   const transcript = lines.slice(0, footer);
   const pending = lines.slice(footer + 1, ruleAt).filter((l) => !sr.working.test(l));
   return {
@@ -103,6 +105,7 @@ export function readQwenCodeScreen(screen: Screen, v: QwenCodeVocabulary): Scree
     if (tail.some((l) => v.trust.test(l))) {
       return { ...cli, dialog: 'trust_prompt', prompt: null, projection };
     }
+    if (v.exitNote?.test(bottom)) return { shape: 'exited', why: 'exit_message' };
     if (isShellPromptLine(bottom)) return { shape: 'exited', why: 'shell_prompt' };
     // A notice printed before the interface is drawn: the CLI still starts.
     const first = lines.find((l) => l.trim() !== '') ?? '';

@@ -23,6 +23,11 @@ export interface QwenCodeVocabulary {
    * package ships its ripgrep without the executable bit (0.24.4/startup). Null where none is.
    */
   startupNotice: RegExp | null;
+  /**
+   * The last line 0.24 prints on its way out, under its session summary: `To continue this
+   * session, run qwen --resume <id>` (0.24.4/cli-exit). Null where none was seen.
+   */
+  exitNote: RegExp | null;
   /** The header box naming the version (startup). */
   header: RegExp;
   /** A prompt echo: `  > say hello` (normal-turn). */
@@ -68,8 +73,17 @@ export interface QwenCodeVocabulary {
   screenReader: {
     /** The prompt line, the last line of the view: `>    Type your message…` or `>  draft`. */
     prompt: RegExp;
-    /** The footer: `? for shortcuts`, then the context used once a turn ran. */
+    /**
+     * The footer: `? for shortcuts`, then the context used once a turn ran; 0.24 draws `➜
+     * <folder> · <model>` and, under it, the approval mode (0.24.4/screen-reader-two-turns).
+     */
     footer: RegExp;
+    /**
+     * 0.24, under the footer while a turn runs or a prompt waits in the queue: `Enter to steer ·
+     * Ctrl+Q to queue · ⏸ …`, `… ⏳ 1 queued` (0.24.4/screen-reader-slow-turn-then-permission).
+     * Null where none is drawn.
+     */
+    busy: RegExp | null;
     /** ` Initializing...` over the rule while the CLI starts (the spinner glyph left out). */
     initializing: RegExp;
     /** `User:  say hello`. */
@@ -92,6 +106,7 @@ export const QWEN_CODE_0_15: QwenCodeVocabulary = {
   idleHint: /^ {2}\? for shortcuts\b/,
   initializing: /^ {2}[\u2800-\u28ff] Initializing\.\.\.$/,
   startupNotice: null,
+  exitNote: null,
   header: /│ >_ Qwen Code \(v\d+\.\d+\.\d+\)/,
   echo: /^ {2}> \S/,
   reply: /^ {2}✦ \S/,
@@ -107,6 +122,7 @@ export const QWEN_CODE_0_15: QwenCodeVocabulary = {
   screenReader: {
     prompt: /^>(?: +(.*))?$/,
     footer: /^\? for shortcuts\b/,
+    busy: null,
     initializing: /^\s*(?:\S\s+)?Initializing\.\.\.$/,
     echo: /^User: /,
     reply: /^Model: /,
@@ -137,12 +153,15 @@ export const QWEN_CODE_0_24: QwenCodeVocabulary = {
   ...QWEN_CODE_0_15,
   idleHint: /^ {2}(?:\? for shortcuts\b|⏸ .*\(shift \+ tab to cycle\))/,
   startupNotice: /^Ripgrep not available: /,
+  exitNote: /^\s*(?:To continue this session, run )?qwen --resume [\w-]+$/,
   reply: new RegExp(`^ {2}[✦◆]${TEXT_STYLE} \\S`),
   busyFooter: /^ {2}(?:.* )?(?:Enter to steer\b|⏳ \d+ queued\b)/,
   suggestionInBox: true,
   cancelled: new RegExp(`^ {2}●${TEXT_STYLE} Request cancelled\\.$`),
   screenReader: {
     ...QWEN_CODE_0_15.screenReader,
+    footer: /^(?:\? for shortcuts\b|➜ \S.* · )/,
+    busy: /^(?:.* )?(?:Enter to steer\b|⏳ \d+ queued\b)/,
     cancelled: new RegExp(`^●${TEXT_STYLE} Request cancelled\\.$`),
   },
 };
