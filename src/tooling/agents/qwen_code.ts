@@ -41,7 +41,13 @@ function prepare(o: ChatLaunchOptions): AgentLaunch {
   return {
     command: [qwenCodeAgent.bin],
     cwd: o.workDir,
-    env: { ...baseEnv(home), FAKE_API_KEY: 'x', QWEN_CODE_NO_RELAUNCH: 'true' },
+    // A fresh set-up asks to trust the folder, and 0.24 relaunches itself once trusted (exit
+    // code 42 to its launcher): there it runs as a user starts it, launcher and all.
+    env: {
+      ...baseEnv(home),
+      FAKE_API_KEY: 'x',
+      ...(o.fresh ? {} : { QWEN_CODE_NO_RELAUNCH: 'true' }),
+    },
   };
 }
 
