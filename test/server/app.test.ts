@@ -70,6 +70,8 @@ describe('the HTTP API (contracts.md §5) on a real pane', () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
       [
         '/healthz',
+        '/houmao/terminals/{id}/input',
+        '/houmao/terminals/{id}/state',
         '/v1/events',
         '/v1/hooks/{tool}',
         '/v1/terminals',
