@@ -5,6 +5,7 @@
  * except where one of paneward's stricter refusals (docs/design.md) applies, and each of those
  * is met in a real state too.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { TerminalState } from '../../src/schemas/terminal-state.js';
 import { operationsFor } from '../../src/supervisor/operations.js';
@@ -194,5 +195,25 @@ describe("paneward's refusals stricter than the table, each on a real state", ()
         });
       }
     }
+  });
+});
+
+describe('docs/contracts.md prints the table the code answers by', () => {
+  it('each row of its table gives the verdict the walk above asserts', () => {
+    const doc = readFileSync(new URL('../../docs/contracts.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf('### Operation acceptability'));
+    const rows = section
+      .split('\n')
+      .filter((l) => /^\| [a-z_]+ +\| [a-z]+ +\| [A-Z]/.test(l))
+      .map((l) => l.split('|').map((c) => c.trim()))
+      .map(([, availability, phase, original, ours]) => [
+        availability,
+        phase === 'any' ? null : phase,
+        /^`(yes|no|wait)`/.exec(ours!)?.[1],
+        original!.split(':')[0]!.toLowerCase(),
+      ]);
+    expect(rows).toEqual(
+      TABLE.map(([availability, phase, allowed]) => [availability, phase, allowed, allowed]),
+    );
   });
 });

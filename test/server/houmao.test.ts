@@ -5,7 +5,7 @@
  * `POST /v1/terminals/{id}/input` is (foreign Host or Origin, no token, control bytes, a huge
  * body): none of those types anything.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -326,4 +326,27 @@ describe('the original routes /houmao/terminals/{id}/state and /input, on a real
     await agent.sendKeys('Enter');
     await until((s) => s.readiness.status === 'ready');
   }, 30_000);
+});
+
+describe('docs/service.md names every field of the original state', () => {
+  it('each name of HoumaoState is in its section', () => {
+    const doc = readFileSync(new URL('../../docs/service.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf('## The original routes'), doc.indexOf('## Dashboard'));
+    const names = (schema: unknown): string[] => {
+      let s = schema as {
+        unwrap?: () => unknown;
+        shape?: Record<string, unknown>;
+        element?: unknown;
+      };
+      while (typeof s.unwrap === 'function' && s.shape === undefined) s = s.unwrap() as typeof s;
+      if (s.element !== undefined) return names(s.element);
+      if (s.shape === undefined) return [];
+      return Object.entries(s.shape).flatMap(([k, v]) => [k, ...names(v)]);
+    };
+    const all = [...new Set(names(HoumaoState))];
+    expect(all.length).toBeGreaterThan(40);
+    const top = ['terminal_id', 'target', 'tool', 'tool_version', 't', 'diagnostics', 'surface'];
+    const missing = all.filter((n) => !top.includes(n) && !section.includes(n));
+    expect(missing).toEqual([]);
+  });
 });
