@@ -14,6 +14,7 @@ import type { SupervisorPort } from '../service/port.js';
 import { isPublic, mountDashboard } from './dashboard.js';
 import { bearer, browserGuard, errorJson, hostName } from './guards.js';
 import { createMetrics, type ServerMetrics } from './metrics.js';
+import { houmaoRoutes } from './houmao.js';
 import { eventRoutes, hookRoutes, json, terminalRoutes } from './routes.js';
 import { Health } from '../schemas/operations/index.js';
 import { DEFAULT_SSE, type SseOptions } from './sse.js';
@@ -199,7 +200,9 @@ export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {})
   // Behind the token like the rest of /v1: a preset may hold keys (the demo's are fake).
   app.get('/v1/spawn-presets', (c) => c.json({ presets: options.spawnPresets ?? {} }));
 
-  terminalRoutes(app, sup, portCommands(sup), options);
+  const commands = portCommands(sup);
+  terminalRoutes(app, sup, commands, options);
+  houmaoRoutes(app, sup, commands);
   hookRoutes(app, sup);
   eventRoutes(app, sup, sse, () => metrics.sseOpened());
 

@@ -100,7 +100,13 @@ function interrupt(s: TerminalState): OperationVerdict {
     : verdict('no', 'no turn is running');
 }
 
+/**
+ * Whether a prompt may be typed now: the original operation table (docs/contracts.md, operation
+ * acceptability), by `diagnostics.availability` and `turn.phase`, with paneward's refusals that
+ * are stricter than its rows (docs/design.md): a table "yes" never overrides them.
+ */
 function sendInput(s: TerminalState): OperationVerdict {
+  // Stricter than the table: the watchdog blocked the session; only a resume lifts it.
   if (s.session.status === 'blocked') {
     return verdict(
       'no',
@@ -108,48 +114,85 @@ function sendInput(s: TerminalState): OperationVerdict {
     );
   }
   const why = gone(s);
-  if (why !== null) return verdict('no', why);
-  // A prompt on screen needs a person even while the turn it interrupted is pending.
+  switch (s.diagnostics.availability) {
+    case 'unavailable':
+    case 'tui_down':
+    case 'error':
+      return verdict('no', why ?? 'the pane cannot be read');
+    case 'unknown':
+      // Stricter than the table: a pane with no agent CLI paneward reads is never classified
+      // by itself, so a wait would never end.
+      if (why !== null) return verdict('no', why);
+      return verdict('wait', 'not classifiable yet: no sample of the pane has been read');
+    case 'available':
+      break;
+  }
+  // Stricter than the table: a dialog on screen needs a person, whatever the phase.
   if (s.readiness.status === 'blocked') {
     return verdict(
       'no',
       `the agent waits for the operator${s.surface.blockedPrompt ? ` (${s.surface.blockedPrompt})` : ''}`,
     );
   }
-  const c = s.completion;
-  if (c !== null && c.status !== 'completed' && c.status !== 'failed') {
-    return verdict('wait', `turn ${c.turnId} has not finished`);
-  }
-  // A turn running (also one inferred from the screen): a prompt now would be typed into it.
+  // A turn running (also one inferred from the screen, also one paneward typed whose end is
+  // not confirmed yet): a prompt now would be typed into it.
   if (s.turn.phase === 'active') {
     const running = s.turn.current ? `turn ${s.turn.current.id}` : 'a turn';
-    return verdict('no', `${running} is running; wait for it to end or interrupt it`);
+    return verdict(
+      'no',
+      `the agent is working: ${running} is running; wait for it to end or interrupt it`,
+    );
   }
+  if (s.turn.phase === 'ready') {
+    // Stricter than the table: a surface read as failed (unsupported or gone) takes nothing.
+    if (s.readiness.status === 'failed') {
+      return verdict('no', 'the surface is unsupported or disconnected');
+    }
+    // Stricter than the table: the prompt paneward typed last is still being confirmed ended
+    // (its settle window); a prompt now would take its place and lose its outcome.
+    const c = s.completion;
+    if (c !== null && c.status !== 'completed' && c.status !== 'failed') {
+      return verdict('wait', `turn ${c.turnId} has not finished`);
+    }
+    return verdict('yes', 'the agent waits for a prompt');
+  }
+  return postureAmbiguous(s);
+}
+
+/** `available` and phase `unknown`: why the posture is ambiguous (a wait, or a failed surface). */
+function postureAmbiguous(s: TerminalState): OperationVerdict {
   switch (s.readiness.status) {
-    case 'ready':
-      return verdict('yes', 'the agent waits for a prompt');
     case 'failed':
+      // Stricter than the table: an unsupported or vanished surface does not come back by itself.
       return verdict('no', 'the surface is unsupported or disconnected');
     case 'stalled':
-      return verdict('no', 'the surface has been unreadable too long (stalled)');
-    case 'unknown':
-      if (s.surface.uiContext === 'unrecognised' && s.toolVersion !== null) {
-        if (isNewerThanVerifiedVersion(s.tool, s.toolVersion)) {
-          // A new release may draw screens no vocabulary knows (under --verified-only none of
-          // its screens are read): `paneward doctor` says what to do.
-          return verdict(
-            'wait',
-            `the screen matches no shape paneward knows; ${s.tool} ${s.toolVersion} is newer than the verified ${verifiedVersionsOf(s.tool).join(', ')} (see paneward doctor)`,
-          );
-        }
-      }
-      if (s.surface.uiContext === 'unrecognised') {
-        return verdict('wait', 'the screen matches no shape paneward knows');
-      }
-      return verdict('wait', 'cannot tell yet');
-    case 'waiting':
-      return s.surface.businessState === 'working'
-        ? verdict('wait', 'the agent is working')
-        : verdict('wait', 'the agent is not ready for a prompt yet');
+      return verdict(
+        'wait',
+        'posture ambiguous: the surface has been unreadable too long (stalled)',
+      );
+    default:
+      break;
   }
+  if (s.surface.uiContext === 'unrecognised' && s.toolVersion !== null) {
+    if (isNewerThanVerifiedVersion(s.tool, s.toolVersion)) {
+      // A new release may draw screens no vocabulary knows (under --verified-only none of its
+      // screens are read): `paneward doctor` says what to do.
+      return verdict(
+        'wait',
+        `the screen matches no shape paneward knows; ${s.tool} ${s.toolVersion} is newer than the verified ${verifiedVersionsOf(s.tool).join(', ')} (see paneward doctor)`,
+      );
+    }
+  }
+  if (s.surface.uiContext === 'unrecognised') {
+    return verdict('wait', 'the screen matches no shape paneward knows');
+  }
+  const c = s.completion;
+  if (c !== null && c.status !== 'completed' && c.status !== 'failed') {
+    return verdict('wait', `posture ambiguous: turn ${c.turnId} has not finished`);
+  }
+  if (s.readiness.status === 'unknown')
+    return verdict('wait', 'posture ambiguous: cannot tell yet');
+  return s.surface.businessState === 'working'
+    ? verdict('wait', 'posture ambiguous: the agent looks busy')
+    : verdict('wait', 'posture ambiguous: the agent is not ready for a prompt yet');
 }

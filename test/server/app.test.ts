@@ -70,6 +70,8 @@ describe('the HTTP API (contracts.md §5) on a real pane', () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
       [
         '/healthz',
+        '/houmao/terminals/{id}/input',
+        '/houmao/terminals/{id}/state',
         '/v1/events',
         '/v1/hooks/{tool}',
         '/v1/terminals',
@@ -168,7 +170,11 @@ describe('the HTTP API (contracts.md §5) on a real pane', () => {
     const busy = (await (await call('GET', '/v1/terminals/a1')).json()) as {
       operations: { sendInput: unknown };
     };
-    expect(busy.operations.sendInput).toMatchObject({ allowed: 'wait' });
+    // The turn it typed runs: a no (the agent is working), not a wait for its completion.
+    expect(busy.operations.sendInput).toMatchObject({
+      allowed: 'no',
+      reason: `the agent is working: turn ${turnId} is running; wait for it to end or interrupt it`,
+    });
     const list = (await (await call('GET', '/v1/terminals')).json()) as {
       terminals: Array<{ terminalId: string }>;
     };

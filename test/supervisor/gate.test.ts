@@ -51,7 +51,7 @@ describe('the gate: one predicate for the verdicts and the actions', () => {
     });
     expect(operationsFor(s).sendInput).toEqual({
       allowed: 'no',
-      reason: 'turn turn-4 is running; wait for it to end or interrupt it',
+      reason: 'the agent is working: turn turn-4 is running; wait for it to end or interrupt it',
     });
     expect(gate(s, 'sendInput')).toMatchObject({ allowed: 'no' });
     // `force` is the explicit way past it.

@@ -26,3 +26,4 @@ export type CommandOutput<K extends CommandName> = z.output<Commands[K]['output'
 export type CommandHandlers = {
   [K in CommandName]: (input: CommandInput<K>, signal?: AbortSignal) => Promise<CommandOutput<K>>;
 };
+export * from './houmao.js';
