@@ -11,27 +11,6 @@ import { readJsonLines, replayRecording } from '../../src/tracker/replay.js';
  */
 export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
-/** A folder of another release's recordings: named by its version. */
-const VERSION_FOLDER = /^\d+\.\d+\.\d+/;
-
-/**
- * Every recording of the tool, as scenario names: `<scenario>` for those in its folder,
- * `<version>/<scenario>` for those of another release in `<tool>/<version>/`.
- */
-export function recordingNames(tool: string): string[] {
-  const scenariosIn = (dir: string) =>
-    readdirSync(`${FIXTURES}${dir}`)
-      .filter((f) => f.endsWith('.jsonl') && !f.endsWith('.server.jsonl'))
-      .map((f) => f.slice(0, -'.jsonl'.length));
-  const versions = readdirSync(`${FIXTURES}${tool}`, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && VERSION_FOLDER.test(d.name))
-    .map((d) => d.name);
-  return [
-    ...scenariosIn(tool),
-    ...versions.flatMap((v) => scenariosIn(`${tool}/${v}`).map((s) => `${v}/${s}`)),
-  ];
-}
-
 /** One request the fake model server logged, its times moved onto the recording's clock (s). */
 export interface ServerRequest {
   seq: number;
