@@ -55,6 +55,21 @@ const base: Record<string, ScenarioExpectation> = {
   'enter-during-startup': { turns: ['success'], final: READY },
 };
 
+/**
+ * The scenarios whose 0.171.0 recordings (test/fixtures/codex/0.171.0/) hold every check; read
+ * with the expectations of 0.169.0.
+ */
+const RECORDED_ON_0_171 = [
+  'startup',
+  'startup-trust-dialog',
+  'normal-turn',
+  'interrupted',
+  'error-429-rate-limit',
+  'record-normal-turn',
+  'record-interrupted',
+  'record-error-500',
+];
+
 export const codex: ToolExpectations = {
   inputBox: /^› /m,
   // Codex 0.169.0 draws the reply as it streams and the "Worked for Ns" line right after.
@@ -63,12 +78,6 @@ export const codex: ToolExpectations = {
   renderAllowanceSeconds: 0.15,
   scenarios: {
     ...base,
-    // 0.171.0, recorded with the same scenarios into test/fixtures/codex/0.171.0/. Only these
-    // hold every check yet: the others were recorded on a machine so loaded that the recorder's
-    // own polls came seconds apart (the finished turn drawn 1.3-4.9 s after the stream ended,
-    // against the 0.40 s allowed; in permission-prompt the process probe failed while the
-    // dialog showed), and the session record of the `record-` ones was not found (no pieces).
-    // Their screens are all recognised (recognised.test.ts); they wait for a quieter re-record.
-    ...sameScenariosOf('0.171.0', base, ['startup', 'startup-trust-dialog']),
+    ...sameScenariosOf('0.171.0', base, RECORDED_ON_0_171),
   },
 };
