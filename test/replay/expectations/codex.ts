@@ -68,6 +68,16 @@ const RECORDED_ON_0_171 = [
   'record-normal-turn',
   'record-interrupted',
   'record-error-500',
+  'permission-prompt',
+  'cli-exit',
+  'cli-killed',
+  'session-killed',
+  'two-turns',
+  'long-turn-pause',
+  'size-80x24-normal-turn',
+  'size-80x24-interrupted',
+  'size-250x60-interrupted',
+  'size-80x24-permission-prompt',
 ];
 
 export const codex: ToolExpectations = {
