@@ -78,6 +78,19 @@ const RECORDED_ON_0_171 = [
   'size-80x24-interrupted',
   'size-250x60-interrupted',
   'size-80x24-permission-prompt',
+  'size-250x60-permission-prompt',
+  'size-80x24-long-reply',
+  'size-200x50-normal-turn',
+  'size-250x60-normal-turn',
+  'long-reply-scrolls',
+  'interrupted-then-success',
+  'multiline-prompt',
+  'draft-over-old-marker',
+  'enter-during-startup',
+  'quick-turn',
+  'error-500',
+  'error-529-overloaded',
+  'hang',
 ];
 
 export const codex: ToolExpectations = {
