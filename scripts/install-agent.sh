@@ -6,7 +6,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 case "${1:-}" in
   claude_code) pkg=@anthropic-ai/claude-code@2.1.332 bin=claude ;;
-  codex) pkg=@openai/codex@0.169.0 bin=codex ;;
+  codex) pkg=@openai/codex@0.171.0 bin=codex ;;
   gemini_cli) pkg=@google/gemini-cli@0.61.0 bin=gemini ;;
   opencode) pkg=opencode-ai@1.18.33 bin=opencode ;;
   # 7.8.x has no Linux platform package in the registry.

@@ -5,7 +5,10 @@ import type { ProfileResult } from '../../src/schemas/signals.js';
 import type { TerminalState } from '../../src/schemas/terminal-state.js';
 import { readJsonLines, replayRecording } from '../../src/tracker/replay.js';
 
-/** Folder of the real recordings: `<tool>/<scenario>.jsonl` and `<tool>/<scenario>.server.jsonl`. */
+/**
+ * Folder of the real recordings: `<tool>/<scenario>.jsonl` and `<tool>/<scenario>.server.jsonl`;
+ * another release of the tool in `<tool>/<version>/`, its scenarios named `<version>/<scenario>`.
+ */
 export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
 /** One request the fake model server logged, its times moved onto the recording's clock (s). */

@@ -8,7 +8,7 @@ import { CODEX_0_169 } from './vocabulary.js';
  */
 export const createCodexProfile = defineProfile({
   id: 'codex',
-  verifiedVersions: ['0.169.0'],
+  verifiedVersions: ['0.171.0', '0.169.0'],
   packages: ['@openai/codex'],
   processNames: ['codex'],
   interruptKeys: ['Escape'],

@@ -27,8 +27,8 @@ import {
  * JSON object per line (`{timestamp, type, payload}`), appended as the thread runs. The first line
  * (`session_meta`) names the thread's working folder and when the thread started. A turn is
  * `event_msg` `task_started` ... `task_complete` (with an `error` when the model request failed)
- * or `turn_aborted` (`reason: "interrupted"` after Escape). Verified on Codex 0.169.0
- * (docs/session-records.md).
+ * or `turn_aborted` (`reason: "interrupted"` after Escape). Verified on Codex 0.169.0 and 0.171.0
+ * (the same place and format in both; docs/session-records.md).
  */
 
 /** Line types that say nothing about a turn's start or end. */
@@ -198,7 +198,7 @@ function read(piece: string, position: RecordPosition): RecordReading {
 export const codexSessionRecord: SessionRecordReader = {
   tool: 'codex',
   kind: 'jsonl',
-  verifiedVersions: ['0.169.0'],
+  verifiedVersions: ['0.171.0', '0.169.0'],
   locate,
   read,
 };

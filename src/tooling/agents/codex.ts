@@ -1,5 +1,17 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { packageRoot } from '../../internal/package-root.js';
 import { awaitExit } from '../../internal/await-exit.js';
 
@@ -8,7 +20,7 @@ const repoRoot = packageRoot();
 /** Facts about Codex CLI the end-to-end tests and recordings need. */
 export const codexAgent = {
   tool: 'codex',
-  version: '0.169.0',
+  version: '0.171.0',
   bin: join(repoRoot, '.tmp/agents/codex/node_modules/.bin/codex'),
   model: 'gpt-fake-1',
   /** Process names under the pane while the CLI runs (the node launcher and the native binary). */
@@ -47,6 +59,11 @@ export interface CodexLaunchOptions {
   trusted?: boolean;
   /** Write only the model and its provider, as a new user would (implies an untrusted folder). */
   providerOnly?: boolean;
+  /**
+   * An installed background-server package to put into the scratch home (hard links), as
+   * {@link installedDaemonPackages} returns it; without it Codex 0.171 installs its own first.
+   */
+  daemonPackages?: string | null;
 }
 
 export interface AgentLaunch {
@@ -95,6 +112,7 @@ export function prepareCodex(o: CodexLaunchOptions): AgentLaunch {
   mkdirSync(codexHome, { recursive: true });
   mkdirSync(o.workDir, { recursive: true });
   writeFileSync(join(codexHome, 'config.toml'), codexConfigToml(o));
+  if (o.daemonPackages) copyDaemonPackages(o.daemonPackages, join(codexHome, 'packages'));
   return {
     command: [codexAgent.bin],
     cwd: o.workDir,
@@ -107,6 +125,60 @@ export function prepareCodex(o: CodexLaunchOptions): AgentLaunch {
       LANG: 'C.UTF-8',
     },
   };
+}
+
+/**
+ * The installed releases as hard links (over 400 MB, never written to); the rest (the selection,
+ * lock files) as files of this home's own, so that no two homes share a lock; and the `current`
+ * link pointed at this home's copy, so that the server runs from (and is found under) this home.
+ */
+function copyDaemonPackages(from: string, to: string): void {
+  rmSync(to, { recursive: true, force: true });
+  for (const pkg of readdirSync(from)) {
+    mkdirSync(join(to, pkg), { recursive: true });
+    for (const entry of readdirSync(join(from, pkg))) {
+      const source = join(from, pkg, entry);
+      const target = join(to, pkg, entry);
+      if (lstatSync(source).isSymbolicLink()) {
+        const points = readlinkSync(source);
+        symlinkSync(points.startsWith(from) ? to + points.slice(from.length) : points, target);
+        continue;
+      }
+      const link = entry === 'releases' ? ['-l'] : [];
+      execFileSync('cp', ['-a', ...link, source, target]);
+    }
+  }
+}
+
+/**
+ * Codex 0.171 runs its sessions in a background server whose package (a copy of the whole CLI
+ * package, over 400 MB) it installs into `CODEX_HOME/packages/` on its first start, and the TUI
+ * takes no input until that is done: 45-70 s on a loaded machine. A user meets that once per
+ * release. To start a test or recording as a returning user does, this installs the package once
+ * per CLI version (`codex app-server daemon start`, then its processes ended) into
+ * `.tmp/agents/codex-daemon/<version>/` and returns its `packages` folder for
+ * {@link CodexLaunchOptions.daemonPackages}; null when the CLI installs none there.
+ */
+export async function installedDaemonPackages(): Promise<string | null> {
+  const scratch = join(repoRoot, '.tmp/agents/codex-daemon', codexAgent.version);
+  const packages = join(scratch, 'home', '.codex', 'packages');
+  const done = join(scratch, 'installed');
+  if (existsSync(done)) return existsSync(packages) ? packages : null;
+  rmSync(scratch, { recursive: true, force: true });
+  const home = join(scratch, 'home');
+  mkdirSync(join(home, '.codex'), { recursive: true });
+  try {
+    await execa(codexAgent.bin, ['app-server', 'daemon', 'start'], {
+      cwd: home,
+      env: { HOME: home, CODEX_HOME: join(home, '.codex'), PATH: process.env.PATH ?? '' },
+      extendEnv: false,
+      timeout: 300_000,
+    });
+  } finally {
+    await stopCodexDaemons(scratch);
+  }
+  writeFileSync(done, '');
+  return existsSync(packages) ? packages : null;
 }
 
 /**

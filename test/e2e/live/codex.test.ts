@@ -1,4 +1,9 @@
-import { codexAgent, prepareCodex, stopCodexDaemons } from '../../../src/tooling/agents/codex.js';
+import {
+  codexAgent,
+  installedDaemonPackages,
+  prepareCodex,
+  stopCodexDaemons,
+} from '../../../src/tooling/agents/codex.js';
 import { openaiProtocol } from '../../../src/tooling/model-server/openai.js';
 import { describeLiveAgent } from './live-suite.js';
 
@@ -7,8 +12,15 @@ describeLiveAgent({
   bin: codexAgent.bin,
   install: 'scripts/install-agent.sh codex',
   protocol: openaiProtocol,
+  // As a returning user starts it: the background server already installed in the home.
   launch: async ({ scratch, workDir, serverUrl }) =>
-    prepareCodex({ scratchDir: scratch, workDir, serverUrl, retries: 0 }),
+    prepareCodex({
+      scratchDir: scratch,
+      workDir,
+      serverUrl,
+      retries: 0,
+      daemonPackages: await installedDaemonPackages(),
+    }),
   startupTimeoutMs: 60_000,
   // No retries configured: the first 500 is the turn's error.
   failure: { plans: [{ error: { status: 500 } }], timeoutMs: 60_000 },

@@ -8,7 +8,12 @@ import { dirname, join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSupervisor, type Supervisor } from '../../../src/index.js';
-import { codexAgent, prepareCodex, stopCodexDaemons } from '../../../src/tooling/agents/codex.js';
+import {
+  codexAgent,
+  installedDaemonPackages,
+  prepareCodex,
+  stopCodexDaemons,
+} from '../../../src/tooling/agents/codex.js';
 import { openaiProtocol } from '../../../src/tooling/model-server/openai.js';
 import {
   startFakeModelServer,
@@ -48,9 +53,12 @@ describe.skipIf(missing && !process.env.CI)('spawn and stop with the real Codex'
   const tmux = (...args: string[]) => execa('tmux', ['-L', socketName, ...args], { reject: false });
   let model: FakeModelServer;
   let sup: Supervisor;
+  let daemonPackages: string | null = null;
 
   beforeAll(async () => {
     rmSync(SCRATCH, { recursive: true, force: true });
+    // As a returning user starts it: the background server already installed in the home.
+    daemonPackages = await installedDaemonPackages();
     model = await startFakeModelServer({ protocols: [openaiProtocol] });
     // A server with a bare environment, as the CLI's own test harness starts it.
     await execa('env', [
@@ -67,7 +75,7 @@ describe.skipIf(missing && !process.env.CI)('spawn and stop with the real Codex'
       'base',
     ]);
     sup = createSupervisor({ socketName, dataDir: null, config: { pollIntervalSeconds: 0.25 } });
-  }, 60_000);
+  }, 360_000);
 
   afterAll(async () => {
     await sup?.stop();
@@ -83,6 +91,7 @@ describe.skipIf(missing && !process.env.CI)('spawn and stop with the real Codex'
       workDir: join(SCRATCH, 'work'),
       serverUrl: model.url,
       retries: 0,
+      daemonPackages,
     });
     // The whole PATH: Codex warns (in its footer) when it cannot find bubblewrap on it.
     const bins = [dirname(codexAgent.bin), dirname(process.execPath), process.env.PATH ?? ''];

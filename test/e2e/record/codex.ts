@@ -2,14 +2,23 @@
  * Records the real Codex CLI against the fake model server, one fixture per scenario:
  * `test/fixtures/codex/<scenario>.jsonl` (screens) and `<scenario>.server.jsonl` (ground truth).
  *
- *   npx tsx test/e2e/record/codex.ts [scenario ...]
+ *   npx tsx test/e2e/record/codex.ts [--out DIR] [scenario ...]
+ *
+ * `--out DIR` writes the fixtures there instead: a release other than the one whose recordings
+ * are in `test/fixtures/codex/` is recorded into `test/fixtures/codex/<version>/`, so the older
+ * recordings stay. With no scenario named, every scenario is recorded (not the `record-` ones).
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startRecorder, type Recorder } from '../../../src/observe/recorder.js';
 import { codexSessionRecord } from '../../../src/profiles/codex/session-record.js';
-import { codexAgent, prepareCodex, stopCodexDaemons } from '../../../src/tooling/agents/codex.js';
+import {
+  codexAgent,
+  installedDaemonPackages,
+  prepareCodex,
+  stopCodexDaemons,
+} from '../../../src/tooling/agents/codex.js';
 import { openaiProtocol } from '../../../src/tooling/model-server/openai.js';
 import type { TurnPlanInput } from '../../../src/tooling/model-server/plan.js';
 import {
@@ -19,7 +28,8 @@ import {
 } from '../../../src/tooling/model-server/server.js';
 import { startAgentSession, uniqueSocketName, type AgentSession } from '../harness/session.js';
 
-const FIXTURES = resolve('test/fixtures/codex');
+/** Where the fixtures are written: `--out DIR`, else `test/fixtures/codex/`. */
+let FIXTURES = resolve('test/fixtures/codex');
 const SCRATCH = resolve('.tmp/record/codex');
 /** The size of the first recordings; a scenario may ask for another. */
 const COLS = 120;
@@ -30,6 +40,8 @@ const WORKING = /esc to interrupt\)/;
 /** The start-up question about a folder that is not in the trusted projects. */
 const WAITING_FOR_STARTUP = /^\s*Waiting for startup\b/m;
 const TRUST_DIALOG = /Trust this folder\?/;
+/** The footer naming the model: drawn once the session is up (Codex 0.171 takes no input before). */
+const MODEL_FOOTER = /^ {2}gpt-fake-1 /m;
 
 interface Ctx {
   server: FakeModelServer;
@@ -52,7 +64,7 @@ interface Scenario {
   untrusted?: boolean;
   /**
    * A new user's setup: a config with only the model and its provider, and a work folder outside
-   * any Git repository.
+   * any Git repository; and no background server installed yet (Codex 0.171 installs it first).
    */
   providerOnly?: boolean;
   /** Run the CLI from a shell, so quitting returns to a shell prompt. */
@@ -383,8 +395,9 @@ const SCENARIOS: Record<string, Scenario> = {
   'startup-fresh-home': {
     providerOnly: true,
     async run(ctx) {
-      // Let the whole start screen show (its tips come with the session) before the turn.
-      await ctx.session.waitForText(/^ {2}gpt-fake-1 /m, 30_000);
+      // Let the whole start screen show (its tips come with the session) before the turn. Codex
+      // 0.171 first installs its background server into the new home: a minute or more.
+      await ctx.session.waitForText(MODEL_FOOTER, 240_000);
       await ctx.idle();
       await sleep(2000);
       await simpleTurn(ctx, 'say hello', { text: REPLY, chunkDelayMs: 120 }, 1);
@@ -409,7 +422,11 @@ const SCENARIOS: Record<string, Scenario> = {
   },
 };
 
-async function record(name: string, scenario: Scenario): Promise<void> {
+async function record(
+  name: string,
+  scenario: Scenario,
+  daemonPackages: string | null,
+): Promise<void> {
   // With the session record, the folders live outside this repository: the CLIs write their
   // working folder's paths and Git state into their records.
   // Not under the temporary folder either: Codex warns that it will not put its helpers there.
@@ -433,6 +450,8 @@ async function record(name: string, scenario: Scenario): Promise<void> {
     serverUrl: server.url,
     trusted: !scenario.untrusted,
     providerOnly: scenario.providerOnly ?? false,
+    // A returning user's home has the background server installed; a new user's has not.
+    daemonPackages: scenario.providerOnly ? null : daemonPackages,
   });
   const command = scenario.viaShell
     ? [
@@ -470,6 +489,7 @@ async function record(name: string, scenario: Scenario): Promise<void> {
     });
     const s = session;
     const r = recorder;
+    let sessionUp = false;
     const ctx: Ctx = {
       server,
       session: s,
@@ -490,13 +510,15 @@ async function record(name: string, scenario: Scenario): Promise<void> {
         await server.waitFor(isTurn, { count, timeoutMs });
       },
       async idle(timeoutMs = 30_000) {
-        // The box is drawn before it takes input: require the same idle screen for 1.5 s.
+        // The box is drawn before it takes input: require the same idle screen for 1.5 s, once
+        // the session is up (the model footer drawn at least once).
         const deadline = Date.now() + timeoutMs;
         let last = '';
         let since = Date.now();
         for (;;) {
           const screen = await s.capture();
-          const ready = EMPTY_COMPOSER.test(screen) && !WORKING.test(screen);
+          if (MODEL_FOOTER.test(screen)) sessionUp = true;
+          const ready = sessionUp && EMPTY_COMPOSER.test(screen) && !WORKING.test(screen);
           if (screen !== last || !ready) {
             last = screen;
             since = Date.now();
@@ -520,6 +542,13 @@ async function record(name: string, scenario: Scenario): Promise<void> {
 
 async function main(): Promise<void> {
   const requested = process.argv.slice(2);
+  const out = requested.indexOf('--out');
+  if (out >= 0) {
+    const dir = requested[out + 1];
+    if (dir === undefined || dir.startsWith('--')) throw new Error('--out: needs a folder');
+    FIXTURES = resolve(dir);
+    requested.splice(out, 2);
+  }
   const selected = requested.length > 0 ? requested : Object.keys(SCENARIOS);
   // `record-<scenario>` records the scenario with the session record, as record-<scenario>.jsonl.
   const scenarioOf = (n: string) => SCENARIOS[n] ?? SCENARIOS[n.replace(/^record-/, '')];
@@ -527,9 +556,10 @@ async function main(): Promise<void> {
     if (!scenarioOf(name))
       throw new Error(`unknown scenario ${name}; known: ${Object.keys(SCENARIOS).join(', ')}`);
   }
+  const daemonPackages = await installedDaemonPackages();
   for (const name of selected) {
     process.stdout.write(`recording ${name}... `);
-    await record(name, scenarioOf(name)!);
+    await record(name, scenarioOf(name)!, daemonPackages);
     process.stdout.write('done\n');
   }
 }

@@ -19,6 +19,7 @@ describe('verified versions', () => {
   it('tells a verified version from a newer one, an unknown one and an unknown tool', () => {
     expect(isVerifiedVersion('codex', '0.169.0')).toBe(true);
     expect(isVerifiedVersion('codex', 'v0.169.0')).toBe(true);
+    expect(isVerifiedVersion('codex', '0.171.0')).toBe(true);
     expect(isVerifiedVersion('codex', '0.170.0')).toBe(false);
     expect(isVerifiedVersion('codex', undefined)).toBe(false);
     expect(isVerifiedVersion('no_such_cli', '1.0.0')).toBe(false);

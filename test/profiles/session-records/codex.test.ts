@@ -67,6 +67,25 @@ describe('codex session record: the recorded turns', () => {
     }
   });
 
+  it('reads a 0.171.0 session (written by its background server) the same way', () => {
+    const { events, unknown } = readRecord(reader, fixtureText('codex', 'turns-0.171.0.jsonl'));
+    expect(unknown).toEqual([]);
+    // The same five turns: a reply, Escape mid-stream, HTTP 400, a tool call and its follow-up
+    // in one turn, HTTP 500.
+    expect(events.map(brief)).toEqual([
+      'started',
+      'success',
+      'started',
+      'interrupted',
+      'started',
+      'failed:other',
+      'started',
+      'success',
+      'started',
+      'failed:internal_server_error',
+    ]);
+  });
+
   it('reads the second pane’s session: one reply', () => {
     const { events, unknown } = readRecord(reader, fixtureText('codex', 'second-pane.jsonl'));
     expect(unknown).toEqual([]);

@@ -27,7 +27,11 @@ export interface TwoPanesCli {
   /** Names of the CLI's process under the pane. */
   processNames: readonly string[];
   protocol: Protocol;
-  launch(o: { scratch: string; workDir: string; serverUrl: string }): AgentLaunch;
+  launch(o: {
+    scratch: string;
+    workDir: string;
+    serverUrl: string;
+  }): AgentLaunch | Promise<AgentLaunch>;
   /** The prompt box is drawn and empty. */
   ready: RegExp;
   /** How long after `ready` before typing is taken (Codex draws its box before it listens). */
@@ -111,7 +115,7 @@ export function describeTwoPanes(cli: TwoPanesCli): void {
       it(
         'finds each pane’s own record, never the other’s',
         async () => {
-          const launch = cli.launch({ scratch, workDir, serverUrl: server.url });
+          const launch = await cli.launch({ scratch, workDir, serverUrl: server.url });
           const first = await start(launch);
           const second = await start(launch);
           await prompt(second, 'second pane asks');
