@@ -37,7 +37,8 @@ import {
  * `qwen-code.api_error` of a status the CLI does not retry. A turn cancelled with Escape leaves
  * the partial reply as an `assistant` line without usage and no mark of the cancel, and an error
  * the CLI retries (429, 5xx) is recorded once per attempt with no mark of the last: both are left
- * to the screen. Verified on Qwen Code 0.15.10 (docs/session-records.md).
+ * to the screen. Verified on Qwen Code 0.24.4 and 0.15.10 (docs/session-records.md); 0.24
+ * also names each running session by its pid in `<runtime>/sessions/<pid>.json`.
  */
 
 /** `system` subtypes that say nothing about a turn's start or end. */
@@ -201,7 +202,7 @@ function read(piece: string, position: RecordPosition): RecordReading {
 export const qwenCodeSessionRecord: SessionRecordReader = {
   tool: 'qwen_code',
   kind: 'jsonl',
-  verifiedVersions: ['0.15.10'],
+  verifiedVersions: ['0.24.4', '0.15.10'],
   endings: ['success', 'known_failure'],
   locate,
   read,

@@ -54,6 +54,26 @@ describe('qwen_code session record: the recorded turns', () => {
     ]);
   });
 
+  it('reads the same turns of a 0.24.4 session alike (its file-history lines are quiet)', () => {
+    const newer = fixtureText('qwen_code', 'turns-0.24.4.jsonl');
+    const { events, unknown } = readRecord(reader, newer);
+    expect(unknown).toEqual([]);
+    // A reply; Escape mid-stream; an HTTP 400; a tool call (refused by the CLI: its
+    // list_directory is off by default in 0.24) and the follow-up reply; HTTP 500 to the end.
+    expect(events.map(brief)).toEqual([
+      'started',
+      'success',
+      'started',
+      'started',
+      'failed:http_400',
+      'started',
+      'success',
+      'started',
+    ]);
+    expect(newer).toContain('"subtype":"file_history_snapshot"');
+    expect(newer).toContain('"version":"0.24.4"');
+  });
+
   it('places each event at the byte offset of its own line, with the time the record gives', () => {
     const bytes = Buffer.from(turns, 'utf8');
     for (const e of readRecord(reader, turns).events) {
