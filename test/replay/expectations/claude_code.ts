@@ -75,16 +75,24 @@ function recordedAgainOn(
 }
 
 /**
- * Recorded on 2.1.332, on a loaded machine (polls often 1-4 s apart instead of every 0.25 s).
- * The other scenarios were recorded too, twice, and read as on 2.1.330 but for the drawing
- * delay: with polls that far apart the finished screen was first captured 1.3-4.8 s after the
- * stream's end, past the render allowance, so those recordings were not kept.
+ * Recorded on 2.1.332. The first seventeen were made on a loaded machine (polls often 1-4 s
+ * apart instead of every 0.25 s), which pushed the finished screen of the others past the render
+ * allowance; those were recorded again with polls 0.3-0.7 s apart and read as on 2.1.330.
  */
 const RECORDED_ON_2_1_332 = [
+  'auto-mode-tool-run',
   'cli-exit',
+  'cli-killed',
   'draft-over-old-marker',
+  'error-429-rate-limit',
+  'error-500',
+  'error-529-overloaded',
+  'error-then-success',
   'hang',
   'interrupted',
+  'interrupted-then-success',
+  'long-reply-scrolls',
+  'long-turn-pause',
   'multiline-prompt',
   'normal-turn',
   'record-error-500',
