@@ -38,7 +38,7 @@ const OPENCODE_HOOKS: Omit<ToolHooks, 'verifiedVersions'> = {
 const TOOL_HOOKS: Readonly<Record<string, ToolHooks>> = {
   // `hooks` in settings.json. No hook fires when a turn is interrupted (Esc).
   claude_code: {
-    verifiedVersions: ['2.1.330'],
+    verifiedVersions: ['2.1.332', '2.1.330'],
     endings: ['success', 'known_failure'],
     read(event, error) {
       if (event === 'UserPromptSubmit') return { type: 'turn_started', event };

@@ -98,6 +98,9 @@ describe('replay of recordings that hold the session record', () => {
     ['claude_code', 'record-normal-turn', 'success', 'both'],
     ['claude_code', 'record-interrupted', 'interrupted', 'both'],
     ['claude_code', 'record-error-500', 'known_failure', 'both'],
+    ['claude_code', '2.1.332/record-normal-turn', 'success', 'both'],
+    ['claude_code', '2.1.332/record-interrupted', 'interrupted', 'both'],
+    ['claude_code', '2.1.332/record-error-500', 'known_failure', 'both'],
     ['cline', 'record-normal-turn', 'success', 'both'],
     ['cline', 'record-error-400', 'known_failure', 'both'],
   ])('%s %s ends as %s, witnessed by %s', (tool, scenario, result, witness) => {
@@ -126,13 +129,16 @@ describe('replay of recordings that hold the session record', () => {
     expect(outcomes(replay(messagesOnly))).toEqual([]);
   });
 
-  it('the record ends a Claude Code success sooner than the screen alone', () => {
-    const lines = readJsonLines(fixturePath('claude_code', 'record-normal-turn'));
-    const both = outcomes(replay(lines))[0]!;
-    const surface = outcomes(replay(lines, 'surface'))[0]!;
-    expect(surface).toMatchObject({ result: 'success', witness: undefined });
-    expect(both.t).toBeLessThan(surface.t);
-  });
+  it.each(['record-normal-turn', '2.1.332/record-normal-turn'])(
+    'the record ends a Claude Code success sooner than the screen alone (%s)',
+    (scenario) => {
+      const lines = readJsonLines(fixturePath('claude_code', scenario));
+      const both = outcomes(replay(lines))[0]!;
+      const surface = outcomes(replay(lines, 'surface'))[0]!;
+      expect(surface).toMatchObject({ result: 'success', witness: undefined });
+      expect(both.t).toBeLessThan(surface.t);
+    },
+  );
 
   it('under surface the pieces are ignored: the same lines as the recording without them', () => {
     const lines = readJsonLines(fixturePath('claude_code', 'record-normal-turn'));

@@ -15,7 +15,8 @@ import {
  * `<config>` is `$CLAUDE_CONFIG_DIR` or `~/.claude` and `<folder>` the working folder with every
  * character other than a letter or digit replaced by `-`. One JSON object per line, `type` first.
  *
- * Verified on 2.1.330 offline (test/fixtures/session-records/claude_code/):
+ * Verified on 2.1.330 and 2.1.332 offline (test/fixtures/session-records/claude_code/ and its
+ * `2.1.332/`: the same line types on both):
  * - a prompt is a `user` line whose content is the prompt (a string, or text blocks);
  * - the model's end of turn is an `assistant` line with `stop_reason: "end_turn"` (a tool call
  *   ends its message with `tool_use`, and the turn goes on with a `user` tool result);

@@ -35,13 +35,14 @@ const summary = (events: RecordEvent[]) =>
         : e.ending.reason,
   );
 
-describe('Claude Code session record (captured on 2.1.330)', () => {
-  it('is registered', () => {
-    expect(sessionRecordReader('claude_code')).toBe(reader);
-  });
-
+// The records as each verified release wrote them: 2.1.330's in the folder, newer ones in
+// `<version>/` beside them.
+describe.each([
+  ['2.1.330', ''],
+  ['2.1.332', '2.1.332/'],
+])('Claude Code session record captured on %s', (_version, folder) => {
   it('reads two plain turns as two starts, each ended by the end of turn', () => {
-    const events = eventsOf('two-turns');
+    const events = eventsOf(folder + 'two-turns');
     expect(summary(events)).toEqual(['started', 'success', 'started', 'success']);
     expect(events.map((e) => e.event)).toEqual([
       'user',
@@ -56,23 +57,29 @@ describe('Claude Code session record (captured on 2.1.330)', () => {
   });
 
   it('keeps a turn open through a tool call and its result', () => {
-    expect(summary(eventsOf('tool-use'))).toEqual(['started', 'success']);
+    expect(summary(eventsOf(folder + 'tool-use'))).toEqual(['started', 'success']);
   });
 
   it('reads the interruption written as a user message', () => {
-    const events = eventsOf('interrupted');
+    const events = eventsOf(folder + 'interrupted');
     expect(summary(events)).toEqual(['started', 'interrupted']);
     expect(events[1]?.event).toBe('user.interrupted');
   });
 
   it('reads both API errors (500 and 529) as known failures, never a success', () => {
-    const events = eventsOf('api-error');
+    const events = eventsOf(folder + 'api-error');
     expect(summary(events)).toEqual([
       'started',
       'failure:server_error',
       'started',
       'failure:server_error',
     ]);
+  });
+});
+
+describe('Claude Code session record', () => {
+  it('is registered', () => {
+    expect(sessionRecordReader('claude_code')).toBe(reader);
   });
 
   const pos = { file: 'x', offset: 0 };
