@@ -34,6 +34,8 @@ const RECORDINGS = [
   ['claude_code', '2.1.332/draft-over-old-marker'],
   ['claude_code', '2.1.332/size-250x60-permission-prompt'],
   ['codex', 'cli-exit'],
+  // A capture that failed during start-up: the only `error` availability the recordings hold.
+  ['codex', '0.171.0/startup-trust-dialog'],
   ['copilot', 'permission-denied'],
   ['gemini_cli', 'cli-exit'],
   ['qwen_code', '0.24.4/error-400'],

@@ -176,6 +176,7 @@ export function readClaudeCodeScreen(screen: Screen, v: ClaudeCodeVocabulary): S
   const active: string[] = [];
   if (v.interruptHint.test(footer)) active.push('esc_to_interrupt');
   if (status !== null && v.statusLine.test(status)) active.push('spinner');
+  else if (status !== null && v.unknownStatusLine.test(status)) active.push('status_unknown_glyph');
   if (status !== null && v.retryLine.test(status)) active.push('retrying');
 
   const draftText = s.box.draft.join('\n').trim();

@@ -11,6 +11,14 @@ export interface ClaudeCodeVocabulary {
   promptGlyph: string;
   /** `✻ Gusting… (3s · ↓ 10 tokens)`: the live status line (normal-turn, long-turn-pause). */
   statusLine: RegExp;
+  /**
+   * A line in the status line's place shaped like one, with a glyph no release drew there (a
+   * new spinner set, or a word where the glyph stands, as screen readers get from other CLIs): a
+   * glyph that is no letter, digit or mark of the transcript (`●` reply, `❯` echo, `⎿` detail)
+   * or a lower-case word, at the line's start, then a space, words and an ellipsis. Read as activity: a new release's
+   * working line must never read as the idle prompt.
+   */
+  unknownStatusLine: RegExp;
   /** `✻ 529 Overloaded · retrying in 1s · attempt 2/2` (error-529-overloaded). */
   retryLine: RegExp;
   /** `✻ Crunched for 2s · done 8:33 AM`: the finished-turn summary (normal-turn). */
@@ -60,6 +68,7 @@ export const CLAUDE_CODE_2_1: ClaudeCodeVocabulary = {
   rule: /^─{20,}$/,
   promptGlyph: '❯',
   statusLine: new RegExp(`^[${SPINNER}] \\S.*…`),
+  unknownStatusLine: /^(?![●❯⎿])(?:[^\p{L}\p{N}\s]|\p{Ll}+) \p{L}.*…/u,
   retryLine: /retrying in \d+\s*\w* · attempt \d+\/\d+/,
   doneLine: new RegExp(`^[${SPINNER}] \\S+ for \\d.*`),
   interruptHint: /esc to interrupt/,
