@@ -179,7 +179,8 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the dashboard in a br
     await page.waitForFunction(
       () => (document.querySelector('#send') as HTMLButtonElement).disabled,
     );
-    expect(await page.textContent('#send-why')).toMatch(/Not now: .*\(wait\)/);
+    // A running turn is a no at once (the operation table), never a wait.
+    expect(await page.textContent('#send-why')).toMatch(/Not now: the agent is working: .*\(no\)/);
     expect(await page.getAttribute('#send', 'title')).toMatch(/^Send: not now: /);
     expect(await page.isEnabled('#interrupt')).toBe(true);
     // Each refused action says why: the verdict's reason, on the button and beside it.
