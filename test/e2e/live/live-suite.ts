@@ -42,6 +42,11 @@ const LONG_REPLY = Array.from(
 /** What the suite needs to know about one CLI. */
 export interface LiveAgent {
   tool: string;
+  /**
+   * The plain turn's success check is open for this CLI, and why: it is not run, and the reason
+   * is printed with every run (an open defect, never a pass).
+   */
+  successOpen?: string;
   bin: string;
   install: string;
   protocol: Protocol;
@@ -299,7 +304,9 @@ function describeOn(agent: LiveAgent, source: 'control' | 'polling', missing: bo
         step,
       );
 
-      it.skipIf(noEvidence)(
+      if (agent.successOpen)
+        console.warn(`live ${agent.tool}: success check open: ${agent.successOpen}`);
+      it.skipIf(noEvidence || agent.successOpen !== undefined)(
         'completes a turn after the stream ends, as a success of that explicit turn',
         async () => {
           await readyAgain(agent.startupTimeoutMs);
