@@ -20,6 +20,20 @@ import {
 
 const turns = fixtureText('codex', 'turns.jsonl');
 
+/** How the five recorded turns read, on every verified version: a reply, Escape, HTTP 400, a tool call and its follow-up, HTTP 500. */
+const FIVE_TURNS = [
+  'started',
+  'success',
+  'started',
+  'interrupted',
+  'started',
+  'failed:other',
+  'started',
+  'success',
+  'started',
+  'failed:internal_server_error',
+];
+
 describe('codex session record: the recorded turns', () => {
   it('is the registered reader for codex', () => {
     expect(sessionRecordReader('codex')).toBe(reader);
@@ -30,18 +44,7 @@ describe('codex session record: the recorded turns', () => {
     expect(unknown).toEqual([]);
     // What the CLI did in that run: a reply, an Escape mid-stream, an HTTP 400, a tool call and
     // its follow-up reply, an HTTP 500.
-    expect(events.map(brief)).toEqual([
-      'started',
-      'success',
-      'started',
-      'interrupted',
-      'started',
-      'failed:other',
-      'started',
-      'success',
-      'started',
-      'failed:internal_server_error',
-    ]);
+    expect(events.map(brief)).toEqual(FIVE_TURNS);
     expect(events.map((e) => e.event)).toEqual([
       'task_started',
       'task_complete',
@@ -72,18 +75,7 @@ describe('codex session record: the recorded turns', () => {
     expect(unknown).toEqual([]);
     // The same five turns: a reply, Escape mid-stream, HTTP 400, a tool call and its follow-up
     // in one turn, HTTP 500.
-    expect(events.map(brief)).toEqual([
-      'started',
-      'success',
-      'started',
-      'interrupted',
-      'started',
-      'failed:other',
-      'started',
-      'success',
-      'started',
-      'failed:internal_server_error',
-    ]);
+    expect(events.map(brief)).toEqual(FIVE_TURNS);
   });
 
   it('reads the second pane’s session: one reply', () => {

@@ -20,6 +20,18 @@ import {
 
 const turns = fixtureText('qwen_code', 'turns.jsonl');
 
+/** How the five recorded turns read, on every verified version: a reply, Escape (no mark), HTTP 400, a tool call and its follow-up, HTTP 500 to the end (no mark of the last). */
+const FIVE_TURNS = [
+  'started',
+  'success',
+  'started',
+  'started',
+  'failed:http_400',
+  'started',
+  'success',
+  'started',
+];
+
 describe('qwen_code session record: the recorded turns', () => {
   it('is the registered reader for qwen_code, and says it never tells an interruption', () => {
     expect(sessionRecordReader('qwen_code')).toBe(reader);
@@ -32,16 +44,7 @@ describe('qwen_code session record: the recorded turns', () => {
     // What the CLI did in that run: a reply; an Escape mid-stream (no mark in the record); an
     // HTTP 400; a list_directory call and its follow-up reply; HTTP 500 on all seven attempts
     // (each recorded alike, none marked the last).
-    expect(events.map(brief)).toEqual([
-      'started',
-      'success',
-      'started',
-      'started',
-      'failed:http_400',
-      'started',
-      'success',
-      'started',
-    ]);
+    expect(events.map(brief)).toEqual(FIVE_TURNS);
     expect(events.map((e) => e.event)).toEqual([
       'user',
       'assistant',
@@ -60,16 +63,7 @@ describe('qwen_code session record: the recorded turns', () => {
     expect(unknown).toEqual([]);
     // A reply; Escape mid-stream; an HTTP 400; a tool call (refused by the CLI: its
     // list_directory is off by default in 0.24) and the follow-up reply; HTTP 500 to the end.
-    expect(events.map(brief)).toEqual([
-      'started',
-      'success',
-      'started',
-      'started',
-      'failed:http_400',
-      'started',
-      'success',
-      'started',
-    ]);
+    expect(events.map(brief)).toEqual(FIVE_TURNS);
     expect(newer).toContain('"subtype":"file_history_snapshot"');
     expect(newer).toContain('"version":"0.24.4"');
   });
