@@ -45,6 +45,22 @@ export async function watchBucket(
   }
 }
 
+/**
+ * The ids a fresh read shows gone: known before, not among the keys listed now, and not
+ * delivered by the new watch either (a value written after the listing was taken is in no
+ * listing but is heard, and stays).
+ */
+export function goneSince(
+  known: Iterable<[id: string, key: string]>,
+  present: ReadonlySet<string> | null,
+  heard: ReadonlySet<string>,
+): string[] {
+  if (present === null) return [];
+  const gone: string[] = [];
+  for (const [id, key] of known) if (!present.has(key) && !heard.has(id)) gone.push(id);
+  return gone;
+}
+
 /** Follows the record stream from where the feed is (its last `tailSize` records at first). */
 export async function consumeStream(
   js: JetStreamClient,

@@ -24,7 +24,7 @@ import {
 import { MIN_TOKEN_LENGTH, type NatsAuth } from './auth.js';
 import { FleetFeed } from './feed.js';
 import { sendCommand } from './commands.js';
-import { consumeStream, safeJson, watchBucket } from './follow.js';
+import { consumeStream, goneSince, safeJson, watchBucket } from './follow.js';
 import { parseStateKey, qualify, stateKey } from './names.js';
 import { Heartbeat, StateEntry } from './schemas.js';
 
@@ -78,6 +78,8 @@ export class FleetView implements SupervisorPort {
   private readonly commandMs: number;
   private readonly terminals = new Map<string, TerminalSeen>();
   private readonly hosts = new Map<string, HostSeen>();
+  /** The state keys the current connection's watch has delivered. */
+  private heard = new Set<string>();
   private readonly stop$ = new Subject<void>();
   private handles: Omit<FleetHandles, 'nc'> | null = null;
   private js: JetStreamClient | null = null;
@@ -372,14 +374,18 @@ export class FleetView implements SupervisorPort {
     let live = true;
     this.running.push({ stop: () => (live = false) });
     const follower = { live: () => live, running: this.running, log: this.log };
+    const heard = new Set<string>();
+    this.heard = heard;
     const [, present] = await Promise.all([
       watchBucket(h.hosts, follower, (key, entry) => this.onHeartbeat(key, entry)),
       watchBucket(h.state, follower, (key, entry) => this.onState(key, entry)),
     ]);
     // Entries gone while the view was away are dropped (the watch brings only those that exist).
-    for (const [id, t] of this.terminals) {
-      if (present && !present.has(stateKey(t.host, t.terminalId))) this.terminals.delete(id);
-    }
+    const known = [...this.terminals].map(([id, t]): [string, string] => [
+      id,
+      stateKey(t.host, t.terminalId),
+    ]);
+    for (const id of goneSince(known, present, heard)) this.terminals.delete(id);
     const stillLive = () => live && !this.stopped;
     void consumeStream(h.js, this.journal, this.tailSize, { ...follower, live: stillLive });
   }
@@ -401,6 +407,7 @@ export class FleetView implements SupervisorPort {
     const where = parseStateKey(key);
     if (!where) return;
     const id = qualify(where.host, where.terminalId);
+    this.heard.add(id);
     if (entry === null || entry.value === null) {
       this.terminals.delete(id);
       return;
