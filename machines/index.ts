@@ -6,3 +6,4 @@ export * from './diagnostics.js';
 export * from './watchdog.js';
 export * from './terminal.js';
 export * from './supervisor.js';
+export * from './respawn.js';

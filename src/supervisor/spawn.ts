@@ -1,6 +1,4 @@
-import { existsSync, readdirSync, rmdirSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { execa } from 'execa';
+import { existsSync } from 'node:fs';
 import {
   filter,
   firstValueFrom,
@@ -16,7 +14,6 @@ import {
   Subject,
 } from 'rxjs';
 import { isPanewardError, PanewardError } from '../errors.js';
-import { scheduleLong } from '../internal/long-timer.js';
 import { terminalNameFor, uniqueName } from '../internal/terminal-name.js';
 import type { Journal } from '../journal/journal.js';
 import type { TmuxArg } from '../observe/tmux-argv.js';
@@ -33,6 +30,14 @@ import type { TerminalState } from '../schemas/terminal-state.js';
 import type { TerminalCommands } from '../terminal/commands.js';
 import type { AttachRequest } from './options.js';
 import { invalid } from './options.js';
+import { RespawnDriver } from './respawn.js';
+import {
+  addWorktree,
+  dropWorktree,
+  isDirectory,
+  removeWorktreeAt,
+  worktreeChanges,
+} from './worktree.js';
 import {
   checkPlanSize,
   cliArgv,
@@ -84,17 +89,10 @@ interface Owned {
   userArgs: readonly string[];
   executable: string;
   spawned: Spawned;
-  limits: RestartLimits;
-  /** When each restart in the limit's window happened (epoch ms). */
-  restartTimes: number[];
   /** The value of the environment marker every process started from its pane carries. */
   mark: string;
-  /** Set while paneward itself ends the CLI (stop): its death is no failure. */
-  stopping: boolean;
-  /** A restart is waiting for its backoff. */
-  restarting: boolean;
-  /** Ends that wait at once (the supervisor stops, or forgets the terminal); null when none. */
-  cancelBackoff: (() => void) | null;
+  /** The respawn chart: whether a death is restarted, when, and when restarts give up. */
+  respawn: RespawnDriver;
   /** When the CLI's process was first seen gone before tmux had marked the pane dead. */
   goneSince: number | null;
   watch: Subscription;
@@ -253,6 +251,21 @@ export class Spawner {
           restart: policy,
         })
         .catch(() => null);
+      const tid = terminalId;
+      const respawn = new RespawnDriver({
+        terminalId,
+        policy,
+        limits: RestartLimits.parse(r.restartLimits ?? {}),
+        scheduler: this.d.scheduler,
+        journal: this.d.journal,
+        respawn: () => this.respawn(tid, paneId),
+        changed: () => {
+          const o = this.owned.get(tid);
+          if (!o) return;
+          o.spawned.restart = o.respawn.view();
+          this.changed.next(tid);
+        },
+      });
       owned = {
         recipe,
         plan,
@@ -260,11 +273,7 @@ export class Spawner {
         executable,
         spawned,
         mark,
-        limits: RestartLimits.parse(r.restartLimits ?? {}),
-        restartTimes: [],
-        stopping: false,
-        restarting: false,
-        cancelBackoff: null,
+        respawn,
         goneSince: null,
         watch: this.watch(terminalId, paneId),
       };
@@ -331,7 +340,7 @@ export class Spawner {
     if (!recipe) {
       throw new PanewardError('refused', `terminal ${id}: no exit command is known for its tool`);
     }
-    if (owned) owned.stopping = true;
+    owned?.respawn.send({ type: 'evt_stop_requested' });
     let ended: StopAnswer['ended'];
     // The pane's process and its descendants, noted before the CLI is asked to exit: a helper
     // it started (a daemon) is handed to init when it ends, and is then no descendant.
@@ -351,10 +360,10 @@ export class Spawner {
         if (ended === 'killed' && panePid !== null) noted = union(noted, await treeOf(panePid));
       }
     } catch (error) {
-      if (owned) owned.stopping = false;
+      owned?.respawn.send({ type: 'evt_stop_failed' });
       throw error;
     }
-    owned?.watch.unsubscribe();
+    if (owned) this.release(owned);
     this.owned.delete(id);
     // A window paneward opened goes whole; a pane it only attached goes alone.
     await this.run(owned ? ['kill-window', '-t', paneId] : ['kill-pane', '-t', paneId]).catch(
@@ -408,8 +417,7 @@ export class Spawner {
 
   private release(o: Owned): void {
     o.watch.unsubscribe();
-    o.stopping = true;
-    o.cancelBackoff?.();
+    o.respawn.release();
   }
 
   /** Opens the window (its session too when missing) holding the placeholder; its pane id. */
@@ -517,7 +525,7 @@ export class Spawner {
   /** Acts on the pane's facts; true when it must look again shortly (see above). */
   private async check(id: string, paneId: string): Promise<boolean> {
     const o = this.owned.get(id);
-    if (!o || o.stopping || o.restarting) return false;
+    if (!o || !o.respawn.watching) return false;
     const facts = await this.paneFacts(paneId);
     if (facts === null || !facts.dead) return false;
     // The process can be gone (or the pane shown dead) a moment before tmux has reaped it and
@@ -535,77 +543,30 @@ export class Spawner {
       if (now - o.goneSince < grace) return true;
     }
     o.goneSince = null;
-    const at = new Date(this.d.scheduler.now()).toISOString();
-    o.spawned.restart.lastExit = { status: facts.status, signal: facts.signal, at };
-    const clean = facts.status === 0 && facts.signal === null;
-    if (o.spawned.restart.policy !== 'on-failure' || clean || o.spawned.restart.gaveUp) {
-      // A clean exit (the user typed the exit command) is not a failure: nothing is restarted.
-      o.stopping = true;
-      this.changed.next(id);
-      return false;
-    }
-    const now = this.d.scheduler.now();
-    o.restartTimes = o.restartTimes.filter((t) => now - t < o.limits.windowSeconds * 1000);
-    const how = facts.signal ? `signal ${facts.signal}` : `status ${facts.status}`;
-    if (o.restartTimes.length >= o.limits.limit) {
-      const reason = `the CLI died ${o.restartTimes.length + 1} times within ${o.limits.windowSeconds} s (last: ${how}); restarts gave up at the limit of ${o.limits.limit}`;
-      o.spawned.restart.gaveUp = { reason, at };
-      o.stopping = true;
-      await this.d.journal
-        .append({
-          kind: 'terminal.respawn_gave_up',
-          terminalId: id,
-          restarts: o.spawned.restart.restarts,
-          exitStatus: facts.status,
-          signal: facts.signal,
-          reason,
-        })
-        .catch(() => null);
-      this.changed.next(id);
-      return false;
-    }
-    const delaySeconds = Math.min(
-      o.limits.maxSeconds,
-      o.limits.initialSeconds * 2 ** o.restartTimes.length,
-    );
-    o.restarting = true;
-    this.changed.next(id);
-    // The wait can be an hour: cancelled (and the timer with it) when the supervisor stops.
-    await new Promise<void>((resolve) => {
-      const timer = scheduleLong(this.d.scheduler, resolve, delaySeconds * 1000);
-      o.cancelBackoff = () => {
-        timer.unsubscribe();
-        resolve();
-      };
+    // The chart decides: ended (a clean exit, or no restarts), a restart after its backoff, or
+    // giving up at the limit (machines/respawn.ts).
+    if (!o.respawn.watching) return false;
+    o.respawn.send({
+      type: 'evt_cli_died',
+      status: facts.status,
+      signal: facts.signal,
+      at: this.d.scheduler.now(),
     });
-    o.cancelBackoff = null;
-    try {
-      if (o.stopping || !this.owned.has(id)) return false;
-      const resumed = o.recipe.resumeArgs !== null;
-      const plan = { ...o.plan, argv: cliArgv(o.recipe, o.executable, o.userArgs, resumed) };
-      // What the dead CLI left running (a Codex daemon) goes before the next one starts: every
-      // restart would otherwise add one. Its pane runs nothing now, so whatever carries the
-      // spawn's marker is the old CLI's.
-      await this.endLeftBehind([], o.mark, null);
-      await this.run(respawnArgs(paneId, plan));
-      o.restartTimes.push(this.d.scheduler.now());
-      o.spawned.restart.restarts += 1;
-      await this.d.journal
-        .append({
-          kind: 'terminal.respawned',
-          terminalId: id,
-          attempt: o.spawned.restart.restarts,
-          delaySeconds,
-          exitStatus: facts.status,
-          signal: facts.signal,
-          resumed,
-        })
-        .catch(() => null);
-    } finally {
-      o.restarting = false;
-      this.changed.next(id);
-    }
     return false;
+  }
+
+  /** Starts the CLI again in its pane, the chart having asked for it. */
+  private async respawn(id: string, paneId: string): Promise<{ resumed: boolean }> {
+    const o = this.owned.get(id);
+    if (!o) throw new Error('released');
+    const resumed = o.recipe.resumeArgs !== null;
+    const plan = { ...o.plan, argv: cliArgv(o.recipe, o.executable, o.userArgs, resumed) };
+    // What the dead CLI left running (a Codex daemon) goes before the next one starts: every
+    // restart would otherwise add one. Its pane runs nothing now, so whatever carries the
+    // spawn's marker is the old CLI's.
+    await this.endLeftBehind([], o.mark, null);
+    await this.run(respawnArgs(paneId, plan));
+    return { resumed };
   }
 
   /** Whether the pane's process ended (`remain-on-exit` keeps the pane); null when the pane is gone. */
@@ -684,108 +645,3 @@ const SIGNALS: Record<number, string> = {
   15: 'SIGTERM',
 };
 const signalName = (n: number) => SIGNALS[n] ?? `signal ${n}`;
-
-/**
- * `git worktree add -b BRANCH <repo>.worktrees/BRANCH` from the folder's repository: refused
- * (naming the field) when the folder is not in a git repository, the branch exists or is not a
- * valid name, or the path is taken.
- */
-async function addWorktree(cwd: string, branch: string): Promise<{ path: string; branch: string }> {
-  const git = (args: string[], dir = cwd) => execa('git', ['-C', dir, ...args], { reject: false });
-  const top = await git(['rev-parse', '--show-toplevel']);
-  if (top.exitCode !== 0) {
-    throw new PanewardError(
-      'invalid_input',
-      `spawn: field \`worktree\`: ${cwd} is not in a git repository`,
-    );
-  }
-  const repo = top.stdout.trim();
-  const ok = await execa('git', ['check-ref-format', '--branch', branch], { reject: false });
-  if (ok.exitCode !== 0) {
-    throw new PanewardError(
-      'invalid_input',
-      `spawn: field \`worktree\`: not a branch name: ${branch}`,
-    );
-  }
-  const exists = await git(['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], repo);
-  if (exists.exitCode === 0) {
-    throw new PanewardError(
-      'invalid_input',
-      `spawn: field \`worktree\`: branch ${branch} already exists in ${repo}`,
-    );
-  }
-  const path = join(`${repo}.worktrees`, branch);
-  if (existsSync(path)) {
-    throw new PanewardError('invalid_input', `spawn: field \`worktree\`: ${path} already exists`);
-  }
-  const add = await git(['worktree', 'add', '-b', branch, '--', path], repo);
-  if (add.exitCode !== 0) {
-    throw new PanewardError(
-      'invalid_input',
-      `spawn: field \`worktree\`: git worktree add failed: ${add.stderr.trim().slice(0, 300)}`,
-    );
-  }
-  return { path, branch };
-}
-
-/** Whether `path` is a folder (following links, as a process's working directory does). */
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Removes a worktree a failed spawn added (at `<repo>.worktrees/<branch>`), its branch, and the
- * `<repo>.worktrees` folder when that is left empty.
- */
-async function dropWorktree(w: { path: string; branch: string }): Promise<void> {
-  const top = w.path.slice(0, w.path.length - w.branch.length - 1);
-  const repo = top.slice(0, top.length - '.worktrees'.length);
-  await execa('git', ['-C', repo, 'worktree', 'remove', '--force', '--', w.path], {
-    reject: false,
-  });
-  await execa('git', ['-C', repo, 'branch', '-D', w.branch], { reject: false });
-  removeEmptyUp(dirname(w.path), top);
-}
-
-/** Removes `dir` and its parents up to and including `top` while they are empty folders. */
-function removeEmptyUp(dir: string, top: string): void {
-  let d = dir;
-  while (d.length >= top.length && d.startsWith(top)) {
-    try {
-      if (readdirSync(d).length > 0) return;
-      rmdirSync(d);
-    } catch {
-      return;
-    }
-    if (d === top) return;
-    d = dirname(d);
-  }
-}
-
-/** The paths a worktree has changed or added (`git status --porcelain`). */
-export async function worktreeChanges(path: string): Promise<string[]> {
-  const r = await execa('git', ['-C', path, 'status', '--porcelain'], { reject: false });
-  if (r.exitCode !== 0) return [];
-  return r.stdout.split('\n').filter((l) => l.trim() !== '');
-}
-
-async function removeWorktreeAt(path: string, force: boolean): Promise<void> {
-  const r = await execa(
-    'git',
-    ['-C', path, 'worktree', 'remove', ...(force ? ['--force'] : []), '--', path],
-    { reject: false },
-  );
-  if (r.exitCode !== 0) {
-    throw new PanewardError(
-      'internal',
-      `the window is closed, but removing the worktree ${path} failed: ${r.stderr.trim().slice(0, 300)}`,
-    );
-  }
-  // `<repo>.worktrees/` and the folders of a branch with slashes go when nothing else is there.
-  const top = /^(.*\.worktrees)\//.exec(path)?.[1];
-  if (top) removeEmptyUp(dirname(path), top);
-}

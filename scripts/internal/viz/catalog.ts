@@ -4,6 +4,7 @@ import {
   diagnosticsMachine,
   lastTurnMachine,
   readinessMachine,
+  respawnMachine,
   supervisorMachine,
   terminalMachine,
   turnPhaseMachine,
@@ -82,5 +83,10 @@ export const catalog: readonly CatalogEntry[] = [
     machine: supervisorMachine,
     description:
       'Supervisor: spawns a terminal actor per attached pane and stops it on detach; stopping flushes the journal (no chart). Statecharts §8.',
+  },
+  {
+    machine: respawnMachine,
+    description:
+      'Restart policy of a CLI paneward started: backoff, limit, giving up; a death while paneward stops it is no failure (no chart in statecharts.md; docs/spawn.md).',
   },
 ];
