@@ -114,6 +114,12 @@ describe('completion observers, on a real pane', () => {
     await s.journal.flush();
     const ended = s.history(id).find((r) => r.kind === 'turn.ended' && r.turnId === result.turnId);
     expect(ended).toMatchObject({ witness: 'both', observer: { name: 'reply-line' } });
+    // The state change it made at once names it as its evidence.
+    expect(
+      s
+        .history(id)
+        .some((r) => r.kind === 'state' && r.evidence?.detector === 'observer:reply-line'),
+    ).toBe(true);
   }, 60_000);
 
   it('under markers, the observer decides alone: witness observer, before the screen settles', async () => {
