@@ -51,8 +51,8 @@ export const SupervisorOptions = z.strictObject({
   source: z.enum(['control', 'polling']).default('control'),
   /**
    * Who decides turn outcomes (docs/witness.md): the screen (`surface`), the CLI's session
-   * record (`markers`), or both (`both`, the default where the tool has a session-record
-   * reader; a tool without one is always witnessed by its screen alone).
+   * record, hooks or a completion observer (`markers`), or both (`both`, the default; with no
+   * record, hook or observer speaking, the screen alone decides).
    */
   completionAuthority: CompletionAuthoritySchema.optional(),
   /** Restart backoff of a terminal's runtime: first delay and cap, in seconds. */
