@@ -70,6 +70,13 @@ export {
   type SessionRecordReader,
 } from './profiles/session-records.js';
 export type { CompletionAuthority, OutcomeWitness } from './terminal/witness.js';
+export type {
+  CompletionObserver,
+  CompletionObserverContext,
+  ObservedEnding,
+  ObservedFrame,
+} from './terminal/observers.js';
+export { ObservationBody, ObservationAnswer } from './schemas/operations/observe.js';
 export { createExecaTransport } from './observe/execa-transport.js';
 export type { TmuxTransport } from './observe/transport.js';
 export * as machines from '../machines/index.js';

@@ -76,6 +76,8 @@ export function briefRecord(r: JournalRecord): string {
           return `${head} ${r.anomaly} ${r.tool} ${r.file}@${r.offset}: ${r.why}; the screen alone decides`;
         case 'session_record_skipped':
           return `${head} ${r.anomaly} ${r.tool} ${r.file}@${r.offset}: ${r.why}`;
+        case 'completion_observer_problem':
+          return `${head} ${r.anomaly} ${r.observer} ${r.turnId}: ${r.why}`;
         default:
           return `${head} ${r.anomaly} ${r.phase}`;
       }

@@ -9,7 +9,8 @@ const WITNESS_WORDS = {
   surface: 'screen',
   record: 'session record',
   hook: 'hook',
-  both: 'screen and record or hook',
+  observer: 'completion observer',
+  both: 'screen and record, hook or observer',
 };
 
 /** The session-record witness in a few words: the authority and where its record is. */

@@ -52,6 +52,7 @@ export const CommandRequest = z.discriminatedUnion('op', [
   call('resume', COMMANDS.resume.input),
   call('detach', COMMANDS.detach.input),
   call('screen', COMMANDS.screen.input),
+  call('observe', COMMANDS.observe.input),
 ]);
 export type CommandRequest = z.infer<typeof CommandRequest>;
 export type CommandOp = CommandRequest['op'];

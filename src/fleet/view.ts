@@ -10,6 +10,8 @@ import type {
   CommandName,
   CommandOutput,
   FleetHost,
+  ObservationAnswer,
+  ObservationBody,
 } from '../schemas/operations/index.js';
 import type { AttachCommand, SupervisorPort } from '../service/port.js';
 import type { Telemetry, TurnResult } from '../supervisor/supervisor.js';
@@ -264,6 +266,13 @@ export class FleetView implements SupervisorPort {
   async screen(id: string): Promise<{ text: string; t: number } | null> {
     const t = this.terminal(id);
     return this.command(t.host, 'screen', { id: t.terminalId });
+  }
+
+  /** An ending a completion observer tells (docs/witness.md), forwarded to the terminal's host. */
+  async observerEnding(id: string, body: ObservationBody): Promise<ObservationAnswer> {
+    const t = this.terminal(id);
+    const answer = await this.command(t.host, 'observe', { id: t.terminalId, body });
+    return { ...answer, terminalId: id };
   }
 
   async detach(id: string): Promise<void> {

@@ -21,6 +21,8 @@ export class CompletionDriver extends ChartDriver<ActorRefFrom<typeof completion
   /** When the current candidate's stability window started. */
   private candidateSince = 0;
   private readonly stabilityKey: string;
+  /** The latest observation, asked about again when a witness's evidence arrives between frames. */
+  private lastObservation: SurfaceObservation | null = null;
 
   constructor(
     readonly turnNumber: number,
@@ -70,7 +72,21 @@ export class CompletionDriver extends ChartDriver<ActorRefFrom<typeof completion
   }
 
   observe(t: number, observation: SurfaceObservation): void {
+    this.lastObservation = observation;
     this.dispatch(t, { type: 'observation', observation });
+    this.ask(t, observation);
+  }
+
+  /**
+   * Asks the completion observer again about the latest observation: evidence that arrived
+   * between frames (a completion observer's ending, docs/witness.md) completes a candidate at
+   * once, even on a pane at rest that sends no further frame.
+   */
+  reconsider(t: number): void {
+    if (this.lastObservation) this.ask(t, this.lastObservation);
+  }
+
+  private ask(t: number, observation: SurfaceObservation): void {
     // Asked on each observation once the turn has evidence, until it has ended
     // (docs/statecharts.md §2). Only a candidate acts on the answer: the chart takes the payload
     // in candidate_complete alone.

@@ -161,6 +161,15 @@ export class Kernel {
     this.completion?.driver.observe(t, obs);
   }
 
+  /**
+   * Asks the running turn's completion observer again about the latest observation (evidence
+   * came in between frames: docs/witness.md).
+   */
+  reconsider(t: number): void {
+    this.advance(t);
+    this.completion?.driver.reconsider(t);
+  }
+
   /** Moves time to `t`, firing due timers. */
   advance(t: number): void {
     if (t < this.lastT) throw new RangeError(`time went backwards: ${t} < ${this.lastT}`);

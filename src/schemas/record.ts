@@ -24,6 +24,9 @@ export const RecordPlace = z.object({
 /** What a CLI's hook told (docs/hooks.md): its event name, never any text. */
 export const HookPlace = z.object({ hook: z.string() });
 
+/** Which completion observer told it (docs/witness.md): its name, never any text. */
+export const ObserverPlace = z.object({ observer: z.string() });
+
 /** One state change of one chart, with the rule that caused it where one did. */
 export const ChartTransition = z.object({
   machine: ChartName,
@@ -191,11 +194,13 @@ export const JournalRecord = z.discriminatedUnion('kind', [
     outcome: z.enum(['success', 'interrupted', 'known_failure', 'none']),
     t: Seconds,
     /** Which witness decided it (docs/witness.md); absent under the screen alone. */
-    witness: z.enum(['surface', 'record', 'hook', 'both']).optional(),
+    witness: z.enum(['surface', 'record', 'hook', 'observer', 'both']).optional(),
     /** The session record's evidence: file, byte offset (or entry), the record's event name. */
     record: RecordPlace.optional(),
     /** The hook event that told it, when a hook took part (docs/hooks.md). */
     hook: z.object({ event: z.string() }).optional(),
+    /** The completion observer that told it, when one took part (docs/witness.md). */
+    observer: z.object({ name: z.string() }).optional(),
   }),
   z.object({
     ...Base,
@@ -266,9 +271,26 @@ export const JournalRecord = z.discriminatedUnion('kind', [
         phase: z.enum(['unknown', 'ready', 'active']),
         successCandidate: z.boolean(),
       }),
-      decided: z.enum(['surface', 'record', 'hook', 'both']),
-      /** The record's place, or the hook's event (`{hook}`), that ended the turn. */
-      evidence: z.union([RecordPlace, HookPlace]).nullable(),
+      decided: z.enum(['surface', 'record', 'hook', 'observer', 'both']),
+      /**
+       * The record's place, the hook's event (`{hook}`) or the observer's name (`{observer}`)
+       * that ended the turn.
+       */
+      evidence: z.union([RecordPlace, HookPlace, ObserverPlace]).nullable(),
+    }),
+    /**
+     * A completion observer (docs/witness.md) threw, failed, or handed over something that is
+     * not an ending: nothing it said about that turn was taken.
+     */
+    z.object({
+      ...Base,
+      kind: z.literal('anomaly'),
+      anomaly: z.literal('completion_observer_problem'),
+      t: Seconds,
+      observer: z.string(),
+      turnId: z.string(),
+      /** What went wrong, at most 160 characters (a longer reason is replaced by its length). */
+      why: z.string(),
     }),
     /**
      * The session record held a piece its reader does not know: the record's witness stepped

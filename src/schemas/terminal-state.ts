@@ -5,7 +5,7 @@ import { ChatContextState, TriState } from './signals.js';
 
 export const TurnSourceSchema = z.enum(['explicit_input', 'surface_inference']);
 export const CompletionAuthoritySchema = z.enum(['surface', 'markers', 'both']);
-export const OutcomeWitnessSchema = z.enum(['surface', 'record', 'hook', 'both']);
+export const OutcomeWitnessSchema = z.enum(['surface', 'record', 'hook', 'observer', 'both']);
 
 /** The public state of one terminal (docs/contracts.md §3): library, HTTP, replay and SSE. */
 export const TerminalState = z.object({

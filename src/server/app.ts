@@ -15,7 +15,7 @@ import { isPublic, mountDashboard } from './dashboard.js';
 import { bearer, browserGuard, errorJson, hostName } from './guards.js';
 import { createMetrics, type ServerMetrics } from './metrics.js';
 import { houmaoRoutes } from './houmao.js';
-import { eventRoutes, hookRoutes, json, terminalRoutes } from './routes.js';
+import { eventRoutes, hookRoutes, json, observationRoutes, terminalRoutes } from './routes.js';
 import { Health } from '../schemas/operations/index.js';
 import { DEFAULT_SSE, type SseOptions } from './sse.js';
 
@@ -204,6 +204,7 @@ export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {})
   terminalRoutes(app, sup, commands, options);
   houmaoRoutes(app, sup, commands);
   hookRoutes(app, sup);
+  observationRoutes(app, commands);
   eventRoutes(app, sup, sse, () => metrics.sseOpened());
 
   app.doc31('/openapi.json', {

@@ -11,6 +11,8 @@ import {
   HistoryQuery,
   InputAccepted,
   InputBody,
+  ObservationAnswer,
+  ObservationBody,
   Screen,
   SpawnBody,
   spawn,
@@ -326,6 +328,54 @@ export function hookRoutes(app: OpenAPIHono, sup: SupervisorPort): void {
       if (!sup.hookEvent) throw new PanewardError('refused', 'this server takes no hook events');
       const answer = await sup.hookEvent(c.req.valid('param').tool, c.req.valid('json'));
       return c.json(answer, 200);
+    },
+  );
+}
+
+/** An observer's ending is a few names: anything larger is not one. */
+const OBSERVATION_BODY_BYTES = 4096;
+
+/**
+ * Completion observers outside the service (docs/witness.md): an ending of a terminal's open
+ * turn, taken as a witness under its completion authority. The same protections as every route
+ * that acts (token, `Host`/`Origin`, a JSON body), and a small body cap. Nothing is ever typed.
+ */
+export function observationRoutes(app: OpenAPIHono, cmd: CommandHandlers): void {
+  app.use(
+    '/v1/terminals/:id/observations',
+    bodyLimit({
+      maxSize: OBSERVATION_BODY_BYTES,
+      onError: (c) =>
+        c.json(
+          errorJson(
+            'payload_too_large',
+            `an observer's ending is at most ${OBSERVATION_BODY_BYTES} bytes`,
+          ),
+          413,
+        ),
+    }),
+  );
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/terminals/{id}/observations',
+      summary: COMMANDS.observe.summary,
+      request: { params: Params, body: body(ObservationBody) },
+      responses: {
+        200: json(
+          ObservationAnswer,
+          'taken (or ignored: the screen alone decides, or an observer already ended the turn)',
+        ),
+        409: json(
+          ErrorBody,
+          '`refused`: the turn named is not the open one (details: `reason`, `currentTurnId`); `not_ready`: the terminal is restarting',
+        ),
+        ...TERMINAL_ERRORS,
+      },
+    }),
+    async (c) => {
+      const input = { id: c.req.valid('param').id, body: c.req.valid('json') };
+      return c.json(await cmd.observe(input), 200);
     },
   );
 }

@@ -1,4 +1,4 @@
-import { isPanewardError } from '../errors.js';
+import { isPanewardError, PanewardError } from '../errors.js';
 import type {
   CommandHandlers,
   CommandInput,
@@ -85,6 +85,12 @@ export function portCommands(port: SupervisorPort): CommandHandlers {
       return { ok: true };
     },
     screen: ({ id }) => port.screen(id),
+    observe: ({ id, body }) => {
+      if (!port.observerEnding) {
+        throw new PanewardError('refused', 'this server takes no completion observers');
+      }
+      return port.observerEnding(id, body);
+    },
   };
 }
 
@@ -114,5 +120,7 @@ export function runCommand(
       return handlers.detach(call, signal);
     case 'screen':
       return handlers.screen(call, signal);
+    case 'observe':
+      return handlers.observe(call, signal);
   }
 }

@@ -2,6 +2,7 @@ import type { Observable } from 'rxjs';
 import type { SourceHealth } from '../observe/frame-source.js';
 import type { JournalRecord } from '../schemas/record.js';
 import type { HookAnswer, HookEventBody } from '../schemas/hook.js';
+import type { ObservationAnswer, ObservationBody } from '../schemas/operations/observe.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import type {
   FleetHost,
@@ -87,6 +88,11 @@ export interface SupervisorPort {
   detach(id: string): void | Promise<void>;
   /** Takes an event a CLI's hook posted (docs/hooks.md); where the server takes them. */
   hookEvent?(tool: string, body: HookEventBody): Promise<HookAnswer>;
+  /**
+   * Takes an ending a completion observer tells about a terminal's open turn (docs/witness.md);
+   * where the server takes them (a fleet view forwards it to the terminal's host).
+   */
+  observerEnding?(id: string, body: ObservationBody): Promise<ObservationAnswer>;
   /**
    * Starts an agent CLI in a new tmux window and attaches it (answered once it is ready or
    * blocked on a first-run dialog). Absent where nothing can be started (a fleet server).

@@ -12,15 +12,17 @@ import { ClaimRegistry, SessionObserver, type ObserverReport } from './observer.
 /**
  * The completion authority a terminal runs under (docs/witness.md): the one asked for (the
  * attach request's, else the supervisor's), `both` by default where the tool has a
- * session-record reader or hooks (docs/hooks.md), and always `surface` where it has neither.
+ * session-record reader or hooks (docs/hooks.md), or completion observers are given, and always
+ * `surface` where it has none of these.
  */
 export function witnessConfigFor(
   tool: string,
   asked: CompletionAuthority | undefined,
+  observers = false,
 ): WitnessConfig | undefined {
   const reader = sessionRecordReader(tool);
   const hookEndings = hookEndingsOf(tool);
-  if (!reader && !hookEndings) return undefined;
+  if (!reader && !hookEndings && !observers) return undefined;
   const authority = asked ?? 'both';
   if (authority === 'surface') return undefined;
   return {

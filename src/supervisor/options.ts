@@ -10,6 +10,7 @@ import { ChartSettings, chartSettingsConflict, KernelConfig } from '../schemas/k
 import { PromptText } from '../schemas/prompt.js';
 import { Target } from '../schemas/target.js';
 import { CompletionAuthoritySchema, type TerminalState } from '../schemas/terminal-state.js';
+import type { CompletionObserver } from '../terminal/observers.js';
 
 export const SupervisorOptions = z.strictObject({
   /** tmux socket name (`-L`). */
@@ -50,8 +51,8 @@ export const SupervisorOptions = z.strictObject({
   source: z.enum(['control', 'polling']).default('control'),
   /**
    * Who decides turn outcomes (docs/witness.md): the screen (`surface`), the CLI's session
-   * record (`markers`), or both (`both`, the default where the tool has a session-record
-   * reader; a tool without one is always witnessed by its screen alone).
+   * record, hooks or a completion observer (`markers`), or both (`both`, the default; with no
+   * record, hook or observer speaking, the screen alone decides).
    */
   completionAuthority: CompletionAuthoritySchema.optional(),
   /** Restart backoff of a terminal's runtime: first delay and cap, in seconds. */
@@ -79,6 +80,12 @@ export type SupervisorOptionsInput = z.input<typeof SupervisorOptions> & {
    * gives one); default: this process's. A demo puts its installed CLIs' folders on it.
    */
   spawnEnv?: NodeJS.ProcessEnv;
+  /**
+   * Completion observers (docs/witness.md): each watches every turn of every terminal (its
+   * `observe` may return nothing for a terminal it is not about) and may tell how the turn
+   * ended, a witness beside the screen under the terminal's completion authority.
+   */
+  completionObservers?: readonly CompletionObserver[];
 };
 
 export const AttachRequest = z.strictObject({

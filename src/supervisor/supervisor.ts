@@ -46,6 +46,9 @@ import type { Spawned, SpawnRequest, StopAnswer, StopInput } from '../schemas/sp
 import { answered, waitForTurn } from './turns.js';
 import { takeHookEvent } from '../hooks/intake.js';
 import type { HookAnswer, HookEventBody } from '../schemas/hook.js';
+import { ObservationBody, type ObservationAnswer } from '../schemas/operations/observe.js';
+import type { RecordedEnding } from '../profiles/session-record.js';
+import { checkCompletionObservers } from '../terminal/observers.js';
 import type { z } from 'zod';
 
 export {
@@ -97,8 +100,10 @@ export class Supervisor {
   private readonly running = new RunningTerminals();
 
   constructor(input: SupervisorOptionsInput = {}) {
-    const { transport, scheduler, profiles, inspect, spawnEnv, ...rest } = input;
+    const { transport, scheduler, profiles, inspect, spawnEnv, completionObservers, ...rest } =
+      input;
     const parsed = parseSupervisorOptions(rest);
+    const observers = checkCompletionObservers(completionObservers);
     this.options = parsed.options;
     this.config = parsed.config;
     this.tools = new ToolCatalog(profiles ?? {}, this.options.verifiedOnly);
@@ -130,6 +135,7 @@ export class Supervisor {
       running: this.running,
       completionAuthority: this.options.completionAuthority,
       sessionClaims: new ClaimRegistry(),
+      completionObservers: observers,
     });
     const journal = this.journal;
     this.actor = createActor(
@@ -482,6 +488,46 @@ export class Supervisor {
       tool,
       body,
     );
+  }
+
+  /**
+   * Takes an ending a completion observer outside the process tells (docs/witness.md;
+   * `POST /v1/terminals/{id}/observations`): a witness of the terminal's open turn under its
+   * completion authority, as a library observer's ending is. Nothing is typed. Refused
+   * (`refused`) for a turn that is not the open one; `ignored` under `surface`, or when an
+   * observer already ended the turn.
+   */
+  async observerEnding(id: string, body: ObservationBody): Promise<ObservationAnswer> {
+    this.assertRunning();
+    const parsed = ObservationBody.safeParse(body);
+    if (!parsed.success) throw invalid('observerEnding', parsed.error);
+    const b = parsed.data;
+    const commands = this.commandsOf(id);
+    const ending: RecordedEnding =
+      b.reason === 'known_failure' ? { reason: b.reason, kind: b.kind! } : { reason: b.reason };
+    const why = commands.observerEnding({ turnId: b.turnId, observer: b.observer, ending });
+    if (why === 'not_current_turn') {
+      const current = this.get(id).turn.current?.id ?? null;
+      throw new PanewardError(
+        'refused',
+        current === null
+          ? `field \`turnId\`: terminal ${id} has no open turn (${b.turnId} is not running): nothing was taken`
+          : `field \`turnId\`: ${b.turnId} is not the open turn of terminal ${id} (${current} is): nothing was taken`,
+        {
+          details: {
+            field: 'turnId',
+            reason: 'not_current_turn',
+            turnId: b.turnId,
+            currentTurnId: current,
+          },
+        },
+      );
+    }
+    return {
+      terminalId: id,
+      turnId: b.turnId,
+      ...(why === null ? { taken: 'turn_ended' as const } : { taken: 'ignored' as const, why }),
+    };
   }
 
   /** Stops every terminal and the supervisor; everything recorded is durable when it resolves. */

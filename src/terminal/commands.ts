@@ -7,7 +7,7 @@ import { gate, type Operation, type TerminalFacts } from '../supervisor/operatio
 import type { TerminalPipeline } from './pipeline.js';
 import type { PaneTyping } from './typing.js';
 import { pressInterrupt, sleep, typingError } from './typing.js';
-import type { HookTurnEvent } from './witness.js';
+import type { HookTurnEvent, ObserverEnding } from './witness.js';
 
 /** The pause after each step of an exit command: a CLI's menu settles before the next key. */
 const EXIT_STEP_PAUSE_MS = 400;
@@ -59,6 +59,14 @@ export class TerminalCommands {
    */
   hookEvent(event: HookTurnEvent): boolean {
     return this.pipeline.hookEvent(this.now(), event);
+  }
+
+  /**
+   * An ending a completion observer told (docs/witness.md): a witness, never a key pressed.
+   * Null when taken, else why not.
+   */
+  observerEnding(event: ObserverEnding): 'surface' | 'not_current_turn' | 'already_ended' | null {
+    return this.pipeline.observerEnding(this.now(), event);
   }
 
   /** Reading the screen acts on nothing: it never waits behind a prompt being typed. */

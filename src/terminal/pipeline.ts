@@ -50,7 +50,7 @@ import {
   type StateTimes,
 } from './state.js';
 import { TurnDriver } from './turn-driver.js';
-import type { HookTurnEvent } from './witness.js';
+import type { HookTurnEvent, ObserverEnding } from './witness.js';
 import type { ObserverReport } from '../sessions/observer.js';
 
 export type { PipelineOptions, ProbeFacts };
@@ -416,6 +416,34 @@ export class TerminalPipeline {
     this.publish(t);
     this.evidence = null;
     return true;
+  }
+
+  /**
+   * An ending a completion observer told (docs/witness.md), at observation time `t`. Answers
+   * null when it was taken, else why not (see {@link TurnDriver.observerEnding}).
+   */
+  observerEnding(
+    t: number,
+    event: ObserverEnding,
+  ): 'surface' | 'not_current_turn' | 'already_ended' | null {
+    if (this.disposed) return 'not_current_turn';
+    this.advance(t);
+    const refused = this.turns.observerEnding(t, event);
+    if (refused !== null) return refused;
+    // A candidate the observer's success confirms completes now, not at the next frame.
+    this.kernel.reconsider(t);
+    this.evidence = {
+      ...commandEvidence(this.profile, this.toolVersion, `observer:${event.observer}`),
+      detector: `observer:${event.observer}`,
+    };
+    this.publish(t);
+    this.evidence = null;
+    return null;
+  }
+
+  /** Whether the open turn has shown evidence of its own (what an observer's frame says). */
+  get turnHasEvidence(): boolean {
+    return this.turns.turnHasEvidence;
   }
 
   dispose(): void {

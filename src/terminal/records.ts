@@ -55,6 +55,7 @@ export function turnRecord(terminalId: string, ev: TurnLifecycle): RecordDraft {
     ...(ev.witness ? { witness: ev.witness } : {}),
     ...(ev.record ? { record: ev.record } : {}),
     ...(ev.hook ? { hook: ev.hook } : {}),
+    ...(ev.observer ? { observer: ev.observer } : {}),
   };
 }
 

@@ -25,6 +25,8 @@ import { PaneTyping } from './typing.js';
 import type { CompletionAuthority } from './witness.js';
 import type { ClaimRegistry } from '../sessions/observer.js';
 import { startTerminalWitness, witnessConfigFor } from '../sessions/terminal-witness.js';
+import { boundReason } from '../profiles/session-record.js';
+import { TurnObservers, type CompletionObserver } from './observers.js';
 
 /** What the terminal runtime needs from the supervisor. */
 export interface TerminalRuntimeDeps {
@@ -46,6 +48,8 @@ export interface TerminalRuntimeDeps {
   completionAuthority?: CompletionAuthority;
   /** Session-record files followed, shared by every terminal; none: no session records read. */
   sessionClaims?: ClaimRegistry;
+  /** The library user's completion observers, run for every turn of every terminal. */
+  completionObservers?: readonly CompletionObserver[];
 }
 
 /**
@@ -108,8 +112,14 @@ function startRuntime(
   const target = input.request.target;
   const config = KernelConfig.parse({ ...deps.config, ...input.request.config });
   const host = terminalHost(input, config, deps.hub, input.openTurn ?? null, receive, sendBack);
+  // A live terminal can always be told a turn's ending by a completion observer (the library's,
+  // or one posting to the service), so it has a witness unless the screen alone is asked for.
   const witness = deps.sessionClaims
-    ? witnessConfigFor(profile.id, input.request.completionAuthority ?? deps.completionAuthority)
+    ? witnessConfigFor(
+        profile.id,
+        input.request.completionAuthority ?? deps.completionAuthority,
+        true,
+      )
     : undefined;
   /** The runtime has not been stopped: its states still go to the terminal actor. */
   let live = true;
@@ -138,6 +148,36 @@ function startRuntime(
       error: error instanceof Error ? error.message : String(error),
     });
   };
+  // The user's completion observers, watching each turn (docs/witness.md).
+  const observers =
+    witness && deps.completionObservers && deps.completionObservers.length > 0
+      ? new TurnObservers({
+          terminalId: id,
+          tool: profile.id,
+          observers: deps.completionObservers,
+          state$: pipeline.state$,
+          panePid: () => panePid,
+          deliver: (event) => {
+            try {
+              pipeline.observerEnding(now(), event);
+            } catch (error) {
+              fail(error);
+            }
+          },
+          onProblem: (observer, turnId, why) =>
+            void deps.journal
+              .append({
+                kind: 'anomaly',
+                anomaly: 'completion_observer_problem',
+                terminalId: id,
+                t: now(),
+                observer,
+                turnId,
+                why: boundReason(why),
+              })
+              .catch(() => null),
+        })
+      : null;
   sendBack({ type: 'evt_state', state: pipeline.state });
   pipeline.startSession(now());
   if (input.request.toolVersion) {
@@ -152,7 +192,9 @@ function startRuntime(
     (probe) => {
       panePid = probe.pane?.pid ?? panePid;
       try {
-        handleSample(pipeline, now(), probe);
+        const t = now();
+        handleSample(pipeline, t, probe);
+        if (probe.capture) observers?.frame(t, probe.capture.text, pipeline.turnHasEvidence);
       } catch (error) {
         fail(error);
       }
@@ -196,6 +238,7 @@ function startRuntime(
       : null;
 
   return () => {
+    observers?.stop();
     stopWitness?.();
     release();
     redetect?.unsubscribe();

@@ -17,12 +17,14 @@ import { TurnSignals } from '../schemas/signals.js';
 import { sameData } from '../internal/same-data.js';
 import {
   foldHookEvent,
+  foldObserverEnding,
   foldRecordEvent,
   markerTells,
   outcomeEventOf,
   RECORD_TURN_SLACK_SECONDS,
   type HookTurnEvent,
   type MarkerEvidence,
+  type ObserverEnding,
   type OutcomeWitness,
   type RecordTurn,
   type WitnessConfig,
@@ -51,6 +53,8 @@ export type TurnLifecycle =
       record?: { file: string; offset: number; event: string };
       /** The hook's event that told it, when a hook took part (docs/hooks.md). */
       hook?: { event: string };
+      /** The completion observer that told it, when one took part (docs/witness.md). */
+      observer?: { name: string };
     }
   | { kind: 'turn.reopened'; t: number; turn: TurnInfo };
 
@@ -132,9 +136,10 @@ export class TurnDriver {
    */
   private recordSeen = false;
   /** The latest turn as the session record tells it, and as the CLI's hooks tell it. */
-  private readonly markers: Record<'record' | 'hook', RecordTurn | null> = {
+  private readonly markers: Record<'record' | 'hook' | 'observer', RecordTurn | null> = {
     record: null,
     hook: null,
+    observer: null,
   };
   /** The screen's settle window ran out while the record's turn was still open. */
   private heldSettle = false;
@@ -322,6 +327,35 @@ export class TurnDriver {
     if (event.type === 'turn_ended') this.recordEnded(t);
   }
 
+  /**
+   * An ending a completion observer told (docs/witness.md): a marker witness under the same
+   * rules as the session record, for the open turn only. Answers why it was not taken, or null
+   * when it was: `not_current_turn` (no turn is open, or another one is), `already_ended` (an
+   * observer already ended this turn), `surface` (the screen alone decides).
+   */
+  observerEnding(
+    t: number,
+    event: ObserverEnding,
+  ): 'surface' | 'not_current_turn' | 'already_ended' | null {
+    const w = this.o.witness;
+    if (!w || w.authority === 'surface') return 'surface';
+    const turn = this.current;
+    if (!turn || turn.id !== event.turnId) return 'not_current_turn';
+    const before = this.markers.observer;
+    if (before?.ending && before.startedAt === turn.startedAt) return 'already_ended';
+    this.now = Math.max(this.now, t);
+    this.recordSeen = true;
+    this.markers.observer = foldObserverEnding(before, event, turn.startedAt);
+    this.recordEnded(t);
+    return null;
+  }
+
+  /** Whether the open turn has shown evidence of its own yet (activity, a changed transcript). */
+  get turnHasEvidence(): boolean {
+    const e = this.phase.context.evidence;
+    return this.current !== null && e !== null && (e.sawActive || e.projectionChanged);
+  }
+
   /** A prompt submitted through paneward: an explicit-input turn with this id. */
   armExplicit(t: number, turnId: string): void {
     this.o.timers.clear(WITNESS_KEY);
@@ -419,9 +453,19 @@ export class TurnDriver {
 
   /** Each marker witness's latest turn that is the turn started at `startedAt`. */
   private markersOf(startedAt: number): RecordTurn[] {
-    const all = [this.recordLive ? this.markers.record : null, this.markers.hook];
+    const all = [
+      this.recordLive ? this.markers.record : null,
+      this.markers.hook,
+      this.markers.observer,
+    ];
+    // An observer names its turn, so its ending is that turn's exactly; the record and hooks
+    // are matched by time.
     return all.filter(
-      (m): m is RecordTurn => m !== null && m.startedAt >= startedAt - RECORD_TURN_SLACK_SECONDS,
+      (m): m is RecordTurn =>
+        m !== null &&
+        (m.by === 'observer'
+          ? m.startedAt === startedAt
+          : m.startedAt >= startedAt - RECORD_TURN_SLACK_SECONDS),
     );
   }
 
@@ -614,16 +658,22 @@ export class TurnDriver {
   private evidenceOf(
     outcome: string,
     startedAt: number,
-  ): { record?: { file: string; offset: number; event: string }; hook?: { event: string } } {
+  ): {
+    record?: { file: string; offset: number; event: string };
+    hook?: { event: string };
+    observer?: { name: string };
+  } {
     const reason = OUTCOME_OF[outcome as keyof typeof OUTCOME_OF];
     const out: {
       record?: { file: string; offset: number; event: string };
       hook?: { event: string };
+      observer?: { name: string };
     } = {};
     for (const m of this.markersOf(startedAt)) {
       const e = m.endedBy;
       if (m.ending?.reason !== reason || !e) continue;
       if ('hook' in e) out.hook = { event: e.hook };
+      else if ('observer' in e) out.observer = { name: e.observer };
       else out.record = e;
     }
     return out;

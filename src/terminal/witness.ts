@@ -10,15 +10,20 @@ export type CompletionAuthority = 'surface' | 'markers' | 'both';
 
 /**
  * Which witness decided an outcome: the screen, the session record, a hook the CLI ran on its
- * own event (docs/hooks.md), or the screen and one of the other two agreeing (`both`).
+ * own event (docs/hooks.md), a completion observer of the user's (docs/witness.md), or the
+ * screen and one of the others agreeing (`both`).
  */
-export type OutcomeWitness = 'surface' | 'record' | 'hook' | 'both';
+export type OutcomeWitness = 'surface' | 'record' | 'hook' | 'observer' | 'both';
 
-/** The witnesses beside the screen: the CLI's session record, and its hooks. */
-export type MarkerSource = 'record' | 'hook';
+/** The witnesses beside the screen: the CLI's session record, its hooks, completion observers. */
+export type MarkerSource = 'record' | 'hook' | 'observer';
 
-/** Where a marker witness said a turn ended: the record's place, or the hook's event name. */
-export type MarkerEvidence = { file: string; offset: number; event: string } | { hook: string };
+/**
+ * Where a marker witness said a turn ended: the record's place, the hook's event name, or the
+ * completion observer's name.
+ */
+export type MarkerEvidence =
+  { file: string; offset: number; event: string } | { hook: string } | { observer: string };
 
 /** How a terminal's completion witness is set up. */
 export interface WitnessConfig {
@@ -44,6 +49,9 @@ export function markerTells(
   reason: RecordedEnding['reason'],
 ): boolean {
   if (by === 'hook') return config.hookEndings?.includes(reason) ?? false;
+  // An observer's turn is never open: it is a witness only once it ended the turn, so it is
+  // never waited for, and what it said is what it can tell.
+  if (by === 'observer') return true;
   return config.endings === undefined || config.endings.includes(reason);
 }
 
@@ -131,6 +139,34 @@ export function foldHookEvent(
     startedAt: turn && turn.ending === null ? turn.startedAt : at,
     ending: event.ending,
     endedBy: { hook: event.event },
+  };
+}
+
+/**
+ * What a completion observer told (docs/witness.md): the turn it ended (by id: an observer
+ * watches one turn at a time), its own name, and the ending. Never any text.
+ */
+export interface ObserverEnding {
+  turnId: string;
+  observer: string;
+  ending: RecordedEnding;
+}
+
+/**
+ * The observers' word on the turn started at `startedAt`: the first ending an observer told for
+ * a turn is theirs; a later one for the same turn changes nothing.
+ */
+export function foldObserverEnding(
+  turn: RecordTurn | null,
+  event: ObserverEnding,
+  startedAt: number,
+): RecordTurn {
+  if (turn?.ending && turn.startedAt === startedAt) return turn;
+  return {
+    by: 'observer',
+    startedAt,
+    ending: event.ending,
+    endedBy: { observer: event.observer },
   };
 }
 

@@ -227,6 +227,49 @@ describe('commands over NATS are signed with the fleet token', () => {
     expect(edge.status().commands - before).toBe(3);
   }, 30_000);
 
+  it('carries a completion observer’s ending to the host signed, and its refusal back', async () => {
+    const unsigned = await request(
+      envelope({
+        op: 'observe',
+        id: 'a1',
+        body: { observer: 'ci', turnId: 'turn-1', reason: 'success' },
+      }),
+    );
+    expect(unsigned.error).toMatchObject({ code: 'unauthorized' });
+    // A turn that is not the open one: the host's 409 comes back through the fleet as it is.
+    await expect(
+      view.observerEnding('host-a/a1', { observer: 'ci', turnId: 'turn-999', reason: 'success' }),
+    ).rejects.toMatchObject({
+      code: 'refused',
+      details: expect.objectContaining({ reason: 'not_current_turn' }),
+    });
+    // A turn held open at a permission prompt takes the observer's ending.
+    const turnId = await view.submit('host-a/a1', 'ask: may the observer judge this?');
+    await until(
+      'the permission prompt',
+      async () =>
+        view.get('host-a/a1').surface.blockedPrompt === 'tool_permission' ? true : undefined,
+      15_000,
+    );
+    const answer = await view.observerEnding('host-a/a1', {
+      observer: 'ci',
+      turnId,
+      reason: 'known_failure',
+      kind: 'denied_by_policy',
+    });
+    expect(answer).toEqual({ terminalId: 'host-a/a1', turnId, taken: 'turn_ended' });
+    await pane.sendText('n');
+    await pane.sendKeys('Enter');
+    await until(
+      'the observer’s outcome',
+      async () => {
+        const last = view.get('host-a/a1').lastTurn;
+        return last.turnId === turnId && last.result !== 'none' ? last : undefined;
+      },
+      15_000,
+    ).then((last) => expect(last).toMatchObject({ result: 'known_failure', witness: 'observer' }));
+  }, 45_000);
+
   it('tells loopback NATS from any other', () => {
     for (const url of [
       'nats://127.0.0.1:4222',

@@ -80,6 +80,7 @@ describe('the HTTP API (contracts.md §5) on a real pane', () => {
         '/v1/terminals/{id}/history',
         '/v1/terminals/{id}/input',
         '/v1/terminals/{id}/interrupt',
+        '/v1/terminals/{id}/observations',
         '/v1/terminals/{id}/resume',
         '/v1/terminals/{id}/screen',
         '/v1/terminals/{id}/turns',

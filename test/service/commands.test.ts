@@ -92,6 +92,7 @@ describe("the fleet's request/reply carries the contracts", () => {
       resume: { id: 't1' },
       detach: { id: 't1' },
       screen: { id: 't1' },
+      observe: { id: 't1', body: { observer: 'ci', turnId: 'turn-1', reason: 'success' } },
     };
     expect(Object.keys(inputs).sort()).toEqual(Object.keys(COMMANDS).sort());
     for (const [op, input] of Object.entries(inputs)) {

@@ -557,3 +557,112 @@ describe('completion witness: a hook as the third witness', () => {
     expect(h.ends()).toEqual([]);
   });
 });
+
+describe('completion witness: a completion observer', () => {
+  const observed = (h: ReturnType<typeof harness>, ending: RecordedEnding, turnId = 'turn-1') =>
+    h.driver.observerEnding(h.t, { turnId, observer: 'sentinel', ending });
+  const armScreenOnly = (h: ReturnType<typeof harness>) => {
+    h.frame();
+    h.wait(0.25);
+    h.driver.armExplicit(h.t, 'turn-1');
+  };
+
+  it('its success agrees with the screen’s candidate at once: both, sooner than the settle window', () => {
+    const h = make('both');
+    armScreenOnly(h);
+    streamThenCandidate(h);
+    const candidateAt = h.t;
+    h.wait(0.1);
+    expect(observed(h, { reason: 'success' })).toBeNull();
+    expect(h.ends()).toEqual([{ outcome: 'success', witness: 'both', at: +(h.t - T0).toFixed(2) }]);
+    expect(h.t - candidateAt).toBeLessThan(SETTLE);
+    expect(h.turns.find((x) => x.kind === 'turn.ended')).toMatchObject({
+      observer: { name: 'sentinel' },
+    });
+    // The completion chart's observer gets the same evidence.
+    expect(h.driver.recordSuccessEvidence()).toEqual({ observer: 'sentinel' });
+  });
+
+  it('markers: it decides at once, while the screen still shows work', () => {
+    const h = make('markers');
+    armScreenOnly(h);
+    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    expect(observed(h, { reason: 'success' })).toBeNull();
+    expect(h.ends()).toEqual([
+      expect.objectContaining({
+        outcome: 'success',
+        witness: 'observer',
+        at: +(h.t - T0).toFixed(2),
+      }),
+    ]);
+    expect(h.driver.snapshot().lastTurn).toMatchObject({ result: 'success', witness: 'observer' });
+  });
+
+  it('both: a failure it tells against the screen’s success wins after the window, as the record’s would', () => {
+    const h = make('both');
+    armScreenOnly(h);
+    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    expect(observed(h, { reason: 'known_failure', kind: 'sentinel_missing' })).toBeNull();
+    h.reply();
+    h.frame({ successCandidate: true });
+    h.wait(SETTLE + 0.5);
+    expect(h.ends()).toEqual([]); // the screen's success is held: the two disagree
+    h.wait(WINDOW);
+    expect(h.ends()).toEqual([
+      expect.objectContaining({ outcome: 'known_failure', witness: 'observer' }),
+    ]);
+    expect(h.disagreements).toEqual([
+      expect.objectContaining({
+        record: 'known_failure',
+        decided: 'observer',
+        evidence: { observer: 'sentinel' },
+        screen: expect.objectContaining({ successCandidate: true }),
+      }),
+    ]);
+  });
+
+  it('its silence holds nothing: the screen’s success stands after the settle window alone', () => {
+    const h = make('both');
+    armScreenOnly(h);
+    streamThenCandidate(h);
+    h.wait(SETTLE + 0.1);
+    expect(h.ends()).toEqual([expect.objectContaining({ outcome: 'success' })]);
+    expect(h.disagreements).toEqual([]);
+  });
+
+  it('takes an ending only for the open turn, and only the first for a turn', () => {
+    const h = make('both');
+    expect(observed(h, { reason: 'success' })).toBe('not_current_turn');
+    armScreenOnly(h);
+    expect(observed(h, { reason: 'success' }, 'turn-0')).toBe('not_current_turn');
+    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    expect(observed(h, { reason: 'interrupted' })).toBeNull();
+    expect(observed(h, { reason: 'success' })).toBe('already_ended');
+    h.wait(WINDOW + 0.1);
+    expect(h.ends()).toEqual([
+      expect.objectContaining({ outcome: 'interrupted', witness: 'observer' }),
+    ]);
+    expect(observed(h, { reason: 'success' })).toBe('not_current_turn');
+  });
+
+  it('an earlier turn’s ending is not the next turn’s, however soon it starts', () => {
+    const h = make('both');
+    armScreenOnly(h);
+    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    observed(h, { reason: 'known_failure', kind: 'x' });
+    h.wait(0.3);
+    h.driver.armExplicit(h.t, 'turn-2');
+    streamThenCandidate(h);
+    h.wait(SETTLE + 0.1);
+    const ends = h.ends();
+    expect(ends.at(-1)).toEqual(
+      expect.objectContaining({ outcome: 'success', witness: 'surface' }),
+    );
+  });
+
+  it('surface: it is not taken', () => {
+    const h = make('surface');
+    armScreenOnly(h);
+    expect(observed(h, { reason: 'success' })).toBe('surface');
+  });
+});

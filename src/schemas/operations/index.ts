@@ -2,12 +2,14 @@ import type { z } from '@hono/zod-openapi';
 import { attach } from './attach.js';
 import { detach, interrupt, resume, screen } from './control.js';
 import { input } from './input.js';
+import { observe } from './observe.js';
 import { turns, wait } from './turns.js';
 
 export * from './contract.js';
 export * from './attach.js';
 export * from './control.js';
 export * from './input.js';
+export * from './observe.js';
 export * from './reads.js';
 export * from './spawn.js';
 export * from './turns.js';
@@ -16,7 +18,7 @@ export * from './turns.js';
  * Every command of the service by name: what the HTTP routes take, what a fleet edge answers
  * over request/reply, what the fleet view sends and checks the answers against.
  */
-export const COMMANDS = { attach, input, turns, wait, interrupt, resume, detach, screen };
+export const COMMANDS = { attach, input, turns, wait, interrupt, resume, detach, screen, observe };
 export type Commands = typeof COMMANDS;
 export type CommandName = keyof Commands;
 export type CommandInput<K extends CommandName> = z.output<Commands[K]['input']>;
