@@ -124,7 +124,14 @@ export class Notifier {
       ...config.commands.map((cmd, i) => execSink(parseCommand(cmd), i + 1, this.o)),
     ];
     this.queues = this.sinks.map((sink) => ({ sink, queue: [], running: false }));
-    for (const q of this.queues) this.metrics.queued.set({ sink: q.sink.name }, 0);
+    // Every sink's counters exist from the start (at 0), so a rate over them is defined.
+    for (const { sink } of this.queues) {
+      const labels = { sink: sink.name };
+      this.metrics.queued.set(labels, 0);
+      for (const c of ['delivered', 'failed', 'dropped', 'retried'] as const) {
+        this.metrics[c].inc(labels, 0);
+      }
+    }
     for (const id of port.ids()) this.remember(id);
     this.sub = port.journal.records$.subscribe((r) => {
       if (r.kind === 'notify.delivery') return;
