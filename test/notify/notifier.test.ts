@@ -447,3 +447,24 @@ describe('notify: commands', () => {
     }
   });
 });
+
+describe('notify: serve options', () => {
+  it('refuses a bad sink or bound naming the field, before anything starts', async () => {
+    const { startServe } = await import('../../src/cli/serve.js');
+    await expect(
+      startServe({ notify: ['ftp://example.com/x'], logLevel: 'silent' }),
+    ).rejects.toThrow(/serve: field `notify\.0`: --notify must be an http:\/\/ or https:\/\/ URL/);
+    await expect(startServe({ notifyExec: ['["a", 1]'], logLevel: 'silent' })).rejects.toThrow(
+      /serve: field `notifyExec\.0`: must name a program/,
+    );
+    await expect(startServe({ notifyExec: ['  '], logLevel: 'silent' })).rejects.toThrow(
+      /serve: field `notifyExec\.0`/,
+    );
+    await expect(startServe({ notifyRetries: '11', logLevel: 'silent' })).rejects.toThrow(
+      /serve: field `notifyRetries`: --notify-retries must be at most 10/,
+    );
+    await expect(startServe({ notifyQueue: '0', logLevel: 'silent' })).rejects.toThrow(
+      /serve: field `notifyQueue`/,
+    );
+  });
+});
