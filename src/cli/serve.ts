@@ -128,7 +128,17 @@ export const ServeOptions = z
         z
           .string()
           .url({ error: '--notify must be an http:// or https:// URL' })
-          .regex(/^https?:\/\//i, { error: '--notify must be an http:// or https:// URL' }),
+          .regex(/^https?:\/\//i, { error: '--notify must be an http:// or https:// URL' })
+          .refine(
+            (u) => {
+              const url = new URL(u);
+              return url.username === '' && url.password === '';
+            },
+            {
+              error:
+                '--notify must not carry a user or password (user:password@); a secret can go in the path or query',
+            },
+          ),
       )
       .default([]),
     /** Commands run for the same events (no shell: a JSON array, or words split on spaces). */

@@ -83,6 +83,14 @@ export function happeningsOf(record: JournalRecord): Happening[] {
   }
 }
 
+/** What a notification says of a terminal whose state was never read (a fleet's first record). */
+const UNKNOWN_STATE: NotifyEvent['state'] = {
+  readiness: 'unknown',
+  phase: 'unknown',
+  availability: 'unknown',
+  lastTurn: { result: 'none', turnId: null },
+};
+
 /** The part of a terminal's state a notification carries. */
 export function stateOf(s: TerminalState): NotifyEvent['state'] {
   return {
@@ -93,27 +101,30 @@ export function stateOf(s: TerminalState): NotifyEvent['state'] {
   };
 }
 
-/** The notification of a happening, given the terminal's state (its latest known). */
+/**
+ * The notification of a happening, given the terminal's state (its latest known; null when it
+ * was never read: then its tool is `unknown` and its state all `unknown`).
+ */
 export function eventOf(
   h: Happening,
-  state: TerminalState,
+  state: TerminalState | null,
   coalesced: number,
   now = new Date(),
 ): NotifyEvent {
-  const turnId = h.turnId ?? state.turn.current?.id;
+  const turnId = h.turnId ?? state?.turn.current?.id;
   return {
     version: NOTIFY_FORMAT,
     kind: h.kind,
     at: now.toISOString(),
     terminalId: h.terminalId,
     ...(h.host !== undefined ? { host: h.host } : {}),
-    tool: state.tool,
+    tool: state?.tool ?? 'unknown',
     ...(turnId !== undefined ? { turnId } : {}),
     ...(h.outcome !== undefined ? { outcome: h.outcome } : {}),
     ...(h.kind === 'question'
-      ? { prompt: h.prompt !== undefined ? h.prompt : state.surface.blockedPrompt }
+      ? { prompt: h.prompt !== undefined ? h.prompt : (state?.surface.blockedPrompt ?? null) }
       : {}),
     coalesced,
-    state: stateOf(state),
+    state: state ? stateOf(state) : UNKNOWN_STATE,
   };
 }

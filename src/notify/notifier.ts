@@ -197,8 +197,7 @@ export class Notifier {
 
   private send(h: Happening, coalesced: number): void {
     this.remember(h.terminalId);
-    const state = this.lastState.get(h.terminalId);
-    if (!state) return;
+    const state = this.lastState.get(h.terminalId) ?? null;
     const event = eventOf(h, state, coalesced);
     if (h.kind === 'gone') this.lastState.delete(h.terminalId);
     for (const q of this.queues) {

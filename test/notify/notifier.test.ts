@@ -358,6 +358,24 @@ describe('notify: events read from records', () => {
   });
 });
 
+describe('notify: a terminal never read', () => {
+  it('is told with its tool and state unknown rather than not at all', async () => {
+    const rx = await startReceiver();
+    const p = testPort();
+    start(p.port, { webhooks: [rx.url] });
+    p.turnEnded('host-b/t9', 'turn-1');
+    const [got] = await rx.waitFor(1);
+    expect(NotifyEvent.parse(got!.body)).toMatchObject({
+      kind: 'turn_ended',
+      terminalId: 'host-b/t9',
+      tool: 'unknown',
+      turnId: 'turn-1',
+      state: { readiness: 'unknown', phase: 'unknown', availability: 'unknown' },
+    });
+    await rx.close();
+  });
+});
+
 describe('notify: commands', () => {
   it('parses a command once: a JSON array, or words split on spaces; a bad one names the field', () => {
     expect(parseCommand('["/bin/echo", "a b", "$(x)"]')).toEqual(['/bin/echo', 'a b', '$(x)']);
@@ -454,6 +472,9 @@ describe('notify: serve options', () => {
     await expect(
       startServe({ notify: ['ftp://example.com/x'], logLevel: 'silent' }),
     ).rejects.toThrow(/serve: field `notify\.0`: --notify must be an http:\/\/ or https:\/\/ URL/);
+    await expect(
+      startServe({ notify: ['https://me:secret@example.com/x'], logLevel: 'silent' }),
+    ).rejects.toThrow(/serve: field `notify\.0`: --notify must not carry a user or password/);
     await expect(startServe({ notifyExec: ['["a", 1]'], logLevel: 'silent' })).rejects.toThrow(
       /serve: field `notifyExec\.0`: must name a program/,
     );
