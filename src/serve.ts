@@ -6,6 +6,8 @@ import type { NatsAuth } from './fleet/auth.js';
 import { FleetEdge } from './fleet/edge.js';
 import { FleetView } from './fleet/view.js';
 import { startStatelyInspection, type StatelyInspectionOptions } from './inspect/stately.js';
+import { Notifier, type NotifyConfig } from './notify/notifier.js';
+import { parseCommand } from './notify/sinks.js';
 import { createHttpApp, type SpawnPresets } from './server/app.js';
 import { errorJson } from './server/guards.js';
 import type { SupervisorPort } from './service/port.js';
@@ -37,6 +39,8 @@ export interface ServeConfig {
   fleet?: { nats: string; token?: string | null; natsAuth?: NatsAuth };
   /** What the dashboard's Start form fills in per tool (see `HttpOptions.spawnPresets`). */
   spawnPresets?: SpawnPresets;
+  /** Notifications to webhooks and commands (docs/notify.md); on a fleet server, of every host. */
+  notify?: NotifyConfig;
   /** A server with panes (ignored with `fleet`). */
   supervisor?: {
     options: SupervisorOptionsInput;
@@ -99,6 +103,8 @@ export function createLogger(level: string): Logger {
  */
 export async function serve(config: ServeConfig): Promise<RunningServer> {
   refuseOpenBind(config.host, config.token);
+  // A command that names no program is refused before anything starts.
+  for (const cmd of config.notify?.commands ?? []) parseCommand(cmd);
   // The port is taken first: a port that is busy is refused before anything else starts, and
   // before anything is written to the data directory (no journal, no lock). Until the API is
   // ready a request is answered 503.
@@ -295,6 +301,16 @@ async function serveOn(
     ...(config.spawnPresets ? { spawnPresets: config.spawnPresets } : {}),
     logger: log,
   });
+  const sup0 = sup;
+  const notifier =
+    config.notify && config.notify.webhooks.length + config.notify.commands.length > 0
+      ? new Notifier(served, config.notify, {
+          logger: log,
+          // A fleet server has no journal of its own: its outcomes are in the metrics and logs.
+          ...(sup0 ? { append: (d) => void sup0.journal.append(d).catch(() => null) } : {}),
+        })
+      : null;
+  notifier?.register(http.metrics.registry);
   mount(http.listener);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -320,6 +336,7 @@ async function serveOn(
         : {}),
       terminals: served.ids().length,
       token: config.token !== null,
+      ...(notifier ? { notify: notifier.sinks.map((k) => `${k.name} ${k.describe}`) } : {}),
     },
     'paneward serve listening',
   );
@@ -344,6 +361,8 @@ async function serveOn(
         server.close();
         server.closeAllConnections();
         http.close();
+        // Deliveries under way are cut short: the journal their outcomes go to is closing.
+        await notifier?.stop();
         await stopParts();
         log.info('paneward serve stopped');
       })()),

@@ -85,6 +85,8 @@ export function briefRecord(r: JournalRecord): string {
       return `${head} ${r.reason}, budget ${r.budgetSeconds}s`;
     case 'watchdog.cancel':
       return `${head} after ${r.elapsedSeconds}s of ${r.configuredBudgetSeconds}s`;
+    case 'notify.delivery':
+      return `${head} ${r.event} → ${r.sink}: ${r.outcome} (${r.attempts} attempt${r.attempts === 1 ? '' : 's'})${r.error ? `: ${r.error}` : ''}`;
     default:
       return head;
   }

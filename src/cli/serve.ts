@@ -11,6 +11,8 @@ import { describeZodError } from '../internal/zod-errors.js';
 import type { ProfileFactory } from '../profiles/types.js';
 import { MIN_TOKEN_LENGTH, type NatsAuth } from '../fleet/auth.js';
 import { HostId } from '../schemas/operations/index.js';
+import { NOTIFY_DEFAULTS, type NotifyConfig } from '../notify/notifier.js';
+import { parseCommand } from '../notify/sinks.js';
 import {
   createLogger,
   DEFAULT_PORT,
@@ -120,6 +122,62 @@ export const ServeOptions = z
     natsKey: z.string().min(1).optional(),
     /** A module whose `profiles` export adds tool profiles (id → factory). */
     profileModule: z.string().min(1).optional(),
+    /** Webhooks told of questions, ended turns, stalls, exits and gone panes (docs/notify.md). */
+    notify: z
+      .array(
+        z
+          .string()
+          .url({ error: '--notify must be an http:// or https:// URL' })
+          .regex(/^https?:\/\//i, { error: '--notify must be an http:// or https:// URL' })
+          .refine(
+            (u) => {
+              const url = new URL(u);
+              return url.username === '' && url.password === '';
+            },
+            {
+              error:
+                '--notify must not carry a user or password (user:password@); a secret can go in the path or query',
+            },
+          ),
+      )
+      .default([]),
+    /** Commands run for the same events (no shell: a JSON array, or words split on spaces). */
+    notifyExec: z
+      .array(
+        z.string().superRefine((cmd, ctx) => {
+          try {
+            parseCommand(cmd, 'notifyExec');
+          } catch (error) {
+            ctx.addIssue({
+              code: 'custom',
+              message: (error as Error).message.replace(/^field `notifyExec`: /, ''),
+            });
+          }
+        }),
+      )
+      .default([]),
+    notifyDebounce: z.coerce
+      .number({ error: 'must be a number of seconds' })
+      .min(0)
+      .max(3600, { error: '--notify-debounce must be at most 3600 seconds' })
+      .default(NOTIFY_DEFAULTS.debounceMs / 1000),
+    notifyTimeout: z.coerce
+      .number({ error: 'must be a number of seconds' })
+      .positive()
+      .max(300, { error: '--notify-timeout must be at most 300 seconds' })
+      .default(NOTIFY_DEFAULTS.timeoutMs / 1000),
+    notifyRetries: z.coerce
+      .number({ error: 'must be a whole number' })
+      .int({ error: 'must be a whole number' })
+      .min(0)
+      .max(10, { error: '--notify-retries must be at most 10' })
+      .default(NOTIFY_DEFAULTS.retries),
+    notifyQueue: z.coerce
+      .number({ error: 'must be a whole number' })
+      .int({ error: 'must be a whole number' })
+      .min(1)
+      .max(100_000, { error: '--notify-queue must be at most 100000' })
+      .default(NOTIFY_DEFAULTS.queueSize),
     ...ChartOptionFields,
   })
   .superRefine(checkChartOptions)
@@ -355,8 +413,17 @@ export async function startServe(
   const o = parsed.data;
   const token = readToken(o.tokenFile);
   refuseOpenBind(o.host, token);
+  const notify: NotifyConfig = {
+    webhooks: o.notify,
+    commands: o.notifyExec,
+    debounceMs: o.notifyDebounce * 1000,
+    timeoutMs: o.notifyTimeout * 1000,
+    retries: o.notifyRetries,
+    queueSize: o.notifyQueue,
+  };
   const common = {
     host: o.host,
+    notify,
     port: o.port,
     token,
     ...(o.cors ? { corsOrigins: o.cors } : {}),
@@ -489,6 +556,29 @@ export function registerServe(program: Command): void {
     .option('--nats-cert <file>', 'client certificate for NATS TLS (with --nats-key)')
     .option('--nats-key <file>', "the client certificate's key")
     .option('--profile-module <file>', 'a module whose `profiles` export adds tool profiles')
+    .option(
+      '--notify <url>',
+      'POST a JSON notification to this webhook when an agent asks, a turn ends, a terminal stalls, its CLI exits or its pane goes (repeatable; docs/notify.md)',
+      (url: string, all: string[] = []) => [...all, url],
+    )
+    .option(
+      '--notify-exec <cmd>',
+      'run this command (no shell: a JSON array, or words split on spaces) for the same events, the event on stdin and in PANEWARD_EVENT_* (repeatable)',
+      (cmd: string, all: string[] = []) => [...all, cmd],
+    )
+    .option(
+      '--notify-debounce <seconds>',
+      'coalesce events of one kind for one terminal within this window (default 2; 0: none)',
+    )
+    .option(
+      '--notify-timeout <seconds>',
+      'time a webhook attempt or a command may take (default 5)',
+    )
+    .option('--notify-retries <n>', 'webhook attempts after a failed one (default 3)')
+    .option(
+      '--notify-queue <n>',
+      'notifications waiting per sink before more are dropped (default 100)',
+    )
     .action(async (opts: Record<string, unknown>) => {
       const signals = untilStopSignal();
       try {

@@ -7,6 +7,7 @@ import { auth, health, needToken, request, setConnection } from './api.js';
 import { matchesFilter, renderGrid } from './grid.js';
 import { loadHistories, noteRecord, renderTimelines, timelinesChanged } from './timeline.js';
 import { addTransitions, openTerminal, renderDetail } from './terminal.js';
+import { notifyRecord } from './notify.js';
 import './spawn.js';
 
 /** A stream this quiet (heartbeats come every 15 s) is not trusted: it is reconnected. */
@@ -160,6 +161,7 @@ function onRecord(r) {
     timelinesChanged();
   }
   if (r.terminalId && r.terminalId === openId()) addTransitions([r], true);
+  notifyRecord(r);
   refreshTimer ??= setTimeout(flush, 50);
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ChartSettings } from './kernel.js';
+import { DeliveryOutcome, NotifyKind } from './notify.js';
 
 /** Format version of every record; bumped when a record's meaning changes. */
 export const RECORD_FORMAT = 1;
@@ -326,6 +327,23 @@ export const JournalRecord = z.discriminatedUnion('kind', [
       why: z.string(),
     }),
   ]),
+  /**
+   * How a notification (docs/notify.md) to one sink ended: delivered, failed after its attempts,
+   * or dropped from a full queue. It names the sink by its position, never its URL or command,
+   * and carries no pane text.
+   */
+  z.object({
+    ...Base,
+    kind: z.literal('notify.delivery'),
+    /** `webhook:<n>` or `exec:<n>`: the n-th `--notify` or `--notify-exec`, from 1. */
+    sink: z.string(),
+    event: NotifyKind,
+    outcome: DeliveryOutcome,
+    attempts: z.number().int().nonnegative(),
+    turnId: z.string().optional(),
+    /** Why the last attempt failed (`HTTP 500`, `timeout after 5 s`, `exit status 2`, ...). */
+    error: z.string().optional(),
+  }),
   z.object({
     ...Base,
     kind: z.literal('watchdog.window'),
