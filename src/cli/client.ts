@@ -45,6 +45,11 @@ export const defaultIo = (): ClientIo => ({
 });
 
 /** What `paneward state` prints of one terminal. */
+/** The chat context as `state` and `ls` print it: `degraded (<reason>)` when degraded. */
+export function contextWords(c: TerminalView['chatContext']): string {
+  return c.state === 'degraded' ? `degraded (${c.degradedErrorType ?? 'unknown'})` : c.state;
+}
+
 export function describeState(v: TerminalView): string[] {
   const op = (name: string, o: { allowed: string; reason: string }) =>
     `  ${name}: ${o.allowed} (${o.reason})`;
@@ -52,6 +57,7 @@ export function describeState(v: TerminalView): string[] {
     `${v.terminalId} ${v.target ?? ''} ${toolVersionLabel(v)}`,
     `  diagnostics: ${v.diagnostics.availability}  readiness: ${v.readiness.status}  phase: ${v.turn.phase}${v.turn.current ? ` ${v.turn.current.id} (${v.turn.current.source})` : ''}`,
     `  last turn: ${v.lastTurn.result}${v.lastTurn.turnId ? ` ${v.lastTurn.turnId} (${v.lastTurn.source}${v.lastTurn.witness ? `, witness ${v.lastTurn.witness}` : ''})` : ''}  session: ${v.session.status}`,
+    `  chat context: ${contextWords(v.chatContext)}`,
     ...(v.witness
       ? [
           `  session record: ${v.witness.record} (completion authority ${v.witness.authority})${v.witness.why ? `: ${v.witness.why}` : ''}`,

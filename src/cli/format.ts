@@ -27,13 +27,17 @@ function briefBody(s: TerminalState): string {
       : ` last=${s.lastTurn.result}@${s.lastTurn.turnId ?? '-'}` +
         (s.lastTurn.witness ? `(${s.lastTurn.witness})` : '');
   const blocked = s.surface.blockedPrompt ? ` blocked=${s.surface.blockedPrompt}` : '';
+  const context =
+    s.chatContext.state === 'degraded'
+      ? ` context=degraded:${s.chatContext.degradedErrorType ?? 'unknown'}`
+      : '';
   const send = operationsFor(s).sendInput;
   const why = send.allowed === 'no' ? ` (${send.reason})` : '';
   const where = s.target === null ? '' : ` ${s.target} ${toolLabel(s.tool)}`;
   return (
     `${s.terminalId}${where} ` +
     `diag=${s.diagnostics.availability} readiness=${s.readiness.status}${why} ` +
-    `phase=${s.turn.phase}${turn}${completion}${last}${blocked} ` +
+    `phase=${s.turn.phase}${turn}${completion}${last}${blocked}${context} ` +
     `surface=${s.surface.businessState}/${s.surface.inputMode}`
   );
 }

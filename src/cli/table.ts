@@ -26,6 +26,15 @@ const COLOR: Record<string, string> = {
   known_failure: '31',
 };
 
+/** The tool, with what a person should know of it: an unverified release, a degraded context. */
+function toolCell(v: View): string {
+  const marks = [
+    ...(v.toolVersionVerified === false ? ['unverified'] : []),
+    ...(v.chatContext.state === 'degraded' ? ['context degraded'] : []),
+  ];
+  return marks.length === 0 ? toolLabel(v.tool) : `${toolLabel(v.tool)} (${marks.join(', ')})`;
+}
+
 /** One table of terminals: terminal, target, tool, readiness, phase, last result, for how long. */
 export function terminalTable(
   views: readonly View[],
@@ -37,7 +46,7 @@ export function terminalTable(
   const rows = views.map((v) => [
     v.terminalId,
     v.target ?? '-',
-    v.toolVersionVerified === false ? `${toolLabel(v.tool)} (unverified)` : toolLabel(v.tool),
+    toolCell(v),
     // A pane tmux cannot find is gone: its own word, not a failure someone should act on.
     v.diagnostics.availability === 'unavailable' ? 'gone' : v.readiness.status,
     v.turn.phase,

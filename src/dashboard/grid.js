@@ -41,7 +41,9 @@ function setCell(td, text, cls) {
 /** The tool, and its version (left out where the page is narrow). */
 function setTool(td, v) {
   const unverified = v.toolVersionVerified === false;
-  const text = `${v.toolVersion ? `${v.tool} ${v.toolVersion}` : v.tool}${unverified ? ' (unverified: not a release paneward was verified against)' : ''}`;
+  const degraded = v.chatContext?.state === 'degraded';
+  const reason = v.chatContext?.degradedErrorType ?? 'unknown';
+  const text = `${v.toolVersion ? `${v.tool} ${v.toolVersion}` : v.tool}${unverified ? ' (unverified: not a release paneward was verified against)' : ''}${degraded ? ` (chat context degraded: ${reason})` : ''}`;
   if (td.title === text) return;
   td.title = text;
   const version = document.createElement('span');
@@ -53,6 +55,14 @@ function setTool(td, v) {
     mark.className = 'unverified';
     mark.textContent = ' unverified';
     parts.push(mark);
+  }
+  // A small badge: the CLI says its chat context is in trouble (a failed compaction, ...).
+  if (degraded) {
+    const badge = document.createElement('span');
+    badge.className = 'badge context-degraded';
+    badge.textContent = 'context degraded';
+    badge.title = reason;
+    parts.push(' ', badge);
   }
   td.replaceChildren(...parts);
 }

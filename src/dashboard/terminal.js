@@ -205,6 +205,10 @@ export function renderDetail() {
     ...(v.lastTurn.witness ? [['decided by', WITNESS_WORDS[v.lastTurn.witness]]] : []),
     ...(v.witness ? [['record', recordWords(v.witness)]] : []),
     ['diagnostics', v.diagnostics.availability],
+    // The chat context's health, with the reason when the CLI says it is in trouble.
+    ...(v.chatContext?.state === 'degraded'
+      ? [['chat context', `degraded (${v.chatContext.degradedErrorType ?? 'unknown'})`]]
+      : []),
     ['session', v.session.status],
     ['for', howLong(v)],
   ];

@@ -60,6 +60,14 @@ const TerminalSummary = z.object({
   turn: z.object({ phase: z.string(), currentTurnId: z.string().nullable() }),
   lastTurn: z.object({ turnId: z.string().nullable(), outcome: z.string() }),
   session: z.object({ status: z.string(), stopReasonCode: z.string().nullable() }),
+  /**
+   * The chat context's health: `degraded` when the CLI says next to its prompt that the context
+   * is in trouble (a failed compaction, an overflowing window), with the reason in its terms.
+   */
+  chatContext: z.object({
+    state: z.string(),
+    degradedErrorType: z.string().nullable(),
+  }),
   /** The operation table: whether each operation is accepted now, and why. */
   operations: z.object({
     sendPrompt: Verdict,
@@ -101,6 +109,10 @@ function summarize(v: TerminalView): TerminalSummary {
     turn: { phase: v.turn.phase, currentTurnId: v.turn.current?.id ?? null },
     lastTurn: { turnId: v.lastTurn.turnId, outcome: v.lastTurn.result },
     session: { status: v.session.status, stopReasonCode: v.session.stopReasonCode },
+    chatContext: {
+      state: v.chatContext.state,
+      degradedErrorType: v.chatContext.degradedErrorType ?? null,
+    },
     operations: {
       sendPrompt: v.operations.sendInput,
       interrupt: v.operations.interrupt,
@@ -117,8 +129,12 @@ function describeTerminal(s: TerminalSummary): string {
     : '; no turn yet';
   const blocked = s.blockedPrompt ? ` (on screen: ${s.blockedPrompt})` : '';
   const op = (name: string, v: z.infer<typeof Verdict>) => `${name}: ${v.allowed} (${v.reason})`;
+  const context =
+    s.chatContext.state === 'degraded'
+      ? `; chat context degraded (${s.chatContext.degradedErrorType ?? 'unknown'})`
+      : '';
   return [
-    `${name} — ${s.readiness}${blocked}${turn}${last}; session ${s.session.status}${s.session.stopReasonCode ? ` (${s.session.stopReasonCode})` : ''}`,
+    `${name} — ${s.readiness}${blocked}${turn}${last}${context}; session ${s.session.status}${s.session.stopReasonCode ? ` (${s.session.stopReasonCode})` : ''}`,
     `  ${op('send_prompt', s.operations.sendPrompt)}; ${op('interrupt', s.operations.interrupt)}; ${op('resume', s.operations.resume)}`,
   ].join('\n');
 }

@@ -14,6 +14,12 @@ export const BlockedPromptKind = z.enum([
 ]);
 export type BlockedPromptKind = z.infer<typeof BlockedPromptKind>;
 
+/**
+ * The health of the chat's context as the screen shows it: `current` (nothing wrong drawn),
+ * `degraded` (the CLI says, next to its prompt, that the context is in trouble: a compaction
+ * failed, the context window overflowed), `unknown` (no surface to read). Degraded is recoverable
+ * evidence, not a reset and not a failure: it never decides a turn's outcome by itself.
+ */
 export const ChatContextState = z.enum(['current', 'degraded', 'unknown']);
 export type ChatContextState = z.infer<typeof ChatContextState>;
 
@@ -113,6 +119,11 @@ export const TurnSignals = z.object({
   /** An interactive surface the profile cannot place (menus, pickers): posture is lost. */
   ambiguous: z.boolean(),
   chatContext: ChatContextState,
+  /**
+   * Why the context reads `degraded`, in the tool's own terms (`codex_remote_compact_server_error`,
+   * ...; `unknown` when the CLI's message names no known cause); absent otherwise.
+   */
+  degradedErrorType: z.string().optional(),
 });
 export type TurnSignals = z.infer<typeof TurnSignals>;
 

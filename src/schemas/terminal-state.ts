@@ -101,7 +101,14 @@ export const TerminalState = z.object({
       payload: z.unknown().optional(),
     })
     .nullable(),
-  chatContext: z.object({ state: ChatContextState }),
+  /**
+   * The chat context's health (docs/contracts.md): `degraded` comes with `degradedErrorType`, the
+   * tool-scoped reason the screen gives (a failed compaction, an overflowing window).
+   */
+  chatContext: z.object({
+    state: ChatContextState,
+    degradedErrorType: z.string().nullable().optional(),
+  }),
   stability: z.object({ stable: z.boolean(), stableForSeconds: z.number() }),
   watchdog: z.object({
     state: z.enum(['disabled', 'armed', 'fired', 'finished']),

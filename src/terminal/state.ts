@@ -98,7 +98,10 @@ export function composeState(f: StateFacts, times: StateTimes): TerminalState {
           }
         : null,
     // Signals of a surface that is not available are NO_SIGNALS: `unknown`.
-    chatContext: { state: sig.chatContext },
+    chatContext:
+      sig.chatContext === 'degraded'
+        ? { state: 'degraded', degradedErrorType: sig.degradedErrorType ?? 'unknown' }
+        : { state: sig.chatContext },
     // Stryker disable next-line ObjectLiteral,BooleanLiteral: a placeholder; stampTimes overwrites it on every publish
     stability: { stable: false, stableForSeconds: 0 },
     watchdog: {

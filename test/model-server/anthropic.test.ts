@@ -144,4 +144,20 @@ describe('anthropic fake protocol', () => {
     const [entry] = await server.waitFor(() => true, { timeoutMs: 2000 });
     expect(entry!.outcome).toBe('hung');
   });
+
+  it('reports the input usage a plan asks for in message_start', async () => {
+    server = await startFakeModelServer({ protocols: [anthropicProtocol] });
+    server.enqueue({ text: 'ok', usage: { inputTokens: 985_000 } });
+    const planned = parseSse((await post(server, '/v1/messages', turnBody())).text);
+    const after = parseSse((await post(server, '/v1/messages', turnBody())).text);
+    const inputOf = (events: typeof planned) =>
+      (
+        events.find((e) => e.event === 'message_start')!.data.message as {
+          usage: { input_tokens: number };
+        }
+      ).usage.input_tokens;
+    expect(inputOf(planned)).toBe(985_000);
+    // The next request has no plan left: the usual small usage.
+    expect(inputOf(after)).toBe(12);
+  });
 });

@@ -153,4 +153,42 @@ describe('openai protocol (Responses API)', () => {
     };
     expect(body.data.map((m) => m.id)).toContain('gpt-fake-1');
   });
+
+  it('reports the usage a plan asks for: a long conversation without sending one', async () => {
+    server = await startFakeModelServer({ protocols: [openaiProtocol] });
+    server.enqueue({ text: 'ok', usage: { inputTokens: 90_000 } });
+    const events = parseSse(await (await post(server, { stream: true, input: [] })).text());
+    const done = events.find((e) => e.event === 'response.completed')!;
+    const usage = (done.data.response as { usage: Record<string, number> }).usage;
+    expect(usage.input_tokens).toBe(90_000);
+    expect(usage.total_tokens).toBe(90_001);
+  });
+
+  it("answers Codex's compaction request with one compaction item, or its planned error", async () => {
+    server = await startFakeModelServer({ protocols: [openaiProtocol] });
+    server.enqueue(
+      { usage: { inputTokens: 3000 } },
+      { error: { status: 400, code: 'unknown_parameter', message: "Unknown parameter: 'x'." } },
+      { disconnect: { afterChunk: 0 } },
+    );
+    const compact = {
+      stream: true,
+      input: [{ type: 'message', role: 'user', content: [] }, { type: 'compaction_trigger' }],
+    };
+    const events = parseSse(await (await post(server, compact)).text());
+    const done = events.find((e) => e.event === 'response.completed')!;
+    const output = (done.data.response as { output: Array<{ type: string }> }).output;
+    expect(output.map((o) => o.type)).toEqual(['compaction']);
+    expect(events.filter((e) => e.event === 'response.output_text.delta')).toEqual([]);
+
+    const rejected = await post(server, compact);
+    expect(rejected.status).toBe(400);
+    expect(await rejected.json()).toMatchObject({
+      error: { code: 'unknown_parameter', message: "Unknown parameter: 'x'." },
+    });
+
+    const cut = await post(server, compact);
+    await expect(cut.text()).rejects.toThrow();
+    await server.waitFor((e) => e.outcome === 'disconnected', { timeoutMs: 5000 });
+  });
 });

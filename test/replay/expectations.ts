@@ -29,6 +29,17 @@ export interface ScenarioExpectation {
    * turn's completion) must be `blocked`, and the first frame after it must release that.
    */
   dialog?: string;
+  /**
+   * The chat context's trouble the recording shows: states read `degraded` with this diagnostic,
+   * never before the frame showing the CLI's own message, and the recording ends so (unless
+   * `cleared`). Without it, no state of the recording may read `degraded`.
+   */
+  chatContext?: {
+    degradedErrorType: string;
+    shownBy: RegExp;
+    /** A later prompt put the message into history: the recording ends `current` again. */
+    cleared?: boolean;
+  };
   /** The turn's model stream hangs until the user interrupts it: the turn stays in progress. */
   hang?: boolean;
   /**

@@ -194,6 +194,36 @@ function checkFinal(r: Replayed, exp: ScenarioExpectation): void {
     expect(last.readiness.status, 'final readiness').toBe(exp.final.readiness);
 }
 
+/**
+ * The chat context reads `degraded` only once the frame with the CLI's own message is there,
+ * with the expected diagnostic, and only in recordings that show one; it never ends or decides a
+ * turn (the turn outcomes are checked against the server's log above, with it or without).
+ */
+function checkChatContext(r: Replayed, exp: ScenarioExpectation): void {
+  const degraded = r.states.filter((s) => s.chatContext.state === 'degraded');
+  if (!exp.chatContext) {
+    expect(
+      degraded.map((s) => s.t),
+      'states reading the chat context degraded',
+    ).toEqual([]);
+    return;
+  }
+  const shown = r.frames.find((f) => exp.chatContext!.shownBy.test(f.text));
+  expect(shown, 'a frame showing the context trouble').toBeDefined();
+  expect(degraded.length, 'states reading the chat context degraded').toBeGreaterThan(0);
+  expect(degraded[0]!.t, 'first degraded state').toBeGreaterThanOrEqual(shown!.t - EPS);
+  for (const s of degraded) {
+    expect(s.chatContext, `chat context at ${s.t}`).toEqual({
+      state: 'degraded',
+      degradedErrorType: exp.chatContext.degradedErrorType,
+    });
+  }
+  const last = r.states[r.states.length - 1]!;
+  expect(last.chatContext.state, 'final chat context').toBe(
+    exp.chatContext.cleared ? 'current' : 'degraded',
+  );
+}
+
 for (const [toolId, tool] of Object.entries(EXPECTATIONS)) {
   describe(`replay of real ${toolId} recordings against the fake server's log`, () => {
     for (const [scenario, exp] of Object.entries(tool.scenarios)) {
@@ -205,6 +235,7 @@ for (const [toolId, tool] of Object.entries(EXPECTATIONS)) {
         if (exp.dialog) checkDialog(r, exp.dialog);
         if (exp.hang) checkHang(r);
         checkFinal(r, exp);
+        checkChatContext(r, exp);
         checkPhaseNeverEndsEarly(r, exp);
         checkNoTurnLeftActive(r);
       });

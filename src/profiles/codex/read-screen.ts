@@ -6,11 +6,34 @@ import { lastNonBlank, screenLines } from '../internal/lines.js';
 import type { Screen } from '../types.js';
 import { isLogoLine, normaliseProjection, type CodexVocabulary } from './vocabulary.js';
 
+/**
+ * Why the latest turn says the chat's context is in trouble, from its error cells: each cell is
+ * its `■` line joined with the lines it wraps onto (up to a blank line or the next cell), so a
+ * narrow terminal that breaks the cell's first words still reads; undefined when none says so.
+ */
+function contextTrouble(turn: readonly string[], v: CodexVocabulary): string | undefined {
+  let found: string | undefined;
+  for (let i = 0; i < turn.length; i++) {
+    if (!turn[i]!.startsWith('■ ')) continue;
+    const parts = [turn[i]!.trimEnd()];
+    for (let j = i + 1; j < turn.length && turn[j]!.trim() !== ''; j++) {
+      if (/^[■•›]/.test(turn[j]!)) break;
+      parts.push(turn[j]!.trim());
+    }
+    const cell = parts.join(' ');
+    for (const c of v.contextErrors) {
+      const m = c.cell.exec(cell);
+      if (m) found = c.types.find((t) => t.re.test(m[1]!))?.type ?? c.fallback;
+    }
+  }
+  return found;
+}
+
 /** The latest turn's outcome: what follows the last prompt echo, up to the live edge. */
 function latestOutcome(
   lines: readonly string[],
   v: CodexVocabulary,
-): { submitted: boolean; outcome: TurnOutcome | null } {
+): { submitted: boolean; outcome: TurnOutcome | null; degraded: string | undefined } {
   let start = 0;
   let submitted = false;
   for (let i = lines.length - 1; i >= 0; i--) {
@@ -40,7 +63,7 @@ function latestOutcome(
       : finished
         ? { kind: 'finished' }
         : null;
-  return { submitted, outcome };
+  return { submitted, outcome, degraded: contextTrouble(turn, v) };
 }
 
 /** Transcript lines worth comparing: no header, logo, timers or live status. */
@@ -153,6 +176,7 @@ export function readCodexScreen(screen: Screen, v: CodexVocabulary): ScreenReadi
     outcome: turn.outcome,
     projection: projection(transcript, v),
     live: [lastNonBlank(lines.slice(0, liveTop)), ...footer],
+    ...(turn.degraded === undefined ? {} : { degraded: turn.degraded }),
   };
 
   if (waiting) return { ...base, prompt: { mode: 'closed', editing: false, context: 'startup' } };

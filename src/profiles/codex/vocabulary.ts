@@ -34,6 +34,16 @@ export interface CodexVocabulary {
   exited: readonly RegExp[];
   /** Known failures by the message Codex prints, first match wins. */
   failures: ReadonlyArray<{ kind: FailureKind; re: RegExp }>;
+  /**
+   * Error cells that say the chat's context is in trouble: the whole cell (its lines joined with
+   * spaces, the message in group 1), and the diagnostic by what the message says, first match
+   * wins; `fallback` when none matches.
+   */
+  contextErrors: ReadonlyArray<{
+    cell: RegExp;
+    types: ReadonlyArray<{ type: string; re: RegExp }>;
+    fallback: string;
+  }>;
 }
 
 /**
@@ -84,6 +94,41 @@ export const CODEX_0_169: CodexVocabulary = {
     { kind: 'overloaded', re: /at capacity|overloaded/i },
     { kind: 'server_error', re: /experiencing high demand|\b5\d\d\b|Internal Server Error/i },
     { kind: 'connection_failed', re: /stream disconnected|stream error/i },
+  ],
+  contextErrors: [
+    {
+      // 0.171.0 compact-*: with the OpenAI provider Codex compacts remotely before a prompt once
+      // the usage nears the window; when that request fails the prompt is not sent and the turn
+      // shows `■ Error running remote compact task: <why>` (wrapped onto the lines under it).
+      cell: /^■ Error running remote compact task: (.*)$/,
+      types: [
+        // compact-stream-disconnected: `stream disconnected before completion: Transport error: …`
+        { type: 'codex_remote_compact_stream_disconnected', re: /stream disconnected/i },
+        // compact-context-length-exceeded: `Codex ran out of room in the model's context window. …`
+        {
+          type: 'codex_remote_compact_context_length_exceeded',
+          re: /ran out of room in the model's context window|context_length_exceeded/i,
+        },
+        // compact-unknown-parameter: the provider's JSON, `"code":"unknown_parameter"`.
+        {
+          type: 'codex_remote_compact_unknown_parameter',
+          re: /unknown_parameter|Unknown parameter/i,
+        },
+        // compact-error-500: `We’re currently experiencing high demand, which may cause …`.
+        {
+          type: 'codex_remote_compact_server_error',
+          re: /experiencing high demand|server_error|Internal Server Error|\b5\d\d\b/i,
+        },
+      ],
+      fallback: 'unknown',
+    },
+    {
+      // 0.171.0 context-length-exceeded: the prompt itself overflows the window (the provider's
+      // 400 `context_length_exceeded`), with no compaction before it.
+      cell: /^■ (Codex ran out of room in the model's context window\b.*)$/,
+      types: [],
+      fallback: 'codex_context_length_exceeded',
+    },
   ],
 };
 

@@ -68,6 +68,12 @@ export type ScreenReading =
        * explain: with no activity seen, the frame reads unknown, never idle.
        */
       unexplained?: string;
+      /**
+       * The CLI says, in the latest turn next to its prompt, that the chat's context is in
+       * trouble (a failed compaction, an overflowing window): why, in the tool's own terms.
+       * Only the context's health: it never makes an outcome.
+       */
+      degraded?: string;
     };
 
 /** The live region, when the profile's own reasons already say the agent works. */
@@ -88,6 +94,15 @@ const frameSurface = (
  * nothing runs: a CLI that retries after showing an error is working again.
  */
 export function decide(reading: ScreenReading, detector: string): ProfileResult {
+  // The context's health: read on a supported surface only, and only from what the profile
+  // found next to the prompt.
+  const degraded = reading.shape === 'cli' ? reading.degraded : undefined;
+  const contextOf = (surface: ParsedSurface): Partial<TurnSignals> =>
+    surface.availability !== 'supported'
+      ? { chatContext: 'unknown' }
+      : degraded === undefined
+        ? { chatContext: 'current' }
+        : { chatContext: 'degraded', degradedErrorType: degraded };
   const result = (
     surface: ParsedSurface,
     signals: Partial<TurnSignals>,
@@ -97,7 +112,7 @@ export function decide(reading: ScreenReading, detector: string): ProfileResult 
     surface,
     signals: {
       ...NO_SIGNALS,
-      chatContext: surface.availability === 'supported' ? 'current' : 'unknown',
+      ...contextOf(surface),
       ...signals,
       // Never the shared NO_SIGNALS array: a caller may keep or extend what it gets.
       activeReasons: [...(signals.activeReasons ?? [])],

@@ -98,7 +98,11 @@ export const HoumaoState = z
         saw_projection_change: z.boolean(),
       })
       .nullable(),
-    chat_context: z.object({ state: ChatContextState }),
+    chat_context: z.object({
+      state: ChatContextState,
+      /** Why the context reads degraded, in the tool's terms; absent otherwise. */
+      degraded_error_type: z.string().optional(),
+    }),
     stability: z.object({ stable: z.boolean(), stable_for_seconds: z.number() }),
     watchdog: z.object({
       state: S.watchdog.shape.state,
@@ -207,7 +211,13 @@ export function toHoumao(
           saw_projection_change: s.completion.sawProjectionChange,
         }
       : null,
-    chat_context: { state: s.chatContext.state },
+    chat_context:
+      s.chatContext.state === 'degraded'
+        ? {
+            state: 'degraded',
+            degraded_error_type: s.chatContext.degradedErrorType ?? 'unknown',
+          }
+        : { state: s.chatContext.state },
     stability: { stable: s.stability.stable, stable_for_seconds: s.stability.stableForSeconds },
     watchdog: {
       state: s.watchdog.state,

@@ -64,6 +64,14 @@ export interface CodexLaunchOptions {
    * {@link installedDaemonPackages} returns it; without it Codex 0.171 installs its own first.
    */
   daemonPackages?: string | null;
+  /**
+   * The provider's display name. `OpenAI` makes Codex treat the loopback server as OpenAI itself,
+   * which is what turns on its remote compaction (a `compaction_trigger` request whose answer
+   * replaces the history); any other name compacts with an ordinary summary request.
+   */
+  providerName?: string;
+  /** The model's context window and the usage at which Codex compacts on its own, in tokens. */
+  contextWindow?: { tokens: number; autoCompactAt: number };
 }
 
 export interface AgentLaunch {
@@ -85,13 +93,20 @@ export function codexConfigToml(o: CodexLaunchOptions): string {
         `check_for_update_on_startup = false`,
         `model_reasoning_effort = "none"`,
       ];
+  const window = o.contextWindow
+    ? [
+        `model_context_window = ${o.contextWindow.tokens}`,
+        `model_auto_compact_token_limit = ${o.contextWindow.autoCompactAt}`,
+      ]
+    : [];
   return [
     `model = ${tomlString(a.model)}`,
     `model_provider = ${tomlString(a.providerId)}`,
     ...settings,
+    ...window,
     '',
     `[model_providers.${a.providerId}]`,
-    `name = "Fake OpenAI"`,
+    `name = ${tomlString(o.providerName ?? 'Fake OpenAI')}`,
     `base_url = ${tomlString(`${o.serverUrl}/v1`)}`,
     `env_key = ${tomlString(a.apiKeyEnv)}`,
     `wire_api = "responses"`,

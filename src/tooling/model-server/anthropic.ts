@@ -42,9 +42,9 @@ export function isTurnRequest(body: unknown): boolean {
 let ids = 0;
 const nextId = (prefix: string) => `${prefix}_fake${String(++ids).padStart(6, '0')}`;
 
-function usage(output: number) {
+function usage(output: number, input = 12) {
   return {
-    input_tokens: 12,
+    input_tokens: input,
     output_tokens: output,
     cache_creation_input_tokens: 0,
     cache_read_input_tokens: 0,
@@ -81,7 +81,7 @@ async function streamPlan(ctx: HandlerContext, model: string, plan: TurnPlan) {
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: usage(1),
+      usage: usage(1, plan.usage?.inputTokens),
     },
   });
   if (plan.hang) {

@@ -44,17 +44,17 @@ export function openAiErrorBody(err: NonNullable<TurnPlan['error']>): OpenAiErro
       message: err.message ?? d.message,
       type: err.type ?? d.type,
       param: null,
-      code: d.code,
+      code: err.code ?? d.code,
     },
   };
 }
 
-const usage = (outputTokens: number) => ({
-  input_tokens: 1200,
+const usage = (outputTokens: number, inputTokens = 1200) => ({
+  input_tokens: inputTokens,
   input_tokens_details: { cached_tokens: 0 },
   output_tokens: outputTokens,
   output_tokens_details: { reasoning_tokens: 0 },
-  total_tokens: 1200 + outputTokens,
+  total_tokens: inputTokens + outputTokens,
 });
 
 function responseObject(
@@ -181,7 +181,7 @@ async function streamResponse(
 
   send('response.completed', {
     response: responseObject(respId, model, 'completed', output, {
-      usage: usage(Math.max(1, chunks.length)),
+      usage: usage(Math.max(1, chunks.length), plan.usage?.inputTokens),
     }),
   });
   res.end();
@@ -219,6 +219,47 @@ async function streamTitle(ctx: HandlerContext): Promise<void> {
   );
 }
 
+/**
+ * Codex's remote compaction (its `responses_compaction_v2`, used with the OpenAI provider): a
+ * streamed `/responses` request whose last input item is a `compaction_trigger`; the answer must
+ * hold exactly one `compaction` output item, which replaces the history.
+ */
+export function isCompactionRequest(body: unknown): boolean {
+  const input = (body as { input?: unknown } | null)?.input;
+  if (!Array.isArray(input) || input.length === 0) return false;
+  return (input[input.length - 1] as { type?: unknown } | null)?.type === 'compaction_trigger';
+}
+
+/** Answers a compaction request with its one compaction item, or cuts it as the plan says. */
+async function streamCompaction(ctx: HandlerContext, plan: TurnPlan): Promise<void> {
+  const model = OPENAI_FAKE_MODELS[0];
+  const respId = `resp_${randomUUID().replace(/-/g, '')}`;
+  ctx.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  let seq = 0;
+  const send = (type: string, data: object) =>
+    ctx.sse(type, { type, sequence_number: seq++, ...data });
+  send('response.created', { response: responseObject(respId, model, 'in_progress', []) });
+  send('response.in_progress', { response: responseObject(respId, model, 'in_progress', []) });
+  await ctx.sleep(plan.chunkDelayMs);
+  if (plan.disconnect) {
+    ctx.disconnect();
+    return;
+  }
+  const item = {
+    id: `cmp_${randomUUID().replace(/-/g, '')}`,
+    type: 'compaction',
+    encrypted_content: Buffer.from('summary of the conversation so far').toString('base64'),
+  };
+  send('response.output_item.added', { output_index: 0, item });
+  send('response.output_item.done', { output_index: 0, item });
+  send('response.completed', {
+    response: responseObject(respId, model, 'completed', [item], {
+      usage: usage(1, plan.usage?.inputTokens),
+    }),
+  });
+  ctx.res.end();
+}
+
 /** OpenAI Responses API (`POST /v1/responses`, SSE) plus the model list, as Codex CLI uses them. */
 export const openaiProtocol: Protocol = {
   name: 'openai',
@@ -239,6 +280,10 @@ export const openaiProtocol: Protocol = {
       ctx.res.writeHead(ctx.plan.error.status, { 'content-type': 'application/json' });
       ctx.write(JSON.stringify(openAiErrorBody(ctx.plan.error)));
       ctx.res.end();
+      return;
+    }
+    if (isCompactionRequest(ctx.body)) {
+      await streamCompaction(ctx, ctx.plan);
       return;
     }
     if (isStructuredSideRequest(ctx.body) && ctx.plan.match !== 'any') {

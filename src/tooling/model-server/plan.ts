@@ -23,6 +23,8 @@ export const TurnPlan = z.object({
     .object({
       status: z.number().int(),
       type: z.string().optional(),
+      /** The provider's error code (OpenAI's `code`: `context_length_exceeded`, ...). */
+      code: z.string().optional(),
       message: z.string().optional(),
     })
     .optional(),
@@ -41,6 +43,11 @@ export const TurnPlan = z.object({
    * socket without ending the response (no final chunk, no `[DONE]`).
    */
   disconnect: z.object({ afterChunk: z.number().int().nonnegative() }).optional(),
+  /**
+   * The token usage the reply reports (input tokens): a long conversation without sending one.
+   * CLIs that track their context window warn, and compact, when it nears the window.
+   */
+  usage: z.object({ inputTokens: z.number().int().nonnegative() }).optional(),
 });
 export type TurnPlan = z.infer<typeof TurnPlan>;
 export type TurnPlanInput = z.input<typeof TurnPlan>;

@@ -235,6 +235,18 @@ const SCENARIOS: Record<string, Scenario> = {
     size: { cols: 80, rows: 24 },
     run: (ctx) => SCENARIOS['long-reply-scrolls']!.run(ctx),
   },
+  // A long conversation: the first reply reports 985,000 input tokens (the default model has a 1,000,000-token window).
+  'context-near-full': {
+    async run(ctx) {
+      await ctx.idle();
+      await sleep(1000);
+      const full = { text: REPLY, chunkDelayMs: 100, usage: { inputTokens: 985_000 } };
+      await simpleTurn(ctx, 'read the whole project', full, 1);
+      await sleep(3000);
+      await simpleTurn(ctx, 'now summarise it', { text: REPLY, chunkDelayMs: 100 }, 2);
+      await sleep(3000);
+    },
+  },
   'error-then-success': {
     async run(ctx) {
       await ctx.idle();

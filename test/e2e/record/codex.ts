@@ -70,6 +70,8 @@ interface Scenario {
   /** Run the CLI from a shell, so quitting returns to a shell prompt. */
   viaShell?: boolean;
   remainOnExit?: boolean;
+  /** A small context window the fake usage nears, with the provider named as OpenAI's own. */
+  longContext?: boolean;
   run(ctx: Ctx): Promise<void>;
 }
 
@@ -133,6 +135,37 @@ async function interruptedTurn(ctx: Ctx, prompt: string, ended: number) {
   await ctx.session.sendKeys(...codexAgent.interruptKeys);
   await ctx.turnsEnded(ended);
   await ctx.idle();
+}
+
+/** The context window of the long-context scenarios, and where Codex compacts on its own. */
+const CONTEXT_WINDOW = { tokens: 100_000, autoCompactAt: 80_000 };
+/** A first turn that reports 90% of the window used: the next prompt makes Codex compact first. */
+const NEAR_FULL: TurnPlanInput = {
+  text: 'Here is a long answer; the conversation is now close to the context window.',
+  chunkDelayMs: 80,
+  usage: { inputTokens: 90_000 },
+};
+
+/**
+ * A long conversation, then a prompt: Codex compacts before it sends the prompt, and its compact
+ * request gets `compaction` (a plan for the compaction request: an error, a cut stream, or the
+ * compaction item). When the compaction succeeds, the prompt's reply follows.
+ */
+function compactScenario(compaction: TurnPlanInput): Scenario {
+  return {
+    longContext: true,
+    async run(ctx) {
+      await simpleTurn(ctx, 'read the whole project', NEAR_FULL, 1);
+      await sleep(1500);
+      ctx.server.enqueue(compaction, { text: REPLY, chunkDelayMs: 120 });
+      await ctx.submit('now summarise it');
+      await ctx.turnsEnded(2, 60_000);
+      const failed = compaction.error !== undefined || compaction.disconnect !== undefined;
+      if (!failed) await ctx.turnsEnded(3, 60_000);
+      await ctx.idle();
+      await sleep(3000);
+    },
+  };
 }
 
 function errorScenario(status: number): Scenario {
@@ -412,6 +445,57 @@ const SCENARIOS: Record<string, Scenario> = {
       await sleep(3000);
     },
   },
+  // Codex compacts on its own near the window: `• Context compacted · 0s`.
+  'compact-auto': compactScenario({ usage: { inputTokens: 3000 } }),
+  // The compaction fails: `■ Error running remote compact task: <why>`, the prompt unanswered.
+  'compact-error-500': compactScenario({ error: { status: 500 } }),
+  'compact-stream-disconnected': compactScenario({ disconnect: { afterChunk: 0 } }),
+  'compact-context-length-exceeded': compactScenario({
+    error: {
+      status: 400,
+      code: 'context_length_exceeded',
+      message:
+        'Your input exceeds the context window of this model. Please adjust your input and try again.',
+    },
+  }),
+  'compact-unknown-parameter': compactScenario({
+    error: {
+      status: 400,
+      code: 'unknown_parameter',
+      message: "Unknown parameter: 'input[5].type'.",
+    },
+  }),
+  // The prompt itself overflows the window (the provider's 400 `context_length_exceeded`):
+  // `■ Codex ran out of room in the model's context window. Start a new thread or clear …`.
+  'context-length-exceeded': {
+    async run(ctx) {
+      ctx.server.enqueue({
+        error: {
+          status: 400,
+          code: 'context_length_exceeded',
+          message:
+            'Your input exceeds the context window of this model. Please adjust your input and try again.',
+        },
+      });
+      await ctx.submit('read every file in the project');
+      await ctx.turnsEnded(1, 30_000);
+      await ctx.idle();
+      await sleep(3000);
+    },
+  },
+  // A failed compaction, then the next prompt compacts and is answered: the error is history.
+  'compact-error-then-success': {
+    longContext: true,
+    async run(ctx) {
+      await SCENARIOS['compact-error-500']!.run(ctx);
+      ctx.server.dropPlans();
+      ctx.server.enqueue({ usage: { inputTokens: 3000 } }, { text: REPLY, chunkDelayMs: 120 });
+      await ctx.submit('try again');
+      await ctx.turnsEnded(4, 60_000);
+      await ctx.idle();
+      await sleep(3000);
+    },
+  },
   'session-killed': {
     async run(ctx) {
       await simpleTurn(ctx, 'say hello', { text: REPLY, chunkDelayMs: 60 }, 1);
@@ -452,6 +536,7 @@ async function record(
     providerOnly: scenario.providerOnly ?? false,
     // A returning user's home has the background server installed; a new user's has not.
     daemonPackages: scenario.providerOnly ? null : daemonPackages,
+    ...(scenario.longContext ? { providerName: 'OpenAI', contextWindow: CONTEXT_WINDOW } : {}),
   });
   const command = scenario.viaShell
     ? [

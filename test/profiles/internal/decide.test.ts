@@ -95,3 +95,33 @@ describe('the shared decision sequence', () => {
     expect(run(cli()).signals.activeReasons).toEqual([]);
   });
 });
+
+describe('the chat context', () => {
+  it('a degraded context is read only on a supported surface, and carries its reason', () => {
+    const r = run(cli({ degraded: 'codex_remote_compact_server_error' }));
+    expect(r.signals.chatContext).toBe('degraded');
+    expect(r.signals.degradedErrorType).toBe('codex_remote_compact_server_error');
+    expect(run(cli()).signals).toMatchObject({ chatContext: 'current' });
+    expect(run(cli()).signals.degradedErrorType).toBeUndefined();
+    expect(run({ shape: 'blank' }).signals.chatContext).toBe('unknown');
+    expect(run({ shape: 'exited', why: 'goodbye' }).signals.chatContext).toBe('unknown');
+  });
+
+  it('is never an outcome by itself: the idle prompt stays ready, no failure, no success', () => {
+    const plain = run(cli());
+    const degraded = run(cli({ degraded: 'unknown' }));
+    expect(degraded.evidence.rule).toBe('ready');
+    expect(degraded.surface).toEqual(plain.surface);
+    expect({ ...degraded.signals, chatContext: 'current', degradedErrorType: undefined }).toEqual({
+      ...plain.signals,
+      degradedErrorType: undefined,
+    });
+    expect(degraded.signals.knownFailure).toBeNull();
+    expect(degraded.signals.successCandidate).toBe(false);
+    expect(degraded.signals.interrupted).toBe(false);
+    // With the agent working it is still working.
+    const working = run(cli({ degraded: 'unknown', active: ['spinner'] }));
+    expect(working.surface.businessState).toBe('working');
+    expect(working.signals.chatContext).toBe('degraded');
+  });
+});

@@ -125,5 +125,15 @@ export const claudeCode: ToolExpectations = {
   scenarios: {
     ...SCENARIOS_2_1_330,
     ...recordedAgainOn('2.1.332', RECORDED_ON_2_1_332),
+    // A long conversation (the first reply reports 985,000 input tokens): `auto-compact next`
+    // is drawn right-aligned over the prompt box, then the next prompt compacts first
+    // (`✽ Compacting conversation… (0s · ↓ 2 tokens)`, working) and is answered. Claude Code's
+    // notice is not read as a degraded context (docs/profiles.md, "The chat context").
+    // Recorded at a load of about 15 on two cores: 1.27 s from the server's end to the frame.
+    '2.1.332/context-near-full': {
+      turns: ['success', 'success'],
+      final: READY,
+      renderAllowanceSeconds: 1.3,
+    },
   },
 };

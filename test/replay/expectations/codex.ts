@@ -1,6 +1,13 @@
 import type { ScenarioExpectation, ToolExpectations } from '../expectations.js';
 import { DOWN, GONE, READY, sameScenariosOf } from './common.js';
 
+/**
+ * The long-context recordings of 0.171.0 were made on a machine loaded 14-17 on two cores: the
+ * finished frame came up to 1.74 s after the server's end (the last turn of
+ * compact-error-then-success).
+ */
+const LOADED = { renderAllowanceSeconds: 1.5 } as const;
+
 /** The scenarios as recorded on 0.169.0, in `test/fixtures/codex/`. */
 const base: Record<string, ScenarioExpectation> = {
   startup: { turns: [], final: READY },
@@ -67,5 +74,67 @@ export const codex: ToolExpectations = {
     // 0.171.0: the same scenarios, recorded into test/fixtures/codex/0.171.0/ and held to the
     // same checks (its session record read as 0.169.0's: docs/session-records.md).
     ...sameScenariosOf('0.171.0', base),
+    // Long conversations (the fake usage near a 100,000-token window, the provider named OpenAI):
+    // Codex compacts before the next prompt. A failed compaction fails that turn, and its error
+    // cell next to the prompt reads the chat context degraded, with the reason.
+    '0.171.0/compact-auto': { turns: ['success', 'success'], final: READY, ...LOADED },
+    '0.171.0/compact-error-500': {
+      turns: ['success', 'known_failure'],
+      final: READY,
+      ...LOADED,
+      chatContext: {
+        degradedErrorType: 'codex_remote_compact_server_error',
+        shownBy: /^■ Error running remote compact task: /m,
+      },
+    },
+    '0.171.0/compact-stream-disconnected': {
+      turns: ['success', 'known_failure'],
+      final: READY,
+      ...LOADED,
+      chatContext: {
+        degradedErrorType: 'codex_remote_compact_stream_disconnected',
+        shownBy: /^■ Error running remote compact task: /m,
+      },
+    },
+    '0.171.0/compact-context-length-exceeded': {
+      turns: ['success', 'known_failure'],
+      final: READY,
+      ...LOADED,
+      chatContext: {
+        degradedErrorType: 'codex_remote_compact_context_length_exceeded',
+        shownBy: /^■ Error running remote compact task: /m,
+      },
+    },
+    '0.171.0/compact-unknown-parameter': {
+      turns: ['success', 'known_failure'],
+      final: READY,
+      ...LOADED,
+      chatContext: {
+        degradedErrorType: 'codex_remote_compact_unknown_parameter',
+        shownBy: /^■ Error running remote compact task: /m,
+      },
+    },
+    // The prompt itself overflows the window: `■ Codex ran out of room in the model's context
+    // window. …`, read as the context degraded (no compaction was tried).
+    '0.171.0/context-length-exceeded': {
+      turns: ['known_failure'],
+      final: READY,
+      ...LOADED,
+      chatContext: {
+        degradedErrorType: 'codex_context_length_exceeded',
+        shownBy: /^■ Codex ran out of room in the model's context window/m,
+      },
+    },
+    // The next prompt compacts and is answered: the old error cell is history, not the context.
+    '0.171.0/compact-error-then-success': {
+      turns: ['success', 'known_failure', 'success'],
+      final: READY,
+      ...LOADED,
+      chatContext: {
+        degradedErrorType: 'codex_remote_compact_server_error',
+        shownBy: /^■ Error running remote compact task: /m,
+        cleared: true,
+      },
+    },
   },
 };
