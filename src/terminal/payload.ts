@@ -65,7 +65,9 @@ export class TurnPayloads {
       prev !== null &&
       r.messageId !== undefined &&
       prev.messageId === r.messageId
-        ? `${prev.text}\n\n${r.text}`
+        ? prev.text.length > MAX_REPLY_BYTES
+          ? prev.text
+          : `${prev.text}\n\n${bound(r.text)}`
         : r.text;
     this.recordReply = {
       text: bound(joined),
