@@ -81,6 +81,15 @@ export class TurnPayloads {
     }
   }
 
+  /**
+   * The record says a turn started (its prompt line): replies read before it (the record's
+   * history, read when it was found; the turn before) are not this turn's.
+   */
+  recordTurnStarted(): void {
+    this.recordReply = null;
+    this.lastEnded = null;
+  }
+
   /** A turn started, ended or was reopened; `projection` is the screen's transcript now. */
   turn(ev: TurnLifecycle, projection: string): void {
     if (ev.kind === 'turn.started' || ev.kind === 'turn.reopened') {

@@ -408,7 +408,10 @@ export class TerminalPipeline {
       });
       return;
     } else if (report.type === 'events') {
-      for (const e of report.events) this.turns.recordEvent(t, e);
+      for (const e of report.events) {
+        if (e.type === 'turn_started') this.payloads?.recordTurnStarted();
+        this.turns.recordEvent(t, e);
+      }
     }
     this.evidence = null;
     this.publish(t);

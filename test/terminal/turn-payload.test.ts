@@ -232,4 +232,31 @@ describe('bounds', () => {
     built.reply({ text: 'second' });
     expect(got.filter((p) => p.turnId === 'turn-1').at(-1)!.reply!.text).toBe('hello there');
   });
+
+  it('replies the record held before the turn’s own prompt line are not the turn’s', () => {
+    const got: TurnPayload[] = [];
+    const built = new TurnPayloads('t1', (p) => got.push(p));
+    const turn = { id: 'turn-1', source: 'explicit_input' as const, startedAt: 1 };
+    built.submitted('turn-1', 'stop it');
+    built.turn({ kind: 'turn.started', t: 1, turn }, '');
+    // A resumed session's record, read from its start once found: an old answer, then this
+    // turn's prompt line; the turn is interrupted before any text of its own.
+    built.reply({ text: 'an answer from the previous session' });
+    built.recordTurnStarted();
+    built.turn(
+      {
+        kind: 'turn.ended',
+        t: 2,
+        turnId: 'turn-1',
+        source: 'explicit_input',
+        outcome: 'interrupted',
+      },
+      '❯ stop it\n⎿ Interrupted',
+    );
+    expect(got.at(-1)!.reply).toEqual({
+      text: '⎿ Interrupted',
+      source: 'screen',
+      truncated: false,
+    });
+  });
 });
