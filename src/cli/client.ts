@@ -280,14 +280,21 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
         'print the turn id at once, wait for the turn to end, print "ID OUTCOME" (exit 0 only for success)',
       )
       .option('--timeout <seconds>', 'with --wait: give up after this long (at most 86400)', '600')
+      .option(
+        '--print',
+        "with --wait: print only the agent's reply text on stdout (the turn id and outcome go to stderr)",
+      )
       .option('--force', 'type it even when the terminal is not ready'),
   ).action(
     (
       id: string,
       text: string,
-      o: ClientOptions & { wait?: boolean; timeout: string; force?: boolean },
+      o: ClientOptions & { wait?: boolean; timeout: string; force?: boolean; print?: boolean },
     ) =>
       run(io(), o, async (api) => {
+        if (o.print && !o.wait) {
+          throw new ClientError(EXIT.usage, 'invalid_input', '--print: only with --wait');
+        }
         id = await terminalIdOf(api, id);
         if (!o.wait) {
           const r = await api.input(id, { text, force: o.force ?? false });
@@ -298,7 +305,9 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
         // The turn id first, as soon as it is known: a script that loses the rest still knows
         // which turn it started, and does not type the prompt twice.
         const { turnId } = await api.input(id, { text, force: o.force ?? false });
-        io().out(o.json ? JSON.stringify({ turnId }) : turnId);
+        // With --print, stdout is the reply alone: what is said about the turn goes to stderr.
+        const say = (line: string) => (o.print && !o.json ? io().err(line) : io().out(line));
+        say(o.json ? JSON.stringify({ turnId }) : turnId);
         let r: TurnResponse;
         try {
           r = await api.waitTurn(id, turnId, timeoutSeconds);
@@ -313,11 +322,12 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
           throw error;
         }
         const outcome = r.lastTurn.turnId === r.turnId ? r.lastTurn.result : 'none';
-        io().out(
+        say(
           o.json
             ? JSON.stringify(r)
             : `${r.turnId} ${r.result === 'timeout' ? 'timeout' : outcome}`,
         );
+        if (o.print && !o.json && r.result !== 'timeout') printReply(io(), r);
         if (r.result === 'timeout') return EXIT.timeout;
         return outcome === 'success' ? EXIT.ok : EXIT.turnFailed;
       }),
@@ -399,3 +409,24 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
 }
 
 export type { PanewardErrorCode };
+
+/**
+ * The turn's reply text on stdout, as it is (`send --wait --print`); where it came from, or why
+ * there is none, on stderr.
+ */
+function printReply(io: ClientIo, r: TurnResponse): void {
+  const reply = r.payload?.reply ?? null;
+  if (r.payload === undefined) {
+    io.err('paneward: this server answers no turn payloads: no reply to print');
+  } else if (reply === null || reply.source === null) {
+    io.err(
+      `paneward: ${r.turnId}: no reply text was found (not in a session record nor on the screen)`,
+    );
+  } else {
+    io.out(reply.text);
+    const cut = reply.truncated ? ', not whole (cut at 64 KiB, or its start had scrolled out)' : '';
+    io.err(
+      `paneward: ${r.turnId}: reply from the ${reply.source === 'record' ? 'session record' : 'screen'}${cut}`,
+    );
+  }
+}

@@ -48,6 +48,7 @@ export const CommandRequest = z.discriminatedUnion('op', [
   call('input', COMMANDS.input.input),
   call('turns', COMMANDS.turns.input),
   call('wait', COMMANDS.wait.input),
+  call('turn', COMMANDS.turn.input),
   call('interrupt', COMMANDS.interrupt.input),
   call('resume', COMMANDS.resume.input),
   call('detach', COMMANDS.detach.input),

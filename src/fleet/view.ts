@@ -15,6 +15,7 @@ import type {
 } from '../schemas/operations/index.js';
 import type { AttachCommand, SupervisorPort } from '../service/port.js';
 import type { Telemetry, TurnResult } from '../supervisor/supervisor.js';
+import type { TurnPayload } from '../schemas/turn-payload.js';
 import {
   DEFAULT_LIMITS,
   ensureFleet,
@@ -241,7 +242,10 @@ export class FleetView implements SupervisorPort {
       'wait',
       { id: t.terminalId, turnId, timeoutMs },
       timeoutMs + this.commandMs,
-    );
+    ).then((r): TurnResult => ({
+      ...r,
+      payload: r.payload ? { ...r.payload, terminalId: id } : null,
+    }));
     if (!opts.signal) return wait;
     const signal = opts.signal;
     return new Promise<TurnResult>((resolve, reject) => {
@@ -260,6 +264,13 @@ export class FleetView implements SupervisorPort {
   async resume(id: string): Promise<void> {
     const t = this.terminal(id);
     await this.command(t.host, 'resume', { id: t.terminalId });
+  }
+
+  /** A turn's payload, asked of its host (replies are never stored in NATS). */
+  async turnPayload(id: string, turnId: string): Promise<TurnPayload> {
+    const t = this.terminal(id);
+    const payload = await this.command(t.host, 'turn', { id: t.terminalId, turnId });
+    return { ...payload, terminalId: id };
   }
 
   /** The pane's latest capture, asked of its host (screens are never stored in NATS). */

@@ -189,7 +189,7 @@ export function embeddedBackend(
     screen: async (id) => (await sup.screen(id)) ?? { text: null, t: null },
     submit: (id, text, force) => sup.submit(id, text, { force }),
     wait: async (id, turnId, timeoutSeconds, signal) => {
-      const over = endedEarlier(sup, id, turnId);
+      const over = await endedEarlier(sup, id, turnId);
       if (over) return over;
       return waitOutcome(sup, id, turnId, Math.round(timeoutSeconds * 1000), signal);
     },

@@ -88,6 +88,20 @@ const TurnOutcome = z.object({
   reason: z.string(),
   /** How the turn's completion ended (`completed`, `failed`), or null when it has not. */
   completion: z.string().nullable(),
+  /**
+   * What the agent answered in this turn (docs/contracts.md §6): its text, read from the CLI's
+   * session record (`record`) or from the screen (`screen`); null while the turn runs or when
+   * paneward keeps no payload for it. `truncated`: cut at 64 KiB, or its start had scrolled out.
+   */
+  reply: z
+    .object({
+      text: z.string(),
+      source: z.enum(['record', 'screen']).nullable(),
+      truncated: z.boolean(),
+    })
+    .nullable(),
+  /** How long the turn took, in ms, once it ended. */
+  durationMs: z.number().nullable(),
 });
 type TurnOutcome = z.infer<typeof TurnOutcome>;
 
@@ -165,11 +179,17 @@ function outcomeOf(terminalId: string, r: TurnResponse, timeoutSeconds: number):
     outcome,
     reason,
     completion: r.completion?.status ?? null,
+    reply: r.payload?.ended ? r.payload.reply : null,
+    durationMs: r.payload?.timing.durationMs ?? null,
   };
 }
 
 function describeOutcome(o: TurnOutcome): string {
-  return `${o.turnId} on ${o.terminalId}: ${o.result === 'timeout' ? 'timeout' : o.outcome} — ${o.reason}`;
+  const head = `${o.turnId} on ${o.terminalId}: ${o.result === 'timeout' ? 'timeout' : o.outcome} — ${o.reason}`;
+  if (o.reply === null || o.reply.source === null) return head;
+  const from = o.reply.source === 'record' ? 'its session record' : 'the screen';
+  const cut = o.reply.truncated ? ', not whole' : '';
+  return `${head}\n\nThe agent's reply (from ${from}${cut}):\n${o.reply.text}`;
 }
 
 /**
@@ -365,7 +385,7 @@ export function createMcpServer(
     'send_prompt',
     {
       title: 'Send a prompt and wait for the turn',
-      description: `Types a prompt into an agent terminal, submits it, and waits until the agent has finished that turn; answers with the turn id and its outcome: success, interrupted, known_failure, or result "timeout" when it had not ended within timeoutSeconds (the turn goes on: call wait_for_turn with the turn id; never send the prompt again). Refused, with nothing typed, when the terminal does not accept a prompt now (busy with another turn, waiting for the operator, gone, blocked by the watchdog): the error says why and what to do. Blocks for as long as the agent works, up to timeoutSeconds (default ${DEFAULT_WAIT_SECONDS} s).`,
+      description: `Types a prompt into an agent terminal, submits it, and waits until the agent has finished that turn; answers with the turn id, its outcome (success, interrupted, known_failure) and the agent's reply text (reply: from its session record or its screen), or result "timeout" when it had not ended within timeoutSeconds (the turn goes on: call wait_for_turn with the turn id; never send the prompt again). Refused, with nothing typed, when the terminal does not accept a prompt now (busy with another turn, waiting for the operator, gone, blocked by the watchdog): the error says why and what to do. Blocks for as long as the agent works, up to timeoutSeconds (default ${DEFAULT_WAIT_SECONDS} s).`,
       inputSchema: {
         terminal: TerminalArg,
         prompt: PromptText.describe(

@@ -7,7 +7,9 @@
  * `locate` and `read`.
  *
  * A reader reads only what decides a turn's start and end and why; none of the record's text is
- * kept: the journal stores the evidence (file, offset, the record's own event name).
+ * kept: the journal stores the evidence (file, offset, the record's own event name). The one
+ * exception is opt-in and kept apart: `reply` hands over the assistant's reply text of a piece,
+ * for the turn's payload (held in memory only, never in the journal or the state).
  */
 
 /** What is known of the process running in a pane, for finding its session record. */
@@ -71,6 +73,19 @@ export type RecordEvent =
     };
 
 /**
+ * The assistant's reply text a piece carries (docs/contracts.md §6). Pieces of one message
+ * (`messageId` alike, `part: true`) are joined; any other reply replaces the one before, so the
+ * turn's reply is its last message.
+ */
+export interface RecordReply {
+  text: string;
+  /** The record's id of the message, when it has one. */
+  messageId?: string;
+  /** The text is one part of the message (Claude Code writes a line per content block). */
+  part?: boolean;
+}
+
+/**
  * What a reader made of one piece: the events in it (often none), or `unknown` when the piece is
  * not in the format the reader was built against. One unknown piece makes the observer step aside
  * (the screen alone decides, and `doctor` says why); a reader never guesses an outcome.
@@ -109,6 +124,11 @@ export interface SessionRecordReader {
   locate(context: SessionContext): Promise<string | null>;
   /** Reads one piece of the record (see `kind`). Pure: the same piece gives the same reading. */
   read(piece: string, position: RecordPosition): RecordReading;
+  /**
+   * The reply text one piece carries, or null: asked only where a turn's payload is wanted, and
+   * never for a piece `read` did not know. Absent: the screen tells the reply. Pure.
+   */
+  reply?(piece: string): RecordReply | null;
   /**
    * A second file the CLI writes beside the record, shared by every process of the CLI (Cline's
    * log): followed while the record is, as `jsonl`, but never claimed by one pane; `read` keeps

@@ -11,6 +11,7 @@ export type {
   RecordEvent,
   RecordPosition,
   RecordReading,
+  RecordReply,
   SessionContext,
   SessionRecordReader,
 } from './session-record.js';

@@ -24,6 +24,7 @@ import {
   TerminalView,
   TurnBody,
   TurnId,
+  TurnPayload,
   TurnResponse,
   TurnWaitQuery,
   type CommandHandlers,
@@ -220,24 +221,29 @@ export function terminalRoutes(
     createRoute({
       method: 'get',
       path: '/v1/terminals/{id}/turns/{turnId}',
-      summary:
-        'Wait for a turn `input` started to end (a client that has printed the turn id waits here)',
+      summary: `${COMMANDS.turn.summary}, at once (\`ended: false\` while it runs); with \`timeoutSeconds\`: wait for a turn \`input\` started to end (a client that has printed the turn id waits here)`,
       request: { params: z.object({ id: TerminalId, turnId: TurnId }), query: TurnWaitQuery },
       responses: {
-        200: json(TurnResponse, TURN_RESULT),
+        200: json(
+          z.union([TurnPayload, TurnResponse]),
+          "without `timeoutSeconds`: the turn's payload (reply text, outcome, evidence, timing); with it: the turn's result (`timeout` when it had not ended in time), its payload in `payload`",
+        ),
         409: json(ErrorBody, 'the terminal went away before the turn ended'),
         ...TERMINAL_ERRORS,
         404: json(
           ErrorBody,
-          'no terminal with that id (`unknown_terminal`), or no such turn on it (`unknown_turn`: not its current, last or a recent one)',
+          'no terminal with that id (`unknown_terminal`), or no such turn on it (`unknown_turn`: not its current, last or a recent one; for a payload, not one of its latest 20 turns)',
         ),
       },
     }),
     async (c) => {
       const { id, turnId } = c.req.valid('param');
-      const ms = Math.round(c.req.valid('query').timeoutSeconds * 1000);
-      const over = endedEarlier(sup, id, turnId);
-      return c.json(over ?? (await waitOutcome(sup, id, turnId, ms, clientGone(c))), 200);
+      const seconds = c.req.valid('query').timeoutSeconds;
+      if (seconds === undefined) return c.json(await cmd.turn({ id, turnId }), 200);
+      const ms = Math.round(seconds * 1000);
+      const over = await endedEarlier(sup, id, turnId);
+      if (over) return c.json(over, 200);
+      return c.json(await waitOutcome(sup, id, turnId, ms, clientGone(c)), 200);
     },
   );
 

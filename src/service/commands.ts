@@ -3,6 +3,7 @@ import type {
   CommandHandlers,
   CommandInput,
   CommandName,
+  TurnPayload,
   TurnResponse,
 } from '../schemas/operations/index.js';
 import type { SupervisorPort } from './port.js';
@@ -29,26 +30,55 @@ export async function waitOutcome(
       result: 'timeout',
       completion: s.completion?.turnId === turnId ? s.completion : null,
       lastTurn: s.lastTurn,
+      payload: await payloadOf(port, id, turnId),
     };
   }
+}
+
+/** A turn's payload where the port keeps one, else null (never an error). */
+export async function payloadOf(
+  port: SupervisorPort,
+  id: string,
+  turnId: string,
+): Promise<TurnPayload | null> {
+  if (!port.turnPayload) return null;
+  try {
+    return await port.turnPayload(id, turnId);
+  } catch {
+    return null;
+  }
+}
+
+/** A turn's payload, or `unknown_turn` where the port keeps none. */
+export async function turnPayload(
+  port: SupervisorPort,
+  id: string,
+  turnId: string,
+): Promise<TurnPayload> {
+  port.get(id);
+  if (!port.turnPayload) {
+    throw new PanewardError('unknown_turn', `this server keeps no turn payloads (turn ${turnId})`);
+  }
+  return port.turnPayload(id, turnId);
 }
 
 /**
  * A turn that is over already and whose completion has since cleared: its own outcome is the
  * answer (a client that printed the turn id asks after it ended). Null while it may still end.
  */
-export function endedEarlier(
+export async function endedEarlier(
   port: SupervisorPort,
   id: string,
   turnId: string,
-): TurnResponse | null {
+): Promise<TurnResponse | null> {
   const now = port.get(id);
   if (
     now.lastTurn.turnId === turnId &&
     now.turn.current?.id !== turnId &&
     now.completion?.turnId !== turnId
   ) {
-    return { turnId, result: 'completed', completion: null, lastTurn: now.lastTurn };
+    const payload = await payloadOf(port, id, turnId);
+    return { turnId, result: 'completed', completion: null, lastTurn: now.lastTurn, payload };
   }
   return null;
 }
@@ -72,6 +102,7 @@ export function portCommands(port: SupervisorPort): CommandHandlers {
     },
     wait: ({ id, turnId, timeoutMs }, signal) =>
       port.waitForTurn(id, turnId, { timeoutMs, ...(signal ? { signal } : {}) }),
+    turn: ({ id, turnId }) => turnPayload(port, id, turnId),
     interrupt: async ({ id }) => {
       await port.interrupt(id);
       return { ok: true };
@@ -112,6 +143,8 @@ export function runCommand(
       return handlers.turns(call, signal);
     case 'wait':
       return handlers.wait(call, signal);
+    case 'turn':
+      return handlers.turn(call, signal);
     case 'interrupt':
       return handlers.interrupt(call, signal);
     case 'resume':

@@ -10,6 +10,7 @@ import type {
   Spawned,
   StopAnswer,
   StopInput,
+  TurnPayload,
 } from '../schemas/operations/index.js';
 import type { AttachRequest, Telemetry, TurnResult } from '../supervisor/supervisor.js';
 import type { Operations } from '../supervisor/operations.js';
@@ -104,6 +105,11 @@ export interface SupervisorPort {
   spawnedOf?(id: string): Spawned | null;
   /** The pane's latest capture as text and its observation time; null before the first. */
   screen(id: string): Promise<{ text: string; t: number } | null>;
+  /**
+   * A turn's payload (docs/contracts.md §6): `unknown_turn` for a turn not kept. Absent where
+   * none are kept.
+   */
+  turnPayload?(id: string, turnId: string): TurnPayload | Promise<TurnPayload>;
   /**
    * paneward's own sampling health (`observer_lagging`), null before its first report. Absent
    * where no pane is observed: a fleet server (each host's is in its heartbeat).

@@ -12,6 +12,7 @@ import {
   boundReason,
   type RecordEvent,
   type RecordPosition,
+  type RecordReply,
   type SessionRecordReader,
 } from '../profiles/session-record.js';
 import { PieceReader } from './pieces.js';
@@ -19,6 +20,11 @@ import { PieceReader } from './pieces.js';
 /** What a follower reports. */
 export type FollowerReport =
   | { type: 'events'; events: readonly RecordEvent[] }
+  /**
+   * The reply text of a piece (only with `replies`), reported before that piece's events: held
+   * in memory for the turn's payload, never journaled.
+   */
+  | { type: 'reply'; reply: RecordReply }
   /** A piece the reader does not know: the follower has stopped. */
   | { type: 'unknown'; why: string; position: RecordPosition }
   /** The file was replaced (another inode) or cut short: it is read again from the start. */
@@ -48,6 +54,8 @@ export interface FollowerOptions {
    * whole document (`document`). `paneward record` writes them into the recording.
    */
   piece?: (piece: { file: string; offset: number; text: string }) => void;
+  /** Ask the reader for each line's reply text too (a turn's payload; default false). */
+  replies?: boolean;
   /** The longest line (`jsonl`, newline not counted) read, bytes (default 1 MiB). */
   maxLineBytes?: number;
   /** The longest document read, bytes (default 32 MiB): a longer one steps aside. */
@@ -96,7 +104,7 @@ export class RecordFollower {
     this.maxLine = o.maxLineBytes ?? MAX_LINE_BYTES;
     this.maxDocument = o.maxDocumentBytes ?? MAX_DOCUMENT_BYTES;
     this.offset = o.fromOffset ?? 0;
-    this.pieces = new PieceReader(o.reader);
+    this.pieces = new PieceReader(o.reader, o.replies === true);
   }
 
   get file(): string {
@@ -241,6 +249,11 @@ export class RecordFollower {
           this.o.report({ type: 'unknown', why: boundReason(reading.unknown), position });
           this.stop();
           return;
+        }
+        const reply = this.pieces.reply(line);
+        if (reply) {
+          if (events.length > 0) this.o.report({ type: 'events', events: events.splice(0) });
+          this.o.report({ type: 'reply', reply });
         }
         events.push(...reading.events);
       }

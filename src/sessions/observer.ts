@@ -4,6 +4,7 @@ import { fileKind, type FileKind } from '../profiles/record-files.js';
 import type {
   RecordEvent,
   RecordPosition,
+  RecordReply,
   SessionContext,
   SessionRecordReader,
   SideContext,
@@ -73,6 +74,8 @@ export interface RecordSkip {
 export type ObserverReport =
   | { type: 'status'; status: ObserverStatus }
   | { type: 'events'; events: readonly RecordEvent[] }
+  /** The reply text of a piece (only with `replies`): the turn's payload, never journaled. */
+  | { type: 'reply'; reply: RecordReply }
   | { type: 'reset'; why: 'replaced' | 'truncated'; file: string }
   | { type: 'skipped'; skip: RecordSkip };
 
@@ -99,6 +102,8 @@ export interface SessionObserverOptions {
    * line of the reader's side record, with the process its lines are read for.
    */
   piece?: (piece: { file: string; offset: number; text: string; side?: SideContext }) => void;
+  /** Ask the reader for the record's reply texts too (a turn's payload; default false). */
+  replies?: boolean;
   /** The agent CLI's process under the pane, or undefined (tests replace it). */
   agentPid?: (panePid: number, processNames: readonly string[]) => Promise<number | undefined>;
   /** Reads the process facts (tests replace it). */
@@ -249,6 +254,7 @@ export class SessionObserver {
       reader: this.o.reader,
       pollMs: this.o.pollMs,
       report: (r) => this.onFollower(file, r, false),
+      ...(this.o.replies === true ? { replies: true } : {}),
       ...(this.o.piece ? { piece: this.o.piece } : {}),
     });
     this.follower.start();
@@ -315,7 +321,9 @@ export class SessionObserver {
   private onFollower(file: string, r: FollowerReport, side: boolean): void {
     if (this.stopped) return;
     if (r.type === 'events') this.o.report({ type: 'events', events: r.events });
-    else if (r.type === 'reset') this.o.report({ type: 'reset', why: r.why, file });
+    else if (r.type === 'reply') {
+      if (!side) this.o.report({ type: 'reply', reply: r.reply });
+    } else if (r.type === 'reset') this.o.report({ type: 'reset', why: r.why, file });
     else if (r.type === 'skipped') {
       const { offset } = r.position;
       const why = `${side ? 'side record: ' : ''}${r.why}`;

@@ -2,6 +2,7 @@ import type {
   RecordEvent,
   RecordPosition,
   RecordReading,
+  RecordReply,
   SessionRecordReader,
 } from '../profiles/session-record.js';
 
@@ -15,7 +16,25 @@ export class PieceReader {
   /** Events already passed on from a document (an entry rewritten later may add one). */
   private readonly done = new Set<string>();
 
-  constructor(readonly reader: SessionRecordReader) {}
+  /** `replies`: the reader is asked for each piece's reply text too (a turn's payload). */
+  constructor(
+    readonly reader: SessionRecordReader,
+    private readonly replies = false,
+  ) {}
+
+  /**
+   * The reply text a piece `read` knew carries, when replies were asked for and the reader tells
+   * them (a line of a `jsonl` record; a document's replies are not read). A reader that fails on
+   * it tells none.
+   */
+  reply(piece: string): RecordReply | null {
+    if (!this.replies || this.reader.kind !== 'jsonl' || !this.reader.reply) return null;
+    try {
+      return this.reader.reply(piece);
+    } catch {
+      return null;
+    }
+  }
 
   /** The file is read again from its start (it was replaced or cut short). */
   reset(): void {

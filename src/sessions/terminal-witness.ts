@@ -60,6 +60,8 @@ export function startTerminalWitness(o: TerminalWitnessOptions): () => void {
     claims: o.claims,
     panePid: () => Promise.resolve(o.panePid()),
     report: o.report,
+    // Each turn's reply text for its payload (held in memory by the supervisor only).
+    replies: true,
   });
   let turn: string | null = null;
   const sub = o.state$.subscribe((s) => {

@@ -11,6 +11,7 @@ import { PromptText } from '../schemas/prompt.js';
 import { Target } from '../schemas/target.js';
 import { CompletionAuthoritySchema, type TerminalState } from '../schemas/terminal-state.js';
 import type { CompletionObserver } from '../terminal/observers.js';
+import type { TurnPayload } from '../schemas/turn-payload.js';
 
 export const SupervisorOptions = z.strictObject({
   /** tmux socket name (`-L`). */
@@ -119,6 +120,11 @@ export interface TurnResult {
   result: 'completed' | 'failed';
   completion: NonNullable<TerminalState['completion']>;
   lastTurn: TerminalState['lastTurn'];
+  /**
+   * What the turn answered: its reply text, evidence and timing (docs/contracts.md §6); null
+   * when it is not kept (a turn restored from the journal after a restart).
+   */
+  payload: TurnPayload | null;
 }
 
 /** How long one sample of a pane, or one journal append until acknowledged, took. */

@@ -44,6 +44,8 @@ import { ToolCatalog } from './tools.js';
 import { Spawner } from './spawn.js';
 import type { Spawned, SpawnRequest, StopAnswer, StopInput } from '../schemas/spawn.js';
 import { answered, waitForTurn } from './turns.js';
+import { TurnPayloadStore } from './payloads.js';
+import { MAX_TURN_PAYLOADS, type TurnPayload } from '../schemas/turn-payload.js';
 import { takeHookEvent } from '../hooks/intake.js';
 import type { HookAnswer, HookEventBody } from '../schemas/hook.js';
 import { ObservationBody, type ObservationAnswer } from '../schemas/operations/observe.js';
@@ -98,6 +100,8 @@ export class Supervisor {
   private observerHealth: SourceHealth | null = null;
   /** The commands of each terminal whose runtime runs now. */
   private readonly running = new RunningTerminals();
+  /** Each terminal's latest turns' payloads, in memory only (docs/contracts.md §6). */
+  private readonly payloads = new TurnPayloadStore();
 
   constructor(input: SupervisorOptionsInput = {}) {
     const { transport, scheduler, profiles, inspect, spawnEnv, completionObservers, ...rest } =
@@ -136,6 +140,7 @@ export class Supervisor {
       completionAuthority: this.options.completionAuthority,
       sessionClaims: new ClaimRegistry(),
       completionObservers: observers,
+      onPayload: (payload) => this.payloads.put(payload),
     });
     const journal = this.journal;
     this.actor = createActor(
@@ -171,6 +176,7 @@ export class Supervisor {
       defaultBudgetSeconds: this.options.config?.sessionWallClockSeconds ?? 0,
       assertRunning: () => this.assertRunning(),
       detach: (id) => {
+        this.payloads.forget(id);
         void this.record({ kind: 'terminal.detached', terminalId: id });
         this.actor.send({ type: 'evt_detach', terminalId: id });
       },
@@ -289,6 +295,7 @@ export class Supervisor {
     }
     this.readsNoInput.delete(id);
     this.spawner.forget(id);
+    this.payloads.forget(id);
     void this.record({ kind: 'terminal.detached', terminalId: id });
     this.actor.send({ type: 'evt_detach', terminalId: id });
   }
@@ -364,7 +371,7 @@ export class Supervisor {
         { details: { terminalId: id, turnId } },
       );
     }
-    return waitForTurn(this.state$(id), id, turnId, o.data, {
+    const ended = await waitForTurn(this.state$(id), id, turnId, o.data, {
       scheduler: this.scheduler,
       // The turn's own outcome settles at most one settle window (plus two polls) after
       // completion, or a witness window when the session record decides what the screen cannot
@@ -376,6 +383,27 @@ export class Supervisor {
         1000,
       current: () => this.get(id),
     });
+    return { ...ended, payload: this.payloads.get(id, turnId) ?? null };
+  }
+
+  /**
+   * What a turn answered (docs/contracts.md §6): its reply text (from the session record where
+   * the CLI writes one, else the screen), outcome, evidence and timing; `ended: false` while it
+   * runs. Kept in memory for the terminal's latest 20 turns: an older turn, one from before a
+   * restart, or one the terminal never had is `unknown_turn`, the message saying which.
+   */
+  turnPayload(id: string, turnId: string): TurnPayload {
+    this.terminals.get(id);
+    const kept = this.payloads.get(id, turnId);
+    if (kept) return kept;
+    const known = this.knowsTurn(id, turnId);
+    throw new PanewardError(
+      'unknown_turn',
+      known
+        ? `terminal ${id}'s turn ${turnId} is no longer kept: payloads are kept in memory for the latest ${MAX_TURN_PAYLOADS} turns since the supervisor started`
+        : `field \`turnId\`: terminal ${id} has no turn ${turnId}`,
+      { details: { terminalId: id, turnId, kept: this.payloads.turnIds(id) } },
+    );
   }
 
   /**

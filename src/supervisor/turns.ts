@@ -26,7 +26,7 @@ export async function waitForTurn(
   turnId: string,
   opts: { timeoutMs?: number; signal?: AbortSignal },
   w: TurnWait,
-): Promise<TurnResult> {
+): Promise<Omit<TurnResult, 'payload'>> {
   let own: TerminalState['lastTurn'] | null = null;
   const watchOwn = states.subscribe((s) => {
     if (s.lastTurn.turnId === turnId) own = s.lastTurn;

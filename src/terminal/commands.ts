@@ -222,7 +222,7 @@ export class TerminalCommands {
     await this.pipeline.journal.flush();
     // Loading a buffer types nothing: if it times out, nothing reaches the pane.
     const buffer = await this.typing.load(text);
-    const turnId = this.pipeline.submit(this.now());
+    const turnId = this.pipeline.submit(this.now(), text);
     // The turn's start is durable before it is typed: after a crash the journal proves it.
     await this.pipeline.journal.flush();
     try {

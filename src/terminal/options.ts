@@ -5,6 +5,7 @@ import type { ToolProfile } from '../profiles/types.js';
 import type { KernelConfigInput } from '../schemas/kernel.js';
 import type { RestoreFacts } from '../schemas/record.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
+import type { TurnPayload } from '../schemas/turn-payload.js';
 import type { TerminalHost } from './charts.js';
 import type { WitnessConfig } from './witness.js';
 
@@ -41,4 +42,10 @@ export interface PipelineOptions {
    * `state`). One callback where a subscription would cost a terminal more memory.
    */
   onState?: (state: TerminalState) => void;
+  /**
+   * Told each turn's payload (docs/contracts.md §6) as it changes: started, ended, its record's
+   * reply read late. It holds the reply text, so it never goes to the journal or the state.
+   * None: no payloads are built.
+   */
+  onPayload?: (payload: TurnPayload) => void;
 }

@@ -50,6 +50,7 @@ import {
   type StateTimes,
 } from './state.js';
 import { TurnDriver } from './turn-driver.js';
+import { TurnPayloads } from './payload.js';
 import type { HookTurnEvent, ObserverEnding } from './witness.js';
 import type { ObserverReport } from '../sessions/observer.js';
 
@@ -126,6 +127,8 @@ export class TerminalPipeline {
   private witness: NonNullable<TerminalState['witness']> | undefined;
   /** The latest capture, for people looking at the pane (never published or journaled). */
   private lastScreen: { text: string; t: number } | null = null;
+  /** Each turn's payload, built when asked for (`onPayload`); never published or journaled. */
+  private readonly payloads: TurnPayloads | null;
 
   constructor(private readonly o: PipelineOptions) {
     this.profile = o.profile;
@@ -142,6 +145,7 @@ export class TerminalPipeline {
     };
     this.journal = o.journal ?? new Journal({ dataDir: null, scheduler });
     this.ownsJournal = !o.journal;
+    this.payloads = o.onPayload ? new TurnPayloads(o.terminalId, o.onPayload) : null;
     this.ownSite = o.site
       ? null
       : standaloneSite({
@@ -184,7 +188,10 @@ export class TerminalPipeline {
       timers: this.timers,
       nextTurnId: () => `turn-${this.journal.index.nextTurnOf(o.terminalId)}`,
       onTransition: (_t, tr) => this.transitions.push(tr),
-      onTurn: (ev) => void this.record(turnRecord(o.terminalId, ev)),
+      onTurn: (ev) => {
+        this.payloads?.turn(ev, this.projectionText);
+        void this.record(turnRecord(o.terminalId, ev));
+      },
       ...(o.witness ? { witness: o.witness } : {}),
       onDisagreement: (d) =>
         void this.record({
@@ -328,11 +335,13 @@ export class TerminalPipeline {
 
   /**
    * A prompt was submitted: arms an explicit-input turn (its completion actor compares with the
-   * screen as it is now) and records it; returns the turn id, unique across restarts.
+   * screen as it is now) and records it; returns the turn id, unique across restarts. `prompt`
+   * (kept only for the turn's payload) helps find the reply on the screen.
    */
-  submit(t: number): string {
+  submit(t: number, prompt?: string): string {
     this.advance(t);
     const turnId = `turn-${this.journal.index.nextTurnOf(this.o.terminalId)}`;
+    if (prompt !== undefined) this.payloads?.submitted(turnId, prompt);
     this.kernel.submit(t, this.projectionText, turnId);
     this.completionTurnId = turnId;
     this.evidence = commandEvidence(this.profile, this.toolVersion, 'submit');
@@ -348,6 +357,11 @@ export class TerminalPipeline {
   sessionRecord(t: number, report: ObserverReport): void {
     const authority = this.o.witness?.authority;
     if (this.disposed || !authority) return;
+    if (report.type === 'reply') {
+      // Text for the turn's payload only: it changes no state and is never recorded.
+      this.payloads?.reply(report.reply);
+      return;
+    }
     this.advance(t);
     if (report.type === 'status') {
       const s = report.status;
@@ -394,7 +408,10 @@ export class TerminalPipeline {
       });
       return;
     } else if (report.type === 'events') {
-      for (const e of report.events) this.turns.recordEvent(t, e);
+      for (const e of report.events) {
+        if (e.type === 'turn_started') this.payloads?.recordTurnStarted();
+        this.turns.recordEvent(t, e);
+      }
     }
     this.evidence = null;
     this.publish(t);
@@ -481,6 +498,9 @@ export class TerminalPipeline {
       // empty one would count as a change, evidence for a turn that did nothing).
       projectionText: obs.projectionText,
     });
+    if (this.payloads && this.turns.snapshot().current === null && result !== null) {
+      this.payloads.idleProjection(obs.projectionText);
+    }
     // The surface as the stability window reads it; the projection is the string the turn chart
     // keeps too (normalizeProjection remembers its last answer), so no copy of the screen is made.
     const key: SurfaceKey = [

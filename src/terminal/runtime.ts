@@ -18,6 +18,7 @@ import { detectToolVersion } from '../observe/tool-version.js';
 import type { ToolProfile } from '../profiles/types.js';
 import type { TurnPhaseInput } from '../../machines/turnPhase.js';
 import { KernelConfig } from '../schemas/kernel.js';
+import type { TurnPayload } from '../schemas/turn-payload.js';
 import { standaloneSite, type TerminalHost } from './charts.js';
 import { TerminalCommands } from './commands.js';
 import { TerminalPipeline } from './pipeline.js';
@@ -50,6 +51,8 @@ export interface TerminalRuntimeDeps {
   sessionClaims?: ClaimRegistry;
   /** The library user's completion observers, run for every turn of every terminal. */
   completionObservers?: readonly CompletionObserver[];
+  /** Told each turn's payload as it changes (docs/contracts.md §6); none: none are built. */
+  onPayload?: (payload: TurnPayload) => void;
 }
 
 /**
@@ -137,6 +140,7 @@ function startRuntime(
     // below exists) waits its turn in the command queue like every key paneward presses.
     interrupt: (): Promise<void> => commands.cancelForWatchdog(),
     ...(witness ? { witness } : {}),
+    ...(deps.onPayload ? { onPayload: deps.onPayload } : {}),
     onState: (state) => {
       if (live) sendBack({ type: 'evt_state', state });
     },

@@ -18,6 +18,7 @@ import { PieceReader } from '../sessions/pieces.js';
 import { witnessConfigFor } from '../sessions/terminal-witness.js';
 import type { CompletionAuthority } from '../terminal/witness.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
+import type { TurnPayload } from '../schemas/turn-payload.js';
 import { TerminalPipeline } from '../terminal/pipeline.js';
 
 export interface ReplayOptions {
@@ -35,6 +36,8 @@ export interface ReplayOptions {
   toolVersion?: string;
   /** The strict gate (the profiles' `verifiedOnly`): a newer release is not read. */
   verifiedOnly?: boolean;
+  /** Told each turn's payload as it changes (docs/contracts.md §6), as live supervision keeps it. */
+  onPayload?: (payload: TurnPayload) => void;
 }
 
 /** A validated recording: its header and its polls and inputs in time order. */
@@ -115,6 +118,7 @@ export function pipelineFor(
       ? { watchdogBudgetSeconds: options.config.sessionWallClockSeconds }
       : {}),
     ...(witness ? { witness } : {}),
+    ...(options.onPayload ? { onPayload: options.onPayload } : {}),
   });
   return { pipeline, clock };
 }
@@ -172,13 +176,16 @@ class PiecePlayer {
       pipeline.sessionRecord(t, { type: 'status', status: { state: 'following', file, pid: 0 } });
     }
     let pieces = this.files.get(file);
-    if (!pieces) this.files.set(file, (pieces = new PieceReader(reader)));
+    if (!pieces) this.files.set(file, (pieces = new PieceReader(reader, true)));
     if (line.reset) {
       pieces.reset();
       pipeline.sessionRecord(t, { type: 'reset', why: line.reset, file });
     }
     const position = { file, offset: line.offset };
     const reading = pieces.read(line.text, position);
+    const reply = 'unknown' in reading ? null : pieces.reply(line.text);
+    // Before the piece's events, as live: text for the payload only, it changes no state.
+    if (reply) pipeline.sessionRecord(t, { type: 'reply', reply });
     if ('unknown' in reading) {
       this.steppedAside = true;
       pipeline.sessionRecord(t, {
@@ -260,7 +267,7 @@ export function playRecording(
     } else if (line.type === 'record_piece') {
       pieces.play(pipeline, line);
     } else {
-      pipeline.submit(line.t);
+      pipeline.submit(line.t, line.text);
     }
   });
   const c = pipeline.kernel.config;

@@ -205,6 +205,13 @@ describe.skipIf(missing && !process.env.CI)('paneward MCP server with the SDK cl
       });
       expect(o.turnId).toMatch(/^turn-\d+$/);
       expect(textOf(r)).toContain(`${o.turnId} on claude: success`);
+      // What the model answered, read from Claude Code's own session record.
+      expect(r.structuredContent).toMatchObject({
+        reply: { text: 'The answer is forty-two.', source: 'record', truncated: false },
+      });
+      expect(textOf(r)).toMatch(
+        /The agent's reply \(from its session record\):\nThe answer is forty-two\./,
+      );
       expect(sup.get('claude').lastTurn).toMatchObject({ turnId: o.turnId, result: 'success' });
       const turns = model
         .log()

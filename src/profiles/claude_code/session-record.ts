@@ -6,6 +6,7 @@ import {
   type RecordEvent,
   type RecordPosition,
   type RecordReading,
+  type RecordReply,
   type SessionContext,
   type SessionRecordReader,
 } from '../session-record.js';
@@ -145,6 +146,33 @@ function readLine(line: Line, position: RecordPosition): RecordReading {
   return { unknown: `line type ${named(line.type)}` };
 }
 
+/**
+ * The reply text of an `assistant` line of the pane's own session: its text blocks (a line per
+ * content block, so the blocks of one message id are joined). API errors and subagents carry none.
+ */
+function reply(piece: string): RecordReply | null {
+  let line: Line & { message?: { id?: unknown } };
+  try {
+    line = JSON.parse(piece) as typeof line;
+  } catch {
+    return null;
+  }
+  if (line?.type !== 'assistant' || line.isSidechain === true || line.isApiErrorMessage === true) {
+    return null;
+  }
+  const content = line.message?.content;
+  const blocks = Array.isArray(content)
+    ? (content as Array<{ type?: unknown; text?: unknown }>)
+    : [];
+  const text = blocks
+    .filter((b) => b?.type === 'text' && typeof b.text === 'string')
+    .map((b) => b.text as string)
+    .join('\n\n');
+  if (text === '') return null;
+  const id = line.message?.id;
+  return { text, part: true, ...(typeof id === 'string' ? { messageId: id } : {}) };
+}
+
 export const claudeCodeSessionRecord: SessionRecordReader = {
   tool: 'claude_code',
   kind: 'jsonl',
@@ -189,6 +217,7 @@ export const claudeCodeSessionRecord: SessionRecordReader = {
     }
     return readLine(line as Line, position);
   },
+  reply,
 };
 
 function sessionIdArgument(argv: readonly string[]): string | null {

@@ -5,6 +5,7 @@ import {
   type RecordEvent,
   type RecordPosition,
   type RecordReading,
+  type RecordReply,
   type SessionContext,
   type SessionRecordReader,
 } from '../session-record.js';
@@ -194,6 +195,15 @@ function read(piece: string, position: RecordPosition): RecordReading {
   }
 }
 
+/** The reply of a finished task: `task_complete` names its last agent message. */
+function reply(piece: string): RecordReply | null {
+  const line = jsonObject(piece);
+  const payload = line?.payload as Record<string, unknown> | null | undefined;
+  if (line?.type !== 'event_msg' || payload?.type !== 'task_complete') return null;
+  const text = payload.last_agent_message;
+  return typeof text === 'string' && text !== '' ? { text } : null;
+}
+
 /** Reads Codex's rollout file. */
 export const codexSessionRecord: SessionRecordReader = {
   tool: 'codex',
@@ -201,4 +211,5 @@ export const codexSessionRecord: SessionRecordReader = {
   verifiedVersions: ['0.171.0', '0.169.0'],
   locate,
   read,
+  reply,
 };

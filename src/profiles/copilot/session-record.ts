@@ -8,6 +8,7 @@ import {
   type RecordEvent,
   type RecordPosition,
   type RecordReading,
+  type RecordReply,
   type SessionContext,
   type SessionRecordReader,
 } from '../session-record.js';
@@ -238,6 +239,24 @@ export async function locateCopilotRecord(context: SessionContext): Promise<stri
   return null;
 }
 
+/** An `assistant.message` of the session's own run (no sub-agent): its content. */
+function reply(piece: string): RecordReply | null {
+  let line: unknown;
+  try {
+    line = JSON.parse(piece);
+  } catch {
+    return null;
+  }
+  if (!isObject(line) || line.type !== 'assistant.message' || !isObject(line.data)) return null;
+  const data = line.data;
+  if (line.agentId !== undefined || data.parentToolCallId !== undefined) return null;
+  if (data.phase !== undefined || typeof data.content !== 'string' || data.content === '') {
+    return null;
+  }
+  const id = data.messageId;
+  return { text: data.content, ...(typeof id === 'string' ? { messageId: id } : {}) };
+}
+
 /** Copilot CLI 1.0.102's session record. */
 export const copilotSessionRecord: SessionRecordReader = {
   tool: 'copilot',
@@ -245,4 +264,5 @@ export const copilotSessionRecord: SessionRecordReader = {
   verifiedVersions: ['1.0.102'],
   locate: locateCopilotRecord,
   read: readCopilotRecordLine,
+  reply,
 };

@@ -5,6 +5,7 @@ import {
   type RecordEvent,
   type RecordPosition,
   type RecordReading,
+  type RecordReply,
   type SessionContext,
   type SessionRecordReader,
 } from '../session-record.js';
@@ -131,6 +132,15 @@ function read(piece: string, position: RecordPosition): RecordReading {
   }
 }
 
+/** A `gemini` message's text (written again with the same id once its tools ran: it replaces). */
+function reply(piece: string): RecordReply | null {
+  const line = jsonObject(piece);
+  if (line?.type !== 'gemini' || typeof line.content !== 'string' || line.content === '') {
+    return null;
+  }
+  return { text: line.content, ...(typeof line.id === 'string' ? { messageId: line.id } : {}) };
+}
+
 /** Reads Gemini CLI's chat record. */
 export const geminiCliSessionRecord: SessionRecordReader = {
   tool: 'gemini_cli',
@@ -139,4 +149,5 @@ export const geminiCliSessionRecord: SessionRecordReader = {
   endings: ['interrupted', 'known_failure'],
   locate,
   read,
+  reply,
 };

@@ -4,6 +4,7 @@ import {
   type RecordEvent,
   type RecordPosition,
   type RecordReading,
+  type RecordReply,
   type SessionContext,
   type SessionRecordReader,
 } from '../session-record.js';
@@ -198,6 +199,20 @@ function read(piece: string, position: RecordPosition): RecordReading {
   }
 }
 
+/** An `assistant` line's text parts (a line asking for a tool may carry text before it). */
+function reply(piece: string): RecordReply | null {
+  const line = jsonObject(piece);
+  if (line?.type !== 'assistant') return null;
+  const text = (partsOf(line) ?? [])
+    .map((p) =>
+      p !== null && typeof p === 'object' && typeof p.text === 'string' && p.thought !== true
+        ? p.text
+        : '',
+    )
+    .join('');
+  return text === '' ? null : { text };
+}
+
 /** Reads Qwen Code's chat record. */
 export const qwenCodeSessionRecord: SessionRecordReader = {
   tool: 'qwen_code',
@@ -206,4 +221,5 @@ export const qwenCodeSessionRecord: SessionRecordReader = {
   endings: ['success', 'known_failure'],
   locate,
   read,
+  reply,
 };

@@ -3,7 +3,7 @@ import { attach } from './attach.js';
 import { detach, interrupt, resume, screen } from './control.js';
 import { input } from './input.js';
 import { observe } from './observe.js';
-import { turns, wait } from './turns.js';
+import { turn, turns, wait } from './turns.js';
 
 export * from './contract.js';
 export * from './attach.js';
@@ -18,7 +18,18 @@ export * from './turns.js';
  * Every command of the service by name: what the HTTP routes take, what a fleet edge answers
  * over request/reply, what the fleet view sends and checks the answers against.
  */
-export const COMMANDS = { attach, input, turns, wait, interrupt, resume, detach, screen, observe };
+export const COMMANDS = {
+  attach,
+  input,
+  turns,
+  wait,
+  turn,
+  interrupt,
+  resume,
+  detach,
+  screen,
+  observe,
+};
 export type Commands = typeof COMMANDS;
 export type CommandName = keyof Commands;
 export type CommandInput<K extends CommandName> = z.output<Commands[K]['input']>;

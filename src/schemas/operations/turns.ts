@@ -1,7 +1,18 @@
 import { z } from '@hono/zod-openapi';
 import { PromptText } from '../prompt.js';
 import { TerminalState } from '../terminal-state.js';
-import { defineOperation, TERMINAL_ERRORS, TerminalId, TMUX_ERRORS } from './contract.js';
+import { TurnPayload as TurnPayloadSchema } from '../turn-payload.js';
+import { defineOperation, TERMINAL_ERRORS, TerminalId, TMUX_ERRORS, TurnId } from './contract.js';
+
+/** What a turn answered: reply text, outcome, evidence, timing (docs/contracts.md §6). */
+export const TurnPayload = TurnPayloadSchema;
+export type TurnPayload = z.infer<typeof TurnPayload>;
+
+/**
+ * The turn's payload in a wait's answer: null when it is not kept (a turn from before a restart);
+ * absent from a server older than payloads.
+ */
+const PayloadField = TurnPayload.nullable().optional();
 
 /** The longest a turn is waited for, in seconds (a day); the default is 600. */
 const TimeoutSeconds = z.number().positive().max(86_400).default(600);
@@ -22,13 +33,17 @@ export const TurnResponse = z
     result: z.enum(['completed', 'failed', 'timeout']),
     completion: TerminalState.shape.completion,
     lastTurn: TerminalState.shape.lastTurn,
+    payload: PayloadField,
   })
   .openapi('TurnResult');
 export type TurnResponse = z.infer<typeof TurnResponse>;
 
 export const TurnWaitQuery = z.strictObject({
-  /** How long to wait for the turn to end (default 600, at most a day). */
-  timeoutSeconds: z.coerce.number().positive().max(86_400).default(600),
+  /**
+   * How long to wait for the turn to end (at most a day). Absent: no wait, the turn's payload
+   * is answered at once.
+   */
+  timeoutSeconds: z.coerce.number().positive().max(86_400).optional(),
 });
 
 /**
@@ -49,6 +64,7 @@ export const TurnEnded = z.object({
   result: z.enum(['completed', 'failed']),
   completion: TerminalState.shape.completion.unwrap(),
   lastTurn: TerminalState.shape.lastTurn,
+  payload: PayloadField,
 });
 
 /**
@@ -71,4 +87,18 @@ export const wait = defineOperation({
   output: TurnEnded,
   /** `unknown_turn`: the terminal has no such turn (its current, last or a recent one). */
   errors: [...TERMINAL_ERRORS, 'unknown_turn', 'timeout'],
+});
+
+/**
+ * A turn's payload now (`GET /v1/terminals/{id}/turns/{turnId}` without `timeoutSeconds`):
+ * answered at once, `ended: false` while the turn runs. Kept in memory for the terminal's latest
+ * 20 turns: any other turn id is `unknown_turn` (404), the message saying whether it was never
+ * the terminal's or is no longer kept.
+ */
+export const turn = defineOperation({
+  name: 'turn',
+  summary: "A turn's payload: its reply text, outcome, evidence and timing",
+  input: z.strictObject({ id: TerminalId, turnId: TurnId }),
+  output: TurnPayload,
+  errors: [...TERMINAL_ERRORS, 'unknown_turn'],
 });
