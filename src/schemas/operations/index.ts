@@ -5,6 +5,7 @@ import { input } from './input.js';
 import { turns, wait } from './turns.js';
 
 export * from './contract.js';
+export * from './answer.js';
 export * from './attach.js';
 export * from './control.js';
 export * from './input.js';
