@@ -18,7 +18,7 @@ export function readOpencodeQuestion(screen: Screen, dialog: DialogContext): Rea
   const title = lines.findLastIndex((l) => /^\s*△ Permission required\s*$/.test(l));
   if (title < 0) return null;
   const row = lines.findIndex(
-    (l, i) => i > title && /^\s*Allow once\s+Allow always\s+Reject\s*$/.test(l),
+    (l, i) => i > title && /^\s*Allow once\s+Allow always\s+Reject(?:\s|$)/.test(l),
   );
   if (row < 0) return null;
   const region = lines.slice(title, row + 1);
