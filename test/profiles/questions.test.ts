@@ -101,7 +101,7 @@ const OPENCODE = (file: string) => ({
 });
 
 /** Each recording: the one question its dialog frames read as. */
-const EXPECTED: Record<string, ReturnType<typeof short>> = {
+const EXPECTED: Record<string, { kind: string; subject: string | null; choices: string[] }> = {
   'claude_code/permission-prompt': CLAUDE_PERMISSION,
   'claude_code/size-80x24-permission-prompt': CLAUDE_PERMISSION,
   'claude_code/size-250x60-permission-prompt': CLAUDE_PERMISSION,
