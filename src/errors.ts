@@ -8,6 +8,7 @@ export type PanewardErrorCode =
   | 'tmux_missing'
   | 'not_ready'
   | 'refused'
+  | 'answer_failed'
   | 'unknown_terminal'
   | 'unknown_turn'
   | 'aborted'

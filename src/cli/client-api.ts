@@ -224,6 +224,15 @@ export class ApiClient {
     return this.call(History, 'GET', `${terminalPath(id)}/history${query}`);
   }
 
+  /** Answers the question on a terminal's screen (`POST …/answer`). */
+  async answer(
+    id: string,
+    body: { questionId: string; choice: string; via: 'cli' | 'dashboard' | 'http' },
+  ): Promise<{ questionId: string; kind: string; choice: string; closed: true }> {
+    const { AnswerDone } = await contracts();
+    return this.call(AnswerDone, 'POST', `${terminalPath(id)}/answer`, body);
+  }
+
   async act(
     name: 'interrupt' | 'resume' | 'detach',
     id: string,

@@ -379,6 +379,39 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
 
   common(
     program
+      .command('answer')
+      .description(
+        'Answer the question a dialog on screen asks (a tool permission, a folder trust) with one of its choices.',
+      )
+      .argument('<terminal>', TERMINAL_ARG)
+      .argument('<choice>', 'a choice id of the question (allow_once, deny, trust, ...)')
+      .option(
+        '--question <id>',
+        'the question id to answer (surface.question.id); without it, the one on screen now',
+      ),
+  ).action((id: string, choice: string, o: ClientOptions & { question?: string }) =>
+    run(io(), o, async (api) => {
+      const terminalId = await terminalIdOf(api, id);
+      let questionId = o.question;
+      if (questionId === undefined) {
+        const q = (await api.get(terminalId)).surface.question;
+        if (q === null) {
+          throw new ClientError(
+            EXIT.notReady,
+            'refused',
+            `terminal ${terminalId} asks no question now`,
+          );
+        }
+        questionId = q.id;
+      }
+      const done = await api.answer(terminalId, { questionId, choice, via: 'cli' });
+      io().out(o.json ? JSON.stringify(done) : `${done.questionId} ${done.kind}: ${done.choice}`);
+      return EXIT.ok;
+    }),
+  );
+
+  common(
+    program
       .command('events')
       .description('Follow the record stream of a running server (resumes by id after a cut).')
       .option('--since <seq>', 'start after this record seq')

@@ -131,6 +131,10 @@ const MODULES: ReadonlyArray<{
       ['resume [options] <terminal>', 'Resume a session the watchdog blocked.'],
       ['detach [options] <terminal>', 'Stop supervising a terminal.'],
       [
+        'answer [options] <terminal> <choice>',
+        'Answer the question a dialog on screen asks (a tool permission, a folder trust) with one of its choices.',
+      ],
+      [
         'events [options]',
         'Follow the record stream of a running server (resumes by id after a cut).',
       ],

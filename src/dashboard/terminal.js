@@ -228,6 +228,7 @@ export function renderDetail() {
       }),
     );
   }
+  drawQuestion(v);
   const send = v.operations.sendInput;
   const force = $('#force').checked;
   gateButton($('#send'), send, 'Send');
@@ -254,6 +255,42 @@ export function renderDetail() {
     );
   }
   void drawCharts(v);
+}
+
+/**
+ * The dialog waiting for the operator as a question, with one button per choice: each answers
+ * that very question (its id goes with the answer, so a dialog that changed is refused).
+ */
+function drawQuestion(v) {
+  const q = v.surface.question;
+  const box = $('#question');
+  box.hidden = q === null;
+  if (q === null) return;
+  const key = `${q.id} ${q.choices.map((c) => c.id).join(' ')}`;
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  setText(
+    $('#question-text'),
+    `Question ${q.id} (${q.kind})${q.subject ? `: ${q.subject}` : ''}` +
+      (q.choices.length === 0 ? ' — not one paneward can answer; answer it in the pane.' : ''),
+  );
+  $('#question-choices').replaceChildren(
+    ...q.choices.map((c) => {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.textContent = c.label;
+      b.title = c.id;
+      b.dataset.choice = c.id;
+      b.addEventListener('click', () =>
+        act(`answered ${c.id}`, 'POST', `/v1/terminals/${encodeURIComponent(openId())}/answer`, {
+          questionId: q.id,
+          choice: c.id,
+          via: 'dashboard',
+        }),
+      );
+      return b;
+    }),
+  );
 }
 
 export async function openTerminal() {

@@ -46,6 +46,12 @@ export interface McpBackend {
   ): Promise<TurnResponseType>;
   interrupt(id: string): Promise<void>;
   resume(id: string): Promise<void>;
+  /** Answers the question on screen: only that very dialog, by the profile's keys. */
+  answer(
+    id: string,
+    questionId: string,
+    choice: string,
+  ): Promise<{ questionId: string; kind: string; choice: string }>;
   /** Starts an agent CLI in a new tmux window and attaches it: answered once it is ready. */
   spawn(request: SpawnArgs): Promise<Spawn>;
   /** Ends a terminal's CLI with its own exit command, then its window (detached too). */
@@ -195,6 +201,8 @@ export function embeddedBackend(
     },
     interrupt: (id) => sup.interrupt(id),
     resume: (id) => sup.resume(id),
+    answer: (id, questionId, choice) =>
+      sup.answer(id, { questionId, choice, by: { via: 'mcp', tokenId: null } }),
     spawn: async (request) => {
       const s = sup as unknown as Spawning;
       if (typeof s.spawn !== 'function') throw cannotSpawn(where);
@@ -239,6 +247,12 @@ export function remoteBackend(api: ApiClient): McpBackend {
     },
     interrupt: async (id) => void (await api.act('interrupt', id)),
     resume: async (id) => void (await api.act('resume', id)),
+    answer: (id, questionId, choice) =>
+      api.request<{ questionId: string; kind: string; choice: string }>(
+        'POST',
+        `/v1/terminals/${encodeURIComponent(id)}/answer`,
+        { questionId, choice },
+      ),
     spawn: async (request) => {
       const data = await api.request<Record<string, unknown>>('POST', '/v1/terminals', {
         spawn: request,

@@ -56,6 +56,15 @@ const TerminalSummary = z.object({
   /** What the screen shows: `idle`, `working`, … */
   activity: z.string(),
   blockedPrompt: z.string().nullable(),
+  /** The dialog waiting for the operator as a question: answer it with answer_question. */
+  question: z
+    .object({
+      id: z.string(),
+      kind: z.string(),
+      subject: z.string().nullable(),
+      choices: z.array(z.object({ id: z.string(), label: z.string() })),
+    })
+    .nullable(),
   availability: z.string(),
   turn: z.object({ phase: z.string(), currentTurnId: z.string().nullable() }),
   lastTurn: z.object({ turnId: z.string().nullable(), outcome: z.string() }),
@@ -119,6 +128,7 @@ function summarize(v: TerminalView): TerminalSummary {
     readiness: v.readiness.status,
     activity: v.surface.businessState,
     blockedPrompt: v.surface.blockedPrompt,
+    question: v.surface.question,
     availability: v.diagnostics.availability,
     turn: { phase: v.turn.phase, currentTurnId: v.turn.current?.id ?? null },
     lastTurn: { turnId: v.lastTurn.turnId, outcome: v.lastTurn.result },
@@ -147,9 +157,20 @@ function describeTerminal(s: TerminalSummary): string {
     s.chatContext.state === 'degraded'
       ? `; chat context degraded (${s.chatContext.degradedErrorType ?? 'unknown'})`
       : '';
+  const q = s.question;
+  const asks = q
+    ? [
+        `  question ${q.id} (${q.kind}${q.subject ? `: ${q.subject}` : ''}): ${
+          q.choices.length === 0
+            ? 'no choice paneward can give; a person must answer it in the pane'
+            : q.choices.map((c) => `${c.id} = "${c.label}"`).join('; ')
+        }`,
+      ]
+    : [];
   return [
     `${name} — ${s.readiness}${blocked}${turn}${last}${context}; session ${s.session.status}${s.session.stopReasonCode ? ` (${s.session.stopReasonCode})` : ''}`,
     `  ${op('send_prompt', s.operations.sendPrompt)}; ${op('interrupt', s.operations.interrupt)}; ${op('resume', s.operations.resume)}`,
+    ...asks,
   ].join('\n');
 }
 
@@ -493,6 +514,41 @@ export function createMcpServer(
         state: s,
       });
     }),
+  );
+
+  server.registerTool(
+    'answer_question',
+    {
+      title: 'Answer the question on screen',
+      description:
+        "Answers the question a dialog on the agent's screen asks (a tool or command needs permission, a folder needs trust) with one of its choices, as terminal_state lists them under question: its id and the choice ids (allow_once, allow_always, deny, trust, ...). Typed only while that very question is on screen, with the CLI's own keys for that choice; then checked that the dialog closed. Refused, with nothing typed, when no question waits, another question is on screen, or the choice is not one it offers. Answers within seconds with the terminal's state.",
+      inputSchema: {
+        terminal: TerminalArg,
+        questionId: z.string().describe('the question id terminal_state shows (q-…)'),
+        choice: z.string().describe("one of the question's choice ids"),
+      },
+      outputSchema: Accepted.shape,
+      annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    },
+    guarded(
+      async ({
+        terminal,
+        questionId,
+        choice,
+      }: {
+        terminal: string;
+        questionId: string;
+        choice: string;
+      }) => {
+        const id = await resolve(terminal);
+        const done = await backend.answer(id, questionId, choice);
+        const s = summarize(await backend.get(id));
+        return answer(
+          `answered ${done.questionId} (${done.kind}) with ${done.choice}; the dialog closed\n${describeTerminal(s)}`,
+          { ok: true as const, terminalId: id, state: s },
+        );
+      },
+    ),
   );
 
   server.registerTool(

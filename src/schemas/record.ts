@@ -113,6 +113,14 @@ export const WatchdogCancel = z.object({
 });
 export type WatchdogCancel = z.infer<typeof WatchdogCancel>;
 
+/** Who gave an answer to a question (docs/questions.md). */
+export const AnsweredBy = z.object({
+  via: z.enum(['http', 'cli', 'mcp', 'dashboard', 'library']),
+  /** A short hash of the bearer token the request carried; null when the server has none. */
+  tokenId: z.string().nullable(),
+});
+export type AnsweredBy = z.infer<typeof AnsweredBy>;
+
 /**
  * One record of the record stream (docs/contracts.md §4): every public-state change with the chart
  * transitions that caused it and their evidence, turn lifecycle, anomalies, watchdog events,
@@ -352,6 +360,17 @@ export const JournalRecord = z.discriminatedUnion('kind', [
     budgetSeconds: z.number().nonnegative(),
   }),
   z.object({ ...Base, kind: z.literal('watchdog.cancel'), ...WatchdogCancel.shape }),
+  z.object({
+    ...Base,
+    kind: z.literal('question.answered'),
+    questionId: z.string(),
+    questionKind: z.enum(['tool_permission', 'trust_folder', 'login', 'other']),
+    choice: z.string(),
+    /** Who answered: the route, CLI, MCP or dashboard, and the server's token id if it has one. */
+    by: AnsweredBy,
+    /** `closed`: the dialog was gone on a fresh frame; `still_open`: it was not (answer_failed). */
+    outcome: z.enum(['closed', 'still_open', 'typing_failed']),
+  }),
   z.object({
     ...Base,
     kind: z.literal('checkpoint'),

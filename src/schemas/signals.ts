@@ -137,6 +137,33 @@ export const ParsedSurface = z.object({
 });
 export type ParsedSurface = z.infer<typeof ParsedSurface>;
 
+/** What a question drawn on screen is about (docs/questions.md). */
+export const QuestionKind = z.enum(['tool_permission', 'trust_folder', 'login', 'other']);
+export type QuestionKind = z.infer<typeof QuestionKind>;
+
+/** One answer a dialog offers: a stable id (`allow_once`, `deny`, `trust`, ...) and its label as drawn. */
+export const QuestionChoice = z.object({ id: z.string(), label: z.string() });
+export type QuestionChoice = z.infer<typeof QuestionChoice>;
+
+/**
+ * A dialog read as a question: its id is a short hash of the dialog's normalised text, so
+ * another dialog has another id; `subject` is the command or file as drawn. A dialog the
+ * profile does not fully recognise is `other` with no choices: nothing can answer it.
+ */
+export const Question = z.object({
+  id: z.string(),
+  kind: QuestionKind,
+  subject: z.string().nullable(),
+  choices: z.array(QuestionChoice),
+});
+export type Question = z.infer<typeof Question>;
+
+/** A question as the profile read it: each choice with the keys that give it (never public). */
+export const ReadQuestion = Question.extend({
+  choices: z.array(QuestionChoice.extend({ keys: z.array(z.string()) })),
+});
+export type ReadQuestion = z.infer<typeof ReadQuestion>;
+
 /** A profile's verdict on one frame. */
 export const ProfileResult = z.object({
   surface: ParsedSurface,
@@ -149,6 +176,8 @@ export const ProfileResult = z.object({
    * guess. Every shipped profile sets it; a result without it counts as recognised.
    */
   recognised: z.boolean().optional(),
+  /** The dialog on screen as a question, with the keys of each choice; absent or null: none. */
+  question: ReadQuestion.nullable().optional(),
 });
 export type ProfileResult = z.infer<typeof ProfileResult>;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Availability, BusinessState, InputMode } from './observation.js';
 import { ParseOutcome, ProbeErrorInfo, ProcessOutcome, TransportOutcome } from './probe.js';
-import { ChatContextState, TriState } from './signals.js';
+import { ChatContextState, Question, TriState } from './signals.js';
 
 export const TurnSourceSchema = z.enum(['explicit_input', 'surface_inference']);
 export const CompletionAuthoritySchema = z.enum(['surface', 'markers', 'both']);
@@ -38,6 +38,8 @@ export const TerminalState = z.object({
     editingInput: TriState,
     readyPosture: TriState,
     blockedPrompt: z.string().nullable(),
+    /** The dialog waiting for the operator, read as a question (docs/questions.md); null: none. */
+    question: Question.nullable(),
     activeReasons: z.array(z.string()),
   }),
   turn: z.object({

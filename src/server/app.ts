@@ -71,6 +71,7 @@ const STATUS: Partial<Record<PanewardErrorCode | string, ContentfulStatusCode>> 
   not_found: 404,
   not_ready: 409,
   refused: 409,
+  answer_failed: 409,
   stopped: 409,
   payload_too_large: 413,
   // The pane (or its tmux server) is gone: the terminal cannot take the command.

@@ -1,7 +1,11 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { PanewardError } from '../errors.js';
+import { createHash } from 'node:crypto';
 import {
+  answer,
+  AnswerBody,
+  AnswerDone,
   AttachBody,
   COMMANDS,
   DeleteQuery,
@@ -81,7 +85,7 @@ export function terminalRoutes(
   app: OpenAPIHono,
   sup: SupervisorPort,
   cmd: CommandHandlers,
-  options: { screens?: boolean },
+  options: { screens?: boolean; token?: string },
 ): void {
   const view = (id: string): TerminalView => {
     const state = sup.get(id);
@@ -259,6 +263,38 @@ export function terminalRoutes(
       async (c) => c.json(await cmd[name]({ id: c.req.valid('param').id }), 200),
     );
   }
+
+  // Which token answered, for the journal: a short hash, never the token.
+  const tokenId = options.token
+    ? `tok-${createHash('sha256').update(options.token).digest('hex').slice(0, 8)}`
+    : null;
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/terminals/{id}/answer',
+      summary: answer.summary,
+      request: { params: Params, body: body(AnswerBody) },
+      responses: {
+        200: json(AnswerDone, 'typed, and the dialog closed'),
+        409: json(
+          ErrorBody,
+          '`refused`: no question waits, another question is on screen, or it changed before the keys; `answer_failed`: the dialog was still drawn after the keys (nothing more was typed)',
+        ),
+        ...TERMINAL_ERRORS,
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param');
+      const b = c.req.valid('json');
+      if (!sup.answer) throw new PanewardError('refused', 'this server does not answer questions');
+      const done = await sup.answer(id, {
+        questionId: b.questionId,
+        choice: b.choice,
+        by: { via: b.via ?? 'http', tokenId },
+      });
+      return c.json(done, 200);
+    },
+  );
 
   app.openapi(
     createRoute({

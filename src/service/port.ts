@@ -1,4 +1,6 @@
 import type { Observable } from 'rxjs';
+import type { AnsweredBy } from '../schemas/record.js';
+import type { AnswerResult } from '../terminal/commands.js';
 import type { SourceHealth } from '../observe/frame-source.js';
 import type { JournalRecord } from '../schemas/record.js';
 import type { HookAnswer, HookEventBody } from '../schemas/hook.js';
@@ -99,6 +101,11 @@ export interface SupervisorPort {
    * blocked on a first-run dialog). Absent where nothing can be started (a fleet server).
    */
   spawn?(request: SpawnRequest): Promise<{ terminalId: string; spawned: Spawned }>;
+  /** Answers the question on a terminal's screen (absent: refused, as on a fleet server). */
+  answer?(
+    id: string,
+    request: { questionId: string; choice: string; by: AnsweredBy },
+  ): Promise<AnswerResult>;
   /** Ends a terminal's CLI with its exit command, then its window (absent: refused). */
   stopTerminal?(input: StopInput): Promise<StopAnswer>;
   /** What paneward started in a terminal's pane; null for a pane it only attached. */

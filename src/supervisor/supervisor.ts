@@ -9,6 +9,8 @@ import {
   type Observable,
   type SchedulerLike,
 } from 'rxjs';
+import type { AnsweredBy } from '../schemas/record.js';
+import type { AnswerResult } from '../terminal/commands.js';
 import { createActor, fromPromise, type Actor } from 'xstate';
 import { supervisorMachine } from '../../machines/supervisor.js';
 import { isPanewardError, PanewardError } from '../errors.js';
@@ -448,6 +450,27 @@ export class Supervisor {
   async interrupt(id: string, opts: { force?: boolean } = {}): Promise<void> {
     const commands = this.commandsOf(id);
     await answered(commands.interrupt({ force: opts.force === true }));
+  }
+
+  /**
+   * Answers the question a dialog on the terminal's screen asks, with one of its choices
+   * (docs/questions.md): typed only while that very dialog is drawn, by the profile's keys;
+   * refused (`refused`) otherwise, `invalid_input` naming `choice` for a choice it does not
+   * offer, `answer_failed` when the dialog did not close.
+   */
+  async answer(
+    id: string,
+    request: { questionId: string; choice: string; by?: AnsweredBy },
+  ): Promise<AnswerResult> {
+    const commands = this.commandsOf(id);
+    return answered(
+      commands.answer({
+        questionId: request.questionId,
+        choice: request.choice,
+        by: request.by ?? { via: 'library', tokenId: null },
+        ...this.factsOf(id),
+      }),
+    );
   }
 
   /**

@@ -2,11 +2,13 @@ import { filter, firstValueFrom, from, timeout as rxTimeout, type SchedulerLike 
 import { PanewardError } from '../errors.js';
 import type { ExitStep } from '../profiles/launch-recipe.js';
 import type { ToolProfile } from '../profiles/types.js';
+import type { AnsweredBy } from '../schemas/record.js';
+import type { ReadQuestion } from '../schemas/signals.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import { gate, type Operation, type TerminalFacts } from '../supervisor/operations.js';
 import type { TerminalPipeline } from './pipeline.js';
 import type { PaneTyping } from './typing.js';
-import { pressInterrupt, sleep, typingError } from './typing.js';
+import { commandError, pressInterrupt, sleep, typingError } from './typing.js';
 import type { HookTurnEvent, ObserverEnding } from './witness.js';
 
 /** The pause after each step of an exit command: a CLI's menu settles before the next key. */
@@ -23,6 +25,23 @@ export interface CommandOptions extends TerminalFacts {
 /** A prompt to type and submit. */
 export interface SubmitCommand extends CommandOptions {
   text: string;
+}
+
+/** An answer to the question a dialog asks (docs/questions.md). */
+export interface AnswerCommand extends TerminalFacts {
+  /** The question's id as the state showed it: only that very dialog is answered. */
+  questionId: string;
+  /** The choice's id (`allow_once`, `deny`, `trust`, ...). */
+  choice: string;
+  by: AnsweredBy;
+}
+
+/** What an answer did: the question and the choice, and that the dialog closed. */
+export interface AnswerResult {
+  questionId: string;
+  kind: ReadQuestion['kind'];
+  choice: string;
+  closed: true;
 }
 
 /** The pane's latest capture and its observation time. */
@@ -147,6 +166,93 @@ export class TerminalCommands {
         }
         await sleep(EXIT_STEP_PAUSE_MS);
       }
+    });
+  }
+
+  /**
+   * Answers the question on screen with one of its choices, by the profile's keys for it. Typed
+   * only while that very dialog is drawn: the pane is captured again right before the keys and
+   * read by the profile, and a dialog with another id (or none) refuses. Afterwards the dialog
+   * must be gone on a fresh frame, else `answer_failed`; the keys are never pressed again.
+   */
+  answer(command: AnswerCommand): Promise<AnswerResult> {
+    return this.enqueue(async () => {
+      const state = this.pipeline.state;
+      const refuse = (reason: string, details: Record<string, unknown> = {}) =>
+        new PanewardError('refused', `terminal ${state.terminalId} refuses answer: ${reason}`, {
+          details: { operation: 'answer', reason, readiness: state.readiness.status, ...details },
+        });
+      if (command.readsNoInput !== undefined) {
+        throw refuse(`the pane reads no input: ${command.readsNoInput}`);
+      }
+      const asked = this.pipeline.question;
+      if (asked === null || state.readiness.status !== 'blocked') {
+        throw refuse('no question waits for the operator', { questionId: null });
+      }
+      if (asked.id !== command.questionId) {
+        throw refuse(`the question on screen is ${asked.id}, not ${command.questionId}`, {
+          questionId: asked.id,
+        });
+      }
+      const chosen = asked.choices.find((c) => c.id === command.choice);
+      if (chosen === undefined) {
+        const valid = asked.choices.map((c) => c.id);
+        throw new PanewardError(
+          'invalid_input',
+          valid.length === 0
+            ? `choice: question ${asked.id} (${asked.kind}) offers no choice paneward can give; answer it in the pane`
+            : `choice: "${command.choice}" is not one of ${valid.join(', ')}`,
+          { details: { field: 'choice', valid, questionId: asked.id } },
+        );
+      }
+      // The dialog as drawn right now, not as last polled: it may have changed in between.
+      const now = this.profile.parse({ text: await this.typing.capture() }).question ?? null;
+      if (now?.id !== asked.id) {
+        throw refuse(
+          now === null
+            ? `the dialog ${asked.id} closed before the answer was typed`
+            : `the dialog changed before the answer was typed (now ${now.id})`,
+          { questionId: now?.id ?? null },
+        );
+      }
+      const record = (outcome: 'closed' | 'still_open' | 'typing_failed') =>
+        this.pipeline.recordAnswer({
+          questionId: asked.id,
+          questionKind: asked.kind,
+          choice: chosen.id,
+          by: command.by,
+          outcome,
+        });
+      try {
+        await this.typing.keys(chosen.keys);
+      } catch (error) {
+        await record('typing_failed');
+        throw commandError(error);
+      }
+      const typedAt = this.now();
+      const cfg = this.pipeline.kernel.config;
+      const frameMs = Math.max(250, cfg.pollIntervalSeconds * 1000);
+      const closed = await firstValueFrom(
+        this.pipeline.state$.pipe(
+          filter((s) => s.t > typedAt && s.surface.question?.id !== asked.id),
+          rxTimeout({
+            first: Math.max(5000, 10 * frameMs),
+            scheduler: this.scheduler,
+            with: () => from([null]),
+          }),
+        ),
+        { defaultValue: null },
+      );
+      if (closed === null) {
+        await record('still_open');
+        throw new PanewardError(
+          'answer_failed',
+          `terminal ${state.terminalId}: the dialog ${asked.id} was still drawn after "${chosen.id}" was typed; nothing more was typed, look at the pane`,
+          { details: { questionId: asked.id, choice: chosen.id } },
+        );
+      }
+      await record('closed');
+      return { questionId: asked.id, kind: asked.kind, choice: chosen.id, closed: true as const };
     });
   }
 

@@ -18,7 +18,7 @@ import type {
   RecordDraft,
   RecordEvidence,
 } from '../schemas/record.js';
-import { NO_SIGNALS, type ProfileResult } from '../schemas/signals.js';
+import { NO_SIGNALS, type ProfileResult, type ReadQuestion } from '../schemas/signals.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import { standaloneSite, type StandaloneSite, type TerminalHost } from './charts.js';
 import type { PipelineOptions } from './options.js';
@@ -269,6 +269,18 @@ export class TerminalPipeline {
   advance(t: number): void {
     this.kernel.advance(t);
     this.times.now = Math.max(this.times.now, t);
+  }
+
+  /** The dialog the latest frame shows, read as a question with its keys; null: none. */
+  get question(): ReadQuestion | null {
+    return this.state.surface.question === null ? null : (this.parsed?.question ?? null);
+  }
+
+  /** Records an answer given to a question; resolves once it is durable. */
+  recordAnswer(
+    answer: Omit<Extract<RecordDraft, { kind: 'question.answered' }>, 'kind' | 'terminalId'>,
+  ): Promise<unknown> {
+    return this.record({ kind: 'question.answered', terminalId: this.o.terminalId, ...answer });
   }
 
   /** The pane's latest capture and its time, or null before the first. */

@@ -2,7 +2,7 @@ import type { KernelSnapshot } from '../kernel/kernel.js';
 import { toolVersionVerified } from '../profiles/index.js';
 import type { ParseOutcome, ProbeOutcome } from '../schemas/probe.js';
 import type { RestoreFacts } from '../schemas/record.js';
-import { NO_SIGNALS, type ProfileResult } from '../schemas/signals.js';
+import { NO_SIGNALS, type ProfileResult, type ReadQuestion } from '../schemas/signals.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import type { TurnSnapshot } from './turn-driver.js';
 
@@ -77,6 +77,7 @@ export function composeState(f: StateFacts, times: StateTimes): TerminalState {
       editingInput: sig.editingInput,
       readyPosture: sig.readyPosture,
       blockedPrompt: sig.blockedPrompt,
+      question: publicQuestion(sig.blockedPrompt === null ? null : (surface?.question ?? null)),
       activeReasons: sig.activeReasons,
     },
     turn: { phase: f.turn.phase, since: null, current: f.turn.current },
@@ -118,6 +119,17 @@ export function composeState(f: StateFacts, times: StateTimes): TerminalState {
   };
   stampTimes(state, times);
   return state;
+}
+
+/** A read question without its keys: what a client sees and may answer. */
+function publicQuestion(q: ReadQuestion | null): TerminalState['surface']['question'] {
+  if (q === null) return null;
+  return {
+    id: q.id,
+    kind: q.kind,
+    subject: q.subject,
+    choices: q.choices.map((c) => ({ id: c.id, label: c.label })),
+  };
 }
 
 /** How long the surface and the public state have both been unchanged; null: no surface yet. */
@@ -251,6 +263,7 @@ export function initialState(o: {
       editingInput: 'unknown',
       readyPosture: 'unknown',
       blockedPrompt: null,
+      question: null,
       activeReasons: [],
     },
     turn: open

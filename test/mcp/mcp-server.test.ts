@@ -89,6 +89,7 @@ describe.skipIf(missing && !process.env.CI)('paneward MCP server with the SDK cl
   it('offers its tools, each described for a model and with an output schema', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
+      'answer_question',
       'interrupt',
       'list_terminals',
       'resume',

@@ -76,6 +76,7 @@ describe('the HTTP API (contracts.md §5) on a real pane', () => {
         '/v1/hooks/{tool}',
         '/v1/terminals',
         '/v1/terminals/{id}',
+        '/v1/terminals/{id}/answer',
         '/v1/terminals/{id}/events',
         '/v1/terminals/{id}/history',
         '/v1/terminals/{id}/input',

@@ -31,6 +31,7 @@ const UNKNOWN_SURFACE = {
   editingInput: 'unknown',
   readyPosture: 'unknown',
   blockedPrompt: null,
+  question: null,
   activeReasons: [],
 };
 
@@ -288,6 +289,7 @@ describe('the public surface', () => {
       editingInput: 'no',
       readyPosture: 'no',
       blockedPrompt: null,
+      question: null,
       activeReasons: ['spinner'],
     });
     frame(1, 'permission');

@@ -49,6 +49,7 @@ describe('initialState', () => {
         editingInput: 'unknown',
         readyPosture: 'unknown',
         blockedPrompt: null,
+        question: null,
         activeReasons: [],
       },
       turn: { phase: 'unknown', since: null, current: null },

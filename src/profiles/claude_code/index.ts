@@ -1,4 +1,5 @@
 import { defineProfile } from '../internal/define.js';
+import { readClaudeCodeQuestion } from './question.js';
 import { readClaudeCodeScreen } from './read-screen.js';
 import { CLAUDE_CODE_2_1 } from './vocabulary.js';
 
@@ -15,4 +16,5 @@ export const createClaudeCodeProfile = defineProfile({
   submitKeys: ['Enter'],
   editions: [{ label: '2.1', covers: (major) => major >= 2, vocabulary: CLAUDE_CODE_2_1 }],
   read: readClaudeCodeScreen,
+  question: readClaudeCodeQuestion,
 });

@@ -1,3 +1,4 @@
+import { readClineQuestion } from './question.js';
 import { defineProfile } from '../internal/define.js';
 import { readClineScreen } from './read-screen.js';
 import { CLINE_3_0 } from './vocabulary.js';
@@ -16,4 +17,5 @@ export const createClineProfile = defineProfile({
   submitKeys: ['Enter'],
   editions: [{ label: '3.0', covers: (major) => major >= 3, vocabulary: CLINE_3_0 }],
   read: readClineScreen,
+  question: readClineQuestion,
 });

@@ -1,4 +1,5 @@
 import { defineProfile } from '../internal/define.js';
+import { readCodexQuestion } from './question.js';
 import { readCodexScreen } from './read-screen.js';
 import { CODEX_0_169 } from './vocabulary.js';
 
@@ -21,4 +22,5 @@ export const createCodexProfile = defineProfile({
     },
   ],
   read: readCodexScreen,
+  question: readCodexQuestion,
 });

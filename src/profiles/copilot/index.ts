@@ -1,3 +1,4 @@
+import { readCopilotQuestion } from './question.js';
 import { defineProfile } from '../internal/define.js';
 import { readCopilotScreen } from './read-screen.js';
 import { COPILOT_1_0 } from './vocabulary.js';
@@ -18,4 +19,5 @@ export const createCopilotProfile = defineProfile({
   submitKeys: ['Enter'],
   editions: [{ label: '1.0', covers: (major) => major >= 1, vocabulary: COPILOT_1_0 }],
   read: readCopilotScreen,
+  question: readCopilotQuestion,
 });

@@ -1,3 +1,4 @@
+import { readGeminiQuestion } from './question.js';
 import { defineProfile } from '../internal/define.js';
 import { readGeminiCliScreen } from './read-screen.js';
 import { GEMINI_CLI_0_61 } from './vocabulary.js';
@@ -21,4 +22,5 @@ export const createGeminiCliProfile = defineProfile({
     },
   ],
   read: readGeminiCliScreen,
+  question: readGeminiQuestion,
 });

@@ -1,3 +1,4 @@
+import { readGrokQuestion } from './question.js';
 import { defineProfile } from '../internal/define.js';
 import { readGrokCliScreen } from './read-screen.js';
 import { GROK_CLI_0_0 } from './vocabulary.js';
@@ -12,4 +13,5 @@ export const createGrokCliProfile = defineProfile({
   submitKeys: ['Enter'],
   editions: [{ label: '0.0', covers: () => true, vocabulary: GROK_CLI_0_0 }],
   read: readGrokCliScreen,
+  question: readGrokQuestion,
 });

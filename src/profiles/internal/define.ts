@@ -1,5 +1,7 @@
+import type { DialogContext, ProfileResult, ReadQuestion } from '../../schemas/signals.js';
 import type { ProfileFactory, ProfileOptions, Screen, ToolProfile } from '../types.js';
 import { decide, type ScreenReading } from './decide.js';
+import { unrecognisedQuestion } from './question.js';
 import { pickVersioned } from './version.js';
 
 /** One CLI version's vocabulary and the reader that applies it to a screen. */
@@ -30,6 +32,30 @@ export interface ProfileDefinition<V> {
   editions: ReadonlyArray<VocabularyEdition<V>>;
   /** Reads one screen with one edition's vocabulary. */
   read(screen: Screen, vocabulary: V): ScreenReading;
+  /**
+   * Reads the dialog the reader found as a question, with the keys of each choice
+   * (docs/questions.md); null when the dialog is not one it fully recognises.
+   */
+  question?(screen: Screen, dialog: DialogContext, vocabulary: V): ReadQuestion | null;
+}
+
+/**
+ * Decides one screen and, when a dialog holds the agent, reads it as a question: the profile's
+ * own reading, else a question of kind `other` that nothing can answer.
+ */
+function decideWithQuestion<V>(
+  def: ProfileDefinition<V>,
+  screen: Screen,
+  vocabulary: V,
+  detector: string,
+): ProfileResult {
+  const reading = def.read(screen, vocabulary);
+  const result = decide(reading, detector);
+  if (reading.shape === 'cli' && reading.dialog !== null) {
+    result.question =
+      def.question?.(screen, reading.dialog, vocabulary) ?? unrecognisedQuestion(screen.text);
+  }
+  return result;
 }
 
 /**
@@ -64,7 +90,7 @@ export function defineProfile<V>(def: ProfileDefinition<V>): ProfileFactory {
       // shape with a new meaning.
       parse: drifted
         ? () => decide({ shape: 'unrecognised' }, `${def.id}@${toolVersion}:unverified`)
-        : (screen) => decide(def.read(screen, edition.vocabulary), detector),
+        : (screen) => decideWithQuestion(def, screen, edition.vocabulary, detector),
     };
   };
 }

@@ -1,3 +1,4 @@
+import { readOpencodeQuestion } from '../opencode/question.js';
 import { defineProfile } from '../internal/define.js';
 import { readOpencodeScreen } from '../opencode/read-screen.js';
 import { KILO_7_7 } from './vocabulary.js';
@@ -15,4 +16,5 @@ export const createKiloProfile = defineProfile({
   submitKeys: ['Enter'],
   editions: [{ label: '7.7', covers: (major) => major >= 7, vocabulary: KILO_7_7 }],
   read: readOpencodeScreen,
+  question: readOpencodeQuestion,
 });

@@ -1,3 +1,4 @@
+import { readOpencodeQuestion } from './question.js';
 import { defineProfile } from '../internal/define.js';
 import { readOpencodeScreen } from './read-screen.js';
 import { OPENCODE_1_18 } from './vocabulary.js';
@@ -23,4 +24,5 @@ export const createOpencodeProfile = defineProfile({
     },
   ],
   read: readOpencodeScreen,
+  question: readOpencodeQuestion,
 });

@@ -1,3 +1,4 @@
+import { readQwenQuestion } from './question.js';
 import { defineProfile } from '../internal/define.js';
 import { readQwenCodeScreen } from './read-screen.js';
 import { QWEN_CODE_0_15, QWEN_CODE_0_24 } from './vocabulary.js';
@@ -27,4 +28,5 @@ export const createQwenCodeProfile = defineProfile({
     },
   ],
   read: readQwenCodeScreen,
+  question: readQwenQuestion,
 });

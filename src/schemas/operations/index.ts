@@ -6,6 +6,7 @@ import { observe } from './observe.js';
 import { turn, turns, wait } from './turns.js';
 
 export * from './contract.js';
+export * from './answer.js';
 export * from './attach.js';
 export * from './control.js';
 export * from './input.js';

@@ -1,0 +1,43 @@
+import type { DialogContext, ReadQuestion } from '../../schemas/signals.js';
+import { screenLines } from '../internal/lines.js';
+import { listQuestion, numberedOptions, unboxed, type ChoiceTable } from '../internal/question.js';
+import type { Screen } from '../types.js';
+
+/** The command confirmation's options (permission-approved, permission-denied). */
+const PERMISSION_CHOICES: ChoiceTable = [
+  [/^Yes$/, 'allow_once'],
+  [/^Yes, and don't ask again\b/, 'allow_always'],
+  [/^No, and tell Copilot what to do differently\b/, 'deny'],
+];
+
+/**
+ * Reads a Copilot CLI dialog as a question: `Do you want to run this command?` over a numbered
+ * list whose footer says `↑/↓ to navigate · enter to select`, so the cursor (`❯`) is moved with
+ * the arrows and Enter confirms. The command is the line in the box above the title.
+ */
+export function readCopilotQuestion(screen: Screen, dialog: DialogContext): ReadQuestion | null {
+  if (dialog !== 'permission_prompt') return null;
+  const lines = screenLines(screen.text).map(unboxed);
+  const title = lines.findLastIndex((l) => /^\s*Do you want to run this command\?\s*$/.test(l));
+  if (title < 0) return null;
+  const list = numberedOptions(lines.slice(title));
+  if (list === null) return null;
+  if (!lines.slice(title + list.end).some((l) => /↑\/↓ to navigate · enter to select/.test(l))) {
+    return null;
+  }
+  let top = title - 1;
+  while (top > 0 && lines[top]!.trim() === '') top--;
+  // The command's own box: `╭─╮`, the command, `╰─╯`, right above the title.
+  const boxed = /^\s*╰─+╯\s*$/.test(lines[top]!)
+    ? lines[top - 1]!.replace(/[│┃]/g, '').trim()
+    : null;
+  const region = lines.slice(Math.max(0, top - 2), title + list.end);
+  return listQuestion(
+    region,
+    'tool_permission',
+    boxed || null,
+    list.options,
+    PERMISSION_CHOICES,
+    'arrows',
+  );
+}

@@ -1,0 +1,41 @@
+import type { DialogContext, ReadQuestion } from '../../schemas/signals.js';
+import { screenLines } from '../internal/lines.js';
+import { listQuestion, numberedOptions, unboxed, type ChoiceTable } from '../internal/question.js';
+import type { Screen } from '../types.js';
+
+/** The tool confirmation's options (permission-approved, permission-denied). */
+const PERMISSION_CHOICES: ChoiceTable = [
+  [/^Yes, allow once$/, 'allow_once'],
+  [/^Always allow .* in this project$/, 'allow_always'],
+  [/^Always allow .* for this user$/, 'allow_always_user'],
+  [/^Yes, allow always\b/, 'allow_always'],
+  [/^No, suggest changes \(esc\)$/, 'deny'],
+];
+
+/**
+ * Reads a Qwen Code dialog as a question: the tool confirmation, a numbered list (in a box, or
+ * plain lines under a screen reader, `(checked)` marking the cursor), the digit of an option
+ * chooses it. The command is the first line under the title.
+ */
+export function readQwenQuestion(screen: Screen, dialog: DialogContext): ReadQuestion | null {
+  if (dialog !== 'permission_prompt') return null;
+  const lines = screenLines(screen.text).map(unboxed);
+  const title = lines.findLastIndex((l) => /^\s*(?:\?\s+|Confirming: )\S+ \S/.test(l));
+  if (title < 0) return null;
+  const list = numberedOptions(lines.slice(title));
+  if (list === null) return null;
+  const region = lines.slice(title, title + list.end);
+  const subject =
+    region
+      .slice(1, list.start)
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? null;
+  return listQuestion(
+    region,
+    'tool_permission',
+    subject,
+    list.options,
+    PERMISSION_CHOICES,
+    'digit',
+  );
+}

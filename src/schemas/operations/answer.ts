@@ -1,0 +1,44 @@
+import { z } from '@hono/zod-openapi';
+import { defineOperation, TERMINAL_ERRORS, TerminalId, TMUX_ERRORS } from './contract.js';
+
+/** A question's id as the state shows it (`surface.question.id`). */
+export const QuestionId = z
+  .string()
+  .regex(/^q-[0-9a-f]{12}$/, 'must be a question id such as q-625b38fb69ba (surface.question.id)');
+
+/** A choice's id as the question lists it (`allow_once`, `deny`, `trust`, ...). */
+export const ChoiceId = z
+  .string()
+  .regex(
+    /^[a-z][a-z0-9_]{0,47}$/,
+    'must be a choice id such as allow_once (surface.question.choices[].id)',
+  );
+
+/** `POST /v1/terminals/{id}/answer`: the question on screen and the choice given. */
+export const AnswerBody = z
+  .strictObject({
+    questionId: QuestionId,
+    choice: ChoiceId,
+    /** Which client answers, for the journal (`cli`, `dashboard`); a plain request is `http`. */
+    via: z.enum(['http', 'cli', 'dashboard']).optional(),
+  })
+  .openapi('AnswerBody');
+
+/** What an answer did: the question, its kind, the choice, and that the dialog closed. */
+export const AnswerDone = z
+  .object({
+    questionId: z.string(),
+    kind: z.enum(['tool_permission', 'trust_folder', 'login', 'other']),
+    choice: z.string(),
+    closed: z.literal(true),
+  })
+  .openapi('AnswerDone');
+
+/** Answer the question a dialog on screen asks (docs/questions.md). */
+export const answer = defineOperation({
+  name: 'answer',
+  summary: 'Answer the question a dialog on screen asks, with one of its choices',
+  input: z.strictObject({ id: TerminalId, body: AnswerBody }),
+  output: AnswerDone,
+  errors: [...TERMINAL_ERRORS, ...TMUX_ERRORS, 'refused', 'answer_failed'],
+});

@@ -1,0 +1,269 @@
+// Dialogs read as questions from the real recordings of every CLI that asks one: kind, subject
+// and each choice with its keys, per recording; then variants of those real frames (a label
+// changed, an option added, the cursor moved) that must never give a guessed choice.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { getProfile } from '../../src/profiles/index.js';
+import type { ReadQuestion } from '../../src/schemas/signals.js';
+
+const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
+
+interface Recording {
+  tool: string;
+  toolVersion?: string;
+  frames: string[];
+}
+
+function load(path: string): Recording {
+  const lines = readFileSync(`${FIXTURES}${path}.jsonl`, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map(
+      (l) => JSON.parse(l) as { type: string; text?: string; tool?: string; toolVersion?: string },
+    );
+  const header = lines[0]!;
+  return {
+    tool: header.tool!,
+    ...(header.toolVersion ? { toolVersion: header.toolVersion } : {}),
+    frames: lines.filter((l) => l.type === 'frame').map((l) => l.text!),
+  };
+}
+
+const parserOf = (r: Recording) => getProfile(r.tool, r.toolVersion);
+
+/** Every distinct question the recording's dialog frames read as, in order. */
+function questionsOf(path: string): ReadQuestion[] {
+  const r = load(path);
+  const p = parserOf(r);
+  const out = new Map<string, ReadQuestion>();
+  for (const text of r.frames) {
+    const result = p.parse({ text });
+    if (result.signals.blockedPrompt === null) {
+      expect(result.question ?? null).toBeNull();
+      continue;
+    }
+    // Every dialog frame carries a question: recognised, or `other` with nothing to answer.
+    expect(result.question, `${path}: a dialog without a question`).toBeTruthy();
+    out.set(result.question!.id, result.question!);
+  }
+  return [...out.values()];
+}
+
+/** The first dialog frame of a recording, and its profile. */
+function firstDialog(path: string) {
+  const r = load(path);
+  const p = parserOf(r);
+  const text = r.frames.find((t) => p.parse({ text: t }).question?.kind !== undefined)!;
+  return { p, text, question: p.parse({ text }).question! };
+}
+
+const short = (q: ReadQuestion) => ({
+  kind: q.kind,
+  subject: q.subject,
+  choices: q.choices.map((c) => `${c.id}=${c.keys.join('+')}`),
+});
+
+const CLAUDE_PERMISSION = {
+  kind: 'tool_permission',
+  subject: 'touch paneward-approved.txt',
+  choices: ['allow_once=1', 'allow_always=2', 'switch_to_auto_mode=3', 'deny=4'],
+};
+const CODEX_PERMISSION = {
+  kind: 'tool_permission',
+  subject: 'touch approved.txt',
+  choices: ['allow_once=y', 'allow_always=p', 'deny=Escape'],
+};
+const GEMINI_PERMISSION = {
+  kind: 'tool_permission',
+  subject: 'touch created-by-tool.txt',
+  choices: ['allow_once=1', 'allow_session=2', 'deny=3'],
+};
+const QWEN = (file: string) => ({
+  kind: 'tool_permission',
+  subject: `touch ${file}`,
+  choices: ['allow_once=1', 'allow_always=2', 'allow_always_user=3', 'deny=4'],
+});
+const COPILOT = (file: string) => ({
+  kind: 'tool_permission',
+  subject: `touch ${file}`,
+  choices: ['allow_once=Enter', 'allow_always=Down+Enter', 'deny=Down+Down+Enter'],
+});
+const CLINE = (file: string) => ({
+  kind: 'tool_permission',
+  subject: `touch ${file}`,
+  choices: ['allow_once=y', 'deny=n'],
+});
+const OPENCODE = (file: string) => ({
+  kind: 'tool_permission',
+  subject: `touch ${file}`,
+  choices: [],
+});
+
+/** Each recording: the one question its dialog frames read as. */
+const EXPECTED: Record<string, { kind: string; subject: string | null; choices: string[] }> = {
+  'claude_code/permission-prompt': CLAUDE_PERMISSION,
+  'claude_code/size-80x24-permission-prompt': CLAUDE_PERMISSION,
+  'claude_code/size-250x60-permission-prompt': CLAUDE_PERMISSION,
+  'claude_code/2.1.332/permission-prompt': CLAUDE_PERMISSION,
+  'claude_code/2.1.332/size-80x24-permission-prompt': CLAUDE_PERMISSION,
+  'claude_code/2.1.332/size-250x60-permission-prompt': CLAUDE_PERMISSION,
+  'claude_code/trust-prompt': {
+    kind: 'trust_folder',
+    subject: '/work/main/.tmp/record/claude_code/trust-prompt/work',
+    choices: ['exit=Enter', 'trust=Down+Enter'],
+  },
+  'claude_code/2.1.332/trust-prompt': {
+    kind: 'trust_folder',
+    subject: '/work/wt/claude/.tmp/record/claude_code/trust-prompt/work',
+    choices: ['exit=Enter', 'trust=Down+Enter'],
+  },
+  'codex/permission-prompt': CODEX_PERMISSION,
+  'codex/size-80x24-permission-prompt': CODEX_PERMISSION,
+  'codex/size-250x60-permission-prompt': CODEX_PERMISSION,
+  'codex/0.171.0/permission-prompt': CODEX_PERMISSION,
+  'codex/0.171.0/size-80x24-permission-prompt': CODEX_PERMISSION,
+  'codex/0.171.0/size-250x60-permission-prompt': CODEX_PERMISSION,
+  'codex/startup-trust-dialog': {
+    kind: 'trust_folder',
+    subject: '/work/main/.tmp/record/codex/startup-trust-dialog/work',
+    choices: ['trust=Enter', 'back=Down+Enter'],
+  },
+  'codex/0.171.0/startup-trust-dialog': {
+    kind: 'trust_folder',
+    subject: '/work/wt/codex/.tmp/record/codex/startup-trust-dialog/work',
+    choices: ['trust=Enter', 'back=Down+Enter'],
+  },
+  'gemini_cli/permission-prompt': GEMINI_PERMISSION,
+  'gemini_cli/size-80x24-permission-prompt': GEMINI_PERMISSION,
+  'gemini_cli/size-250x60-permission-prompt': GEMINI_PERMISSION,
+  'gemini_cli/edit-approval': {
+    kind: 'tool_permission',
+    subject: 'Writing to notes.txt',
+    choices: ['allow_once=1', 'allow_session=2', 'modify_in_editor=3', 'deny=4'],
+  },
+  'gemini_cli/startup-trust-dialog': {
+    kind: 'trust_folder',
+    subject: null,
+    choices: ['trust=1', 'trust_parent=2', 'dont_trust=3'],
+  },
+  'qwen_code/permission-approved': QWEN('approved.txt'),
+  'qwen_code/permission-denied': QWEN('denied.txt'),
+  'qwen_code/size-80x24-permission-approved': QWEN('approved.txt'),
+  'qwen_code/screen-reader-slow-turn-then-permission': QWEN('approved.txt'),
+  'qwen_code/tmux-env-slow-turn-then-permission': QWEN('approved.txt'),
+  'qwen_code/0.24.4/permission-approved': QWEN('approved.txt'),
+  'qwen_code/0.24.4/permission-denied': QWEN('denied.txt'),
+  'qwen_code/0.24.4/size-250x60-permission-approved': QWEN('approved.txt'),
+  'qwen_code/0.24.4/screen-reader-slow-turn-then-permission': QWEN('approved.txt'),
+  'copilot/permission-approved': COPILOT('approved.txt'),
+  'copilot/permission-denied': COPILOT('denied.txt'),
+  'cline/permission-approved': CLINE('approved.txt'),
+  'cline/permission-denied': CLINE('denied.txt'),
+  'grok_cli/permission-approved': {
+    kind: 'tool_permission',
+    subject: 'touch approved.txt',
+    choices: ['deny=Escape'],
+  },
+  'opencode/permission-approved': OPENCODE('approved.txt'),
+  'opencode/permission-denied': OPENCODE('denied.txt'),
+  'opencode/size-80x24-permission-approved': OPENCODE('approved.txt'),
+  'kilo/permission-approved': OPENCODE('approved.txt'),
+};
+
+describe('the real dialogs read as questions', () => {
+  for (const [path, expected] of Object.entries(EXPECTED)) {
+    it(`${path}: ${expected.kind}, ${expected.choices.length} choices`, () => {
+      const questions = questionsOf(path);
+      // Recognised questions: exactly one per recording (the same dialog, the same id).
+      const known = questions.filter((q) => q.kind !== 'other');
+      expect(known.map(short)).toEqual([expected]);
+      // Anything else read there (a half-drawn frame) offers nothing to answer.
+      for (const q of questions.filter((x) => x.kind === 'other')) expect(q.choices).toEqual([]);
+      expect(known[0]!.id).toMatch(/^q-[0-9a-f]{12}$/);
+    });
+  }
+
+  it('the labels are as drawn, a wrapped one joined', () => {
+    const q = questionsOf('claude_code/2.1.332/size-80x24-permission-prompt')[0]!;
+    expect(q.choices[1]!.label).toBe(
+      'Yes, and always allow access to /work/wt/claude/.tmp/record/claude_code/size-80x24-permission-prompt/work from this project',
+    );
+    const codex = questionsOf('codex/0.171.0/size-80x24-permission-prompt')[0]!;
+    expect(codex.choices[1]!.label).toMatch(/^Yes, and don't ask again .* \(p\)$/);
+  });
+
+  it('two recordings of another dialog give other ids; the same dialog the same id', () => {
+    const a = questionsOf('qwen_code/permission-approved')[0]!;
+    const b = questionsOf('qwen_code/permission-denied')[0]!;
+    expect(a.id).not.toBe(b.id);
+    // Cline redraws its spinner above the dialog while it waits: still one question.
+    expect(questionsOf('cline/permission-approved')).toHaveLength(1);
+  });
+});
+
+describe('variants of the real frames never give a guessed choice', () => {
+  it('an option label the profile does not know: other, nothing to answer', () => {
+    for (const path of [
+      'claude_code/2.1.332/permission-prompt',
+      'codex/0.171.0/permission-prompt',
+      'gemini_cli/permission-prompt',
+      'qwen_code/permission-approved',
+      'copilot/permission-approved',
+    ]) {
+      const { p, text } = firstDialog(path);
+      const renamed = text.replace(/2\. (Yes, and|Allow for|Always allow)/, '2. Perhaps $1');
+      expect(renamed, path).not.toBe(text);
+      const q = p.parse({ text: renamed }).question!;
+      expect(q.kind, path).toBe('other');
+      expect(q.choices, path).toEqual([]);
+    }
+  });
+
+  it('an option added under the known ones: other', () => {
+    const { p, text } = firstDialog('claude_code/2.1.332/permission-prompt');
+    const added = text.replace('   4. No', '   4. No\n   5. Yes, run it as root');
+    const q = p.parse({ text: added }).question!;
+    expect(q.kind).toBe('other');
+    expect(q.choices).toEqual([]);
+  });
+
+  it('another command in the same dialog: another id, the new subject', () => {
+    const { p, text, question } = firstDialog('claude_code/2.1.332/permission-prompt');
+    const other = p.parse({
+      text: text.replace(/^ touch paneward-approved\.txt$/m, ' rm -rf paneward-approved.txt'),
+    }).question!;
+    expect(other.subject).toBe('rm -rf paneward-approved.txt');
+    expect(other.id).not.toBe(question.id);
+    expect(short(other).choices).toEqual(short(question).choices);
+  });
+
+  it('the cursor moved in an arrow dialog: the keys follow it, and the id changes', () => {
+    const { p, text, question } = firstDialog('claude_code/2.1.332/trust-prompt');
+    const moved = text
+      .replace(' ❯ No, exit', '   No, exit')
+      .replace('   Yes, I trust this folder', ' ❯ Yes, I trust this folder');
+    const q = p.parse({ text: moved }).question!;
+    expect(short(q).choices).toEqual(['exit=Up+Enter', 'trust=Enter']);
+    expect(q.id).not.toBe(question.id);
+    // No cursor drawn: the arrows would be a guess, so nothing can be answered.
+    const none = p.parse({ text: text.replace(' ❯ No, exit', '   No, exit') }).question ?? null;
+    expect(none?.choices ?? []).toEqual([]);
+  });
+
+  it('the cursor moved in a digit dialog: the same question, the same keys', () => {
+    const { p, text, question } = firstDialog('gemini_cli/permission-prompt');
+    const moved = text
+      .replace('│ ● 1. Allow once', '│   1. Allow once')
+      .replace('│   2. Allow for this session', '│ ● 2. Allow for this session');
+    expect(moved).not.toBe(text);
+    const q = p.parse({ text: moved }).question!;
+    expect(q).toEqual(question);
+  });
+
+  it('a shortcut Codex did not draw: no keys to guess, other', () => {
+    const { p, text } = firstDialog('codex/0.171.0/permission-prompt');
+    const q = p.parse({ text: text.replace('Yes, proceed (y)', 'Yes, proceed') }).question!;
+    expect(q.kind).toBe('other');
+  });
+});

@@ -1,0 +1,133 @@
+// Answering a question through the one gate, on a real tmux pane: a stand-in CLI draws a
+// Claude Code permission dialog, read by the Claude Code profile. The attacks: the dialog changes
+// between the poll and the keys (refused, nothing typed), a dialog that does not close after the
+// keys (answer_failed, typed once, never again), a forged id and an unknown choice.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSupervisor, type Supervisor } from '../../src/index.js';
+import { createClaudeCodeProfile } from '../../src/profiles/claude_code/index.js';
+import type { ProfileFactory } from '../../src/profiles/types.js';
+import { startAgentSession, uniqueSocketName, type AgentSession } from '../e2e/harness/session.js';
+
+const AGENT = fileURLToPath(new URL('./internal/dialog-agent.mjs', import.meta.url));
+/** Claude Code's reading of the screen, for a process named as the stand-in. */
+const dialogProfile: ProfileFactory = () => ({
+  ...createClaudeCodeProfile('2.1.332'),
+  id: 'dialog_stand_in',
+  processNames: ['dialog-agent'],
+});
+
+let dir: string;
+let session: AgentSession | undefined;
+let sup: Supervisor | undefined;
+afterEach(async () => {
+  await sup?.stop();
+  await session?.close();
+  sup = undefined;
+  session = undefined;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function start(env: Record<string, string>, pollIntervalSeconds: number) {
+  dir = mkdtempSync(join(tmpdir(), 'pw-answer-'));
+  const keys = join(dir, 'keys');
+  writeFileSync(keys, '');
+  session = await startAgentSession({
+    socketName: uniqueSocketName('pw-answer'),
+    cols: 100,
+    rows: 30,
+    cwd: dir,
+    env: {},
+    command: [
+      'env',
+      `DIALOG_KEYS=${keys}`,
+      ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
+      process.execPath,
+      AGENT,
+    ],
+  });
+  sup = createSupervisor({
+    socketName: session.socketName,
+    dataDir: join(dir, 'data'),
+    source: 'polling',
+    profiles: { dialog_stand_in: dialogProfile },
+    config: { pollIntervalSeconds },
+  });
+  const id = await sup.attach({ target: session.target, tool: 'dialog_stand_in' });
+  const until = Date.now() + 15_000;
+  while (sup.get(id).surface.question === null) {
+    if (Date.now() > until) throw new Error(`no question: ${JSON.stringify(sup.get(id).surface)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const typed = () =>
+    readFileSync(keys, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
+  return { id, s: sup, question: sup.get(id).surface.question!, typed };
+}
+
+describe('answer: only the question asked, only while it is drawn', () => {
+  it('the dialog changed between the poll and the keys: refused, nothing typed', async () => {
+    const swapFlag = join(tmpdir(), `pw-answer-swap-${process.pid}-${Date.now()}`);
+    const { id, s, question, typed } = await start({ DIALOG_SWAP: swapFlag }, 3);
+    expect(question.subject).toBe('touch paneward-approved.txt');
+    writeFileSync(swapFlag, '');
+    try {
+      // The new dialog is drawn; the state, polled every 3 s, still shows the old one.
+      const until = Date.now() + 5000;
+      while (!(await session!.capture()).includes('rm -rf')) {
+        if (Date.now() > until) throw new Error('the stand-in did not swap its dialog');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(s.get(id).surface.question?.id).toBe(question.id);
+      await expect(
+        s.answer(id, { questionId: question.id, choice: 'allow_once' }),
+      ).rejects.toMatchObject({
+        code: 'refused',
+        message: expect.stringMatching(/dialog changed/),
+      });
+      expect(typed()).toEqual([]);
+      const records = s.history(id, 100).filter((r) => r.kind === 'question.answered');
+      expect(records).toEqual([]);
+    } finally {
+      rmSync(swapFlag, { force: true });
+    }
+  }, 40_000);
+
+  it('a dialog still drawn after the keys: answer_failed, typed once and never again', async () => {
+    const { id, s, question, typed } = await start({ DIALOG_STUCK: '1' }, 0.25);
+    await expect(
+      s.answer(id, { questionId: question.id, choice: 'allow_once' }),
+    ).rejects.toMatchObject({ code: 'answer_failed' });
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(typed()).toEqual(['"1"']);
+    const records = s.history(id, 100).filter((r) => r.kind === 'question.answered');
+    expect(records).toMatchObject([
+      { questionId: question.id, choice: 'allow_once', outcome: 'still_open' },
+    ]);
+  }, 40_000);
+
+  it('a forged id and an unknown choice type nothing; the right one types its digit once', async () => {
+    const { id, s, question, typed } = await start({}, 0.25);
+    expect(question.choices.map((c) => c.id)).toEqual(['allow_once', 'allow_always', 'deny']);
+    await expect(
+      s.answer(id, { questionId: 'q-0123456789ab', choice: 'allow_once' }),
+    ).rejects.toMatchObject({ code: 'refused' });
+    await expect(s.answer(id, { questionId: question.id, choice: 'yes' })).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: 'choice: "yes" is not one of allow_once, allow_always, deny',
+    });
+    expect(typed()).toEqual([]);
+    await expect(s.answer(id, { questionId: question.id, choice: 'deny' })).resolves.toMatchObject({
+      questionId: question.id,
+      choice: 'deny',
+      closed: true,
+    });
+    // `deny` is option 3 here: its digit, as drawn.
+    expect(typed()).toEqual(['"3"']);
+    expect(existsSync(join(dir, 'keys'))).toBe(true);
+  }, 40_000);
+});
