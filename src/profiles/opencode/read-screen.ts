@@ -50,6 +50,25 @@ function latestOutcome(
 }
 
 /**
+ * The start screen: the logo above the box, no conversation. Its transcript is empty, as is
+ * that of the new session the CLI opens when the first prompt is submitted (the session view
+ * before the prompt's block is drawn). Reading the logo as transcript made that step look like
+ * the turn's reply had changed the screen; on a loaded machine Kilo stays there for seconds
+ * while it prepares the session (its snapshot), and the turn, seen at an idle prompt with a
+ * changed transcript, was ended with no outcome before Kilo even sent the request.
+ */
+function isStartScreen(
+  transcript: readonly string[],
+  v: OpencodeVocabulary,
+  isBlock: (line: string) => boolean,
+): boolean {
+  return (
+    transcript.some((l) => v.logo.test(l)) &&
+    !transcript.some((l) => isBlock(l) || v.messageFooter.test(l))
+  );
+}
+
+/**
  * Reads one opencode (or Kilo) screen: the prompt box closed by its `╹▀▀▀` bar, the status row
  * under it, the permission dialog drawn in the box's place, and the latest assistant message's
  * footer. At 160 columns a sidebar fills the right; every line is cut to the box's width first.
@@ -123,7 +142,7 @@ export function readOpencodeScreen(screen: Screen, v: OpencodeVocabulary): Scree
     prompt: { mode: 'freeform', editing },
     active,
     outcome: latestOutcome(transcript, v, isBlock),
-    projection: transcript.join('\n').trim(),
+    projection: isStartScreen(transcript, v, isBlock) ? '' : transcript.join('\n').trim(),
     live: lines.slice(bar + 1),
     ...(unexplained === undefined ? {} : { unexplained }),
   };

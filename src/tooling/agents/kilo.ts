@@ -15,10 +15,14 @@ function prepare(o: ChatLaunchOptions): AgentLaunch {
   mkdirSync(join(xdg.XDG_CONFIG_HOME!, 'kilo'), { recursive: true });
   mkdirSync(home, { recursive: true });
   mkdirSync(o.workDir, { recursive: true });
-  // Kilo is an opencode fork and reads the same configuration, from its own file.
+  // Kilo is an opencode fork and reads the same configuration, from its own file. Its
+  // snapshots (a shadow git repository of the work folder, Kilo's undo) are off: on a loaded
+  // machine, and with the work folder inside a large checkout, building one takes seconds before
+  // the first request and after every reply, and past 10 s Kilo stops the turn to ask whether to
+  // disable them (`Do you want to disable Snapshots for this repository?`).
   writeFileSync(
     join(xdg.XDG_CONFIG_HOME!, 'kilo', 'kilo.json'),
-    JSON.stringify(opencodeConfig(o.serverUrl), null, 2),
+    JSON.stringify({ ...opencodeConfig(o.serverUrl), snapshot: false }, null, 2),
   );
   return {
     command: [kiloAgent.bin],

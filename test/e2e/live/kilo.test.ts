@@ -4,10 +4,6 @@ import { describeLiveAgent } from './live-suite.js';
 
 describeLiveAgent({
   tool: kiloAgent.tool,
-  // Kilo 7.7.7 draws working again about 2 s after its first reply on this machine since
-  // 2026-11-29 (the same at the previous release's commit), and the turn ends with no outcome;
-  // the screens read right one by one. Open until the cause is found.
-  successOpen: 'Kilo 7.7.7 works again after its first reply; the turn ends with no outcome',
   bin: kiloAgent.bin,
   install: 'scripts/install-agent.sh kilo',
   protocol: chatCompletionsProtocol,
