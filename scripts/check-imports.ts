@@ -1,6 +1,6 @@
 /**
  * Checks the import graph of `src/`: no cycle, and no arrow that runs up the layers (the CLI and
- * the MCP server above the demo tooling, the tooling above the composition root, the root above the server and the fleet,
+ * the MCP server above the demo tooling, the tooling above the composition root, the root above the server, the fleet and the notifier,
  * those above the service, the service above the operation contracts, the contracts above the
  * core, the core above the base schemas, errors and internals). Type-only imports count as
  * arrows too: they are how a reader follows the code.
@@ -20,7 +20,10 @@ const LAYERS: Array<{ name: string; match: (path: string) => boolean }> = [
   },
   { name: 'contracts', match: (p) => p.startsWith('schemas/operations/') },
   { name: 'service', match: (p) => p.startsWith('service/') },
-  { name: 'server, fleet', match: (p) => p.startsWith('server/') || p.startsWith('fleet/') },
+  {
+    name: 'server, fleet, notify',
+    match: (p) => p.startsWith('server/') || p.startsWith('fleet/') || p.startsWith('notify/'),
+  },
   { name: 'composition root', match: (p) => p === 'serve.ts' || p === 'index.ts' },
   { name: 'tooling', match: (p) => p.startsWith('tooling/') },
   { name: 'cli, mcp', match: (p) => p.startsWith('cli/') || p.startsWith('mcp/') },

@@ -50,7 +50,7 @@ import { TurnPayloadStore } from './payloads.js';
 import { MAX_TURN_PAYLOADS, type TurnPayload } from '../schemas/turn-payload.js';
 import { takeHookEvent } from '../hooks/intake.js';
 import type { HookAnswer, HookEventBody } from '../schemas/hook.js';
-import { ObservationBody, type ObservationAnswer } from '../schemas/operations/observe.js';
+import { ObservationBody, type ObservationAnswer } from '../schemas/observer-ending.js';
 import type { RecordedEnding } from '../profiles/session-record.js';
 import { checkCompletionObservers } from '../terminal/observers.js';
 import type { z } from 'zod';
