@@ -40,6 +40,8 @@ describe('the commands, run on a port', () => {
       result: 'timeout',
       completion: { turnId: 'turn-2', status: 'running', since: 1 },
       lastTurn,
+      // A port that keeps no payloads (a stand-in here) answers none, never an error.
+      payload: null,
     });
     // Another turn's completion is not this turn's.
     const other = await portCommands(slowPort('turn-1')).turns({
@@ -55,17 +57,21 @@ describe('the commands, run on a port', () => {
     ).rejects.toMatchObject({ code: 'timeout' });
   });
 
-  it('a turn over before the wait began answers its own outcome', () => {
+  it('a turn over before the wait began answers its own outcome, with its payload', async () => {
+    const payload = { turnId: 'turn-1', ended: true };
     const port = {
       get: () => ({ completion: null, lastTurn, turn: { current: null } }),
+      turnPayload: (_id: string, turnId: string) =>
+        turnId === 'turn-1' ? payload : Promise.reject(new Error('unknown')),
     } as unknown as SupervisorPort;
-    expect(endedEarlier(port, 't1', 'turn-1')).toEqual({
+    await expect(endedEarlier(port, 't1', 'turn-1')).resolves.toEqual({
       turnId: 'turn-1',
       result: 'completed',
       completion: null,
       lastTurn,
+      payload,
     });
-    expect(endedEarlier(port, 't1', 'turn-2')).toBeNull();
+    await expect(endedEarlier(port, 't1', 'turn-2')).resolves.toBeNull();
   });
 
   it('runs a command by name with its input', async () => {
@@ -88,6 +94,7 @@ describe("the fleet's request/reply carries the contracts", () => {
       input: { id: 't1', body: { text: 'x' } },
       turns: { id: 't1', body: { prompt: 'x' } },
       wait: { id: 't1', turnId: 'turn-1', timeoutMs: 10 },
+      turn: { id: 't1', turnId: 'turn-1' },
       interrupt: { id: 't1' },
       resume: { id: 't1' },
       detach: { id: 't1' },
