@@ -236,16 +236,31 @@ describe('recordings without the session record', () => {
     const lines = readJsonLines(`${ROOT}recordings/claude_code/normal-turn.jsonl`);
     const states = replay(lines);
     const printed = states.map((s) => JSON.stringify(s) + '\n').join('');
-    expect(createHash('sha256').update(printed).digest('hex')).toBe(GOLDEN_NORMAL_TURN);
     expect(printed).not.toContain('witness');
-    // The field the version policy added is all that changed since: without it, the old bytes.
+    // The one field added since (a dialog read as a question, null here) is all that changed:
+    // without it, the bytes as they were.
+    const withoutQuestion = (s: (typeof states)[number]) => {
+      const { question: _added, ...surface } = s.surface;
+      return { ...s, surface };
+    };
+    const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+    expect(states.every((s) => s.surface.question === null)).toBe(true);
+    expect(sha(states.map((s) => JSON.stringify(withoutQuestion(s)) + '\n').join(''))).toBe(
+      GOLDEN_NORMAL_TURN,
+    );
+    // And without the field the version policy added before it, the older bytes.
     const before = states
-      .map(({ toolVersionVerified: _added, ...s }) => JSON.stringify(s) + '\n')
+      .map((s) => {
+        const { toolVersionVerified: _added, ...rest } = withoutQuestion(s);
+        return JSON.stringify(rest) + '\n';
+      })
       .join('');
-    expect(createHash('sha256').update(before).digest('hex')).toBe(GOLDEN_BEFORE_VERSION_FIELD);
+    expect(sha(before)).toBe(GOLDEN_BEFORE_VERSION_FIELD);
+    expect(sha(printed)).toBe(GOLDEN_WITH_QUESTION);
   });
 });
 
 const GOLDEN_NORMAL_TURN = '920a918b888c394dccf77ff56ba4b8f71f938f1686d5185e25bb7bb75e242391';
+const GOLDEN_WITH_QUESTION = 'ee2cccd5e78a0dc0ab2b209a817bb04a71eaabf402d5402cec53fb19c072465f';
 const GOLDEN_BEFORE_VERSION_FIELD =
   'cc9499f5941e9471bc5c429b862df8b4abc575e5327e387495efb11ee8980976';
