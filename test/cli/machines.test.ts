@@ -32,6 +32,7 @@ describe('paneward machines --json', () => {
       'diagnostics',
       'lastTurn',
       'readiness',
+      'respawn',
       'supervisor',
       'terminal',
       'turnPhase',
