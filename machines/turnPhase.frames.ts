@@ -163,7 +163,9 @@ export function outcomeOf(
 
 /**
  * The hand-typed prompt pending after this frame: a draft that left the input box while the
- * transcript changed starts one; a new draft drops it; otherwise it stays.
+ * transcript changed starts one; a new draft drops it, and so does a transcript back to what it
+ * was before (the change was a redraw, not a prompt: a turn inferred from it would have no
+ * evidence of its own, and nothing could end it); otherwise it stays.
  */
 export function handPromptAfter(
   c: TurnPhaseContext,
@@ -188,5 +190,6 @@ export function handPromptAfter(
       }
     );
   }
+  if (c.handPrompt !== null && f.projection === c.handPrompt.projectionBefore) return null;
   return c.handPrompt;
 }

@@ -381,14 +381,32 @@ describe('turn phase: prompts typed by hand', () => {
     expect(c.of('turn_started')).toEqual([]);
   });
 
-  it('an inferred turn whose transcript is back to before its prompt has no evidence', () => {
+  it('a transcript back to before the draft left drops the prompt pending: no turn, no outcome', () => {
     const c = chart();
     c.frame(DRAFT, 'P0');
     c.frame(IDLE, 'P1');
     c.frame(SUCCESS, 'P0');
-    expect(c.of('turn_started')).toHaveLength(1);
+    expect(c.of('turn_started')).toEqual([]);
     expect(c.of('settle_window.start')).toEqual([]);
-    expect(c.phase()).toBe('active');
+    expect(c.phase()).toBe('ready');
+  });
+
+  it('a draft cleared over an old marker, then a torn frame, infers no turn that cannot end', () => {
+    // Qwen Code puts an interrupted prompt back in its box; paneward clears it. A frame caught
+    // mid-redraw (the marker missing) and then the whole screen again must not read as a prompt
+    // typed by hand whose outcome is the old marker: that turn would have no evidence of its own.
+    const c = chart();
+    const INTERRUPTED = { interrupted: true };
+    c.frame(IDLE, 'P0');
+    c.arm('u1');
+    c.frame(ACTIVE, 'P0 > prompt');
+    c.frame({ ...INTERRUPTED, editingInput: 'yes' }, 'P0 > prompt cancelled');
+    expect(c.outcomes()).toMatchObject([{ outcome: 'evt_interrupted', turnId: 'u1' }]);
+    c.frame(IDLE, 'P0 > prompt');
+    c.frame(INTERRUPTED, 'P0 > prompt cancelled');
+    c.frame(INTERRUPTED, 'P0 > prompt cancelled');
+    expect(c.of('turn_started').map((e) => e.turn.id)).toEqual(['u1']);
+    expect(c.phase()).toBe('ready');
   });
 
   it('a draft typed and sent while a turn is open belongs to that turn', () => {

@@ -11,6 +11,12 @@ export class Timeline {
   readonly seen: Seen[] = [];
   private readonly waiters = new Set<() => void>();
 
+  /**
+   * @param screen the pane's screen now; a wait that times out prints it under the states, since
+   * a state the profile could not name says nothing of what the pane showed.
+   */
+  constructor(private readonly screen?: () => Promise<string>) {}
+
   push(s: TerminalState): void {
     this.seen.push({ at: Date.now(), s });
     this.waiters.forEach((w) => w());
@@ -34,7 +40,12 @@ export class Timeline {
       };
       const timer = setTimeout(() => {
         this.waiters.delete(check);
-        reject(new Error(`${what}: not seen within ${timeoutMs} ms\n${this.describe(from)}`));
+        const message = `${what}: not seen within ${timeoutMs} ms\n${this.describe(from)}`;
+        if (!this.screen) return reject(new Error(message));
+        this.screen().then(
+          (screen) => reject(new Error(`${message}\nthe pane shows:\n${screen}`)),
+          (err: unknown) => reject(new Error(`${message}\n(the pane could not be read: ${String(err)})`)),
+        );
       }, timeoutMs);
       this.waiters.add(check);
       check();

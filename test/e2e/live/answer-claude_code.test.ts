@@ -38,7 +38,7 @@ describe.skipIf(missing).sequential('live Claude Code: answering its permission 
   let session: AgentSession;
   let sup: Supervisor;
   let id: string;
-  const timeline = new Timeline();
+  const timeline = new Timeline(() => session.capture());
   const work = join(SCRATCH, 'work');
   const streaming = (from: number) =>
     server

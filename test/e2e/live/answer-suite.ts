@@ -48,7 +48,7 @@ export function describeLiveAnswer(c: LiveAnswerCase): void {
     let session: AgentSession;
     let sup: Supervisor;
     let id: string;
-    const timeline = new Timeline();
+    const timeline = new Timeline(() => session.capture());
     const work = join(scratch, 'work');
     const streaming = (from: number) =>
       server

@@ -106,7 +106,7 @@ if (missing && process.env.CI) {
 
         const attach = async (session: AgentSession, tool: string): Promise<string> => {
           const id = await sup.attach({ target: session.target, tool });
-          const timeline = new Timeline();
+          const timeline = new Timeline(() => session.capture());
           timelines.set(id, timeline);
           sup.state$(id).subscribe((s) => timeline.push(s));
           return id;

@@ -141,7 +141,7 @@ function describeOn(agent: LiveAgent, source: 'control' | 'polling', missing: bo
       const scratch = resolve('.tmp/e2e-live', agent.tool, source, String(process.pid));
       const run = liveRunOptions(agent.tool, source);
       const workDir = join(scratch, 'work');
-      const timeline = new Timeline();
+      const timeline = new Timeline(() => session.capture());
       const step = agent.startupTimeoutMs + 60_000;
       let server: FakeModelServer;
       let session: AgentSession;
