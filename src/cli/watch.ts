@@ -173,7 +173,7 @@ export async function runWatch(
           const h = sup.observer();
           io.err(
             lagging
-              ? `paneward: observer_lagging: ${h?.lagMs ?? 0} ms behind, ${h?.backlog ?? 0} panes waiting; states may be late (paneward's load, not the agents')`
+              ? `paneward: observer_lagging: ${h?.lagMs ?? 0} ms behind, ${h?.backlog ?? 0} ${h?.backlog === 1 ? 'pane' : 'panes'} waiting; states may be late (paneward's load, not the agents')`
               : 'paneward: caught up',
           );
         }),

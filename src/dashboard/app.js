@@ -116,7 +116,7 @@ async function checkObserver() {
       .filter((x) => x !== null)
       .map(([who, o]) =>
         o.lagging
-          ? `${who} is behind by ${Math.round(o.lagMs / 100) / 10} s (${o.backlog} panes waiting): states may be late; the agents are not at fault`
+          ? `${who} is behind by ${Math.round(o.lagMs / 100) / 10} s (${o.backlog} ${o.backlog === 1 ? 'pane' : 'panes'} waiting): states may be late; the agents are not at fault`
           : o.connection !== 'connected'
             ? `${who}'s tmux client: ${o.connection}`
             : null,

@@ -266,9 +266,22 @@ function drawQuestion(v) {
   const box = $('#question');
   box.hidden = q === null;
   if (q === null) return;
+  // The gate's verdict (a session the watchdog blocked takes no answer): the buttons follow it.
+  const verdict = v.operations.answer;
+  setText(
+    $('#question-why'),
+    verdict.allowed === 'yes' ? '' : `Not now: ${verdict.reason} (${verdict.allowed}).`,
+  );
   const key = `${q.id} ${q.choices.map((c) => c.id).join(' ')}`;
-  if (box.dataset.key === key) return;
-  box.dataset.key = key;
+  if (box.dataset.key !== key) {
+    box.dataset.key = key;
+    drawChoices(q);
+  }
+  for (const b of $('#question-choices').children) b.disabled = verdict.allowed !== 'yes';
+}
+
+/** One button per choice of question `q`, each answering that very question. */
+function drawChoices(q) {
   setText(
     $('#question-text'),
     `Question ${q.id} (${q.kind})${q.subject ? `: ${q.subject}` : ''}` +

@@ -18,6 +18,8 @@ export const Operations = z.object({
   interrupt: OperationVerdict,
   resume: OperationVerdict,
   detach: OperationVerdict,
+  /** Answering the question a dialog asks (docs/questions.md): its choices are in `surface.question`. */
+  answer: OperationVerdict,
 });
 export type Operations = z.infer<typeof Operations>;
 
@@ -60,6 +62,10 @@ export function operationsFor(s: TerminalState, facts: TerminalFacts = {}): Oper
         ? verdict('yes', `the session is blocked: ${s.session.stopReasonCode ?? 'unknown'}`)
         : verdict('no', 'the session is not blocked'),
     detach: verdict('yes', 'always possible'),
+    answer:
+      facts.readsNoInput === undefined
+        ? answer(s)
+        : verdict('no', `the pane reads no input: ${facts.readsNoInput}`),
   };
 }
 
@@ -74,22 +80,53 @@ export type Operation = keyof Operations;
 
 /**
  * THE gate: every action that types or changes a session (a prompt, the interrupt keys, a
- * resume, a detach) is taken only when this says so, whoever asks (library, CLI, HTTP, fleet).
- * Answers null when the operation may go ahead, else the verdict that refuses it (`force`
- * overrides a refusal of a prompt or an interrupt, never a pane that reads no input).
+ * resume, a detach, an answer to a dialog) is taken only when this says so, whoever asks
+ * (library, CLI, HTTP, MCP, fleet). Answers null when the operation may go ahead, else the
+ * verdict that refuses it (`force` overrides a refusal of a prompt or an interrupt, never a pane
+ * that reads no input, never an answer).
  */
 export function gate(
   s: TerminalState,
   operation: Operation,
   options: { force?: boolean } & TerminalFacts = {},
 ): OperationVerdict | null {
-  if (operation === 'sendInput' && options.readsNoInput !== undefined) {
-    return verdict('no', `the pane reads no input: ${options.readsNoInput}`);
-  }
-  const v = operationsFor(s)[operation];
+  const v = operationsFor(s, options)[operation];
   if (v.allowed === 'yes') return null;
-  const forcible = operation === 'sendInput' || operation === 'interrupt';
+  const forcible =
+    (operation === 'sendInput' || operation === 'interrupt') &&
+    !(operation === 'sendInput' && options.readsNoInput !== undefined);
   return options.force && forcible ? null : v;
+}
+
+/**
+ * Whether the question on screen may be answered now. Only a dialog paneward read as a question
+ * (with its choices) is answered, and not in a session the watchdog blocked: an answer lets the
+ * agent go on, which is what the block stops until a resume. Which question and which choice is
+ * the command's own check (docs/questions.md).
+ */
+function answer(s: TerminalState): OperationVerdict {
+  if (s.session.status === 'blocked') {
+    return verdict(
+      'no',
+      `the watchdog blocked the session (${s.session.stopReasonCode}); resume it first`,
+    );
+  }
+  const why = gone(s);
+  if (why !== null) return verdict('no', why);
+  if (s.diagnostics.availability !== 'available') {
+    return verdict('no', 'no question waits for the operator');
+  }
+  const q = s.surface.question;
+  if (s.readiness.status === 'blocked' && q !== null) {
+    return verdict('yes', `the agent asks question ${q.id} (${q.kind})`);
+  }
+  if (s.readiness.status === 'blocked') {
+    return verdict(
+      'no',
+      `the dialog on screen${s.surface.blockedPrompt ? ` (${s.surface.blockedPrompt})` : ''} is not one paneward reads as a question; answer it in the pane`,
+    );
+  }
+  return verdict('no', 'no question waits for the operator');
 }
 
 function interrupt(s: TerminalState): OperationVerdict {

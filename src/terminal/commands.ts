@@ -182,13 +182,10 @@ export class TerminalCommands {
         new PanewardError('refused', `terminal ${state.terminalId} refuses answer: ${reason}`, {
           details: { operation: 'answer', reason, readiness: state.readiness.status, ...details },
         });
-      if (command.readsNoInput !== undefined) {
-        throw refuse(`the pane reads no input: ${command.readsNoInput}`);
-      }
+      this.check('answer', command);
+      // The gate let it through: the state shows a question, and this is the one it read.
       const asked = this.pipeline.question;
-      if (asked === null || state.readiness.status !== 'blocked') {
-        throw refuse('no question waits for the operator', { questionId: null });
-      }
+      if (asked === null) throw refuse('no question waits for the operator', { questionId: null });
       if (asked.id !== command.questionId) {
         throw refuse(`the question on screen is ${asked.id}, not ${command.questionId}`, {
           questionId: asked.id,

@@ -89,6 +89,56 @@ describe('the gate: one predicate for the verdicts and the actions', () => {
     expect(gate(s, 'sendInput', { ...facts, force: true })).toMatchObject({ allowed: 'no' });
   });
 
+  it('an answer needs a question on screen, a session not blocked and a pane that reads input; never forced', () => {
+    const question = {
+      id: 'q-0123456789ab',
+      kind: 'tool_permission' as const,
+      subject: 'touch x',
+      prompt: 'Do you want to proceed?',
+      choices: [{ id: 'allow_once', label: 'Yes' }],
+    };
+    const asking = state((s) => {
+      s.readiness.status = 'blocked';
+      s.surface.blockedPrompt = 'permission_prompt';
+      s.surface.question = question as TerminalState['surface']['question'];
+    });
+    expect(operationsFor(asking).answer).toEqual({
+      allowed: 'yes',
+      reason: 'the agent asks question q-0123456789ab (tool_permission)',
+    });
+    expect(gate(asking, 'answer')).toBeNull();
+    expect(
+      gate(
+        state(() => {}),
+        'answer',
+        { force: true },
+      ),
+    ).toEqual({
+      allowed: 'no',
+      reason: 'no question waits for the operator',
+    });
+    const unread = state((s) => {
+      s.readiness.status = 'blocked';
+      s.surface.blockedPrompt = 'permission_prompt';
+    });
+    expect(gate(unread, 'answer')?.reason).toBe(
+      'the dialog on screen (permission_prompt) is not one paneward reads as a question; answer it in the pane',
+    );
+    const watchdog = structuredClone(asking);
+    watchdog.session = { status: 'blocked', stopReasonCode: 'watchdog_wall_clock_exceeded' };
+    expect(gate(watchdog, 'answer', { force: true })).toEqual({
+      allowed: 'no',
+      reason: 'the watchdog blocked the session (watchdog_wall_clock_exceeded); resume it first',
+    });
+    const gone = structuredClone(asking);
+    gone.diagnostics.availability = 'tui_down';
+    expect(gate(gone, 'answer')?.reason).toBe('the agent is not running in the pane');
+    expect(gate(asking, 'answer', { readsNoInput: 'it plays a recording', force: true })).toEqual({
+      allowed: 'no',
+      reason: 'the pane reads no input: it plays a recording',
+    });
+  });
+
   it('the HTTP prompt schema refuses control characters naming `text`, never echoing it', () => {
     for (const bad of ['\u0000', 'a\u001b[201~b', 'x\rsubmit early', '\u009b', '\u007f']) {
       const r = InputBody.safeParse({ text: `secret ${bad}` });

@@ -44,7 +44,8 @@ export class Timeline {
         if (!this.screen) return reject(new Error(message));
         this.screen().then(
           (screen) => reject(new Error(`${message}\nthe pane shows:\n${screen}`)),
-          (err: unknown) => reject(new Error(`${message}\n(the pane could not be read: ${String(err)})`)),
+          (err: unknown) =>
+            reject(new Error(`${message}\n(the pane could not be read: ${String(err)})`)),
         );
       }, timeoutMs);
       this.waiters.add(check);
