@@ -9,7 +9,7 @@ export default {
     'machines/**/*.ts',
     '!machines/index.ts',
     'src/kernel/**/*.ts',
-    'src/tracker/**/*.ts',
+    'src/replay/**/*.ts',
     // A terminal's pure parts and its pipeline; the runtime, commands and typing drive tmux.
     'src/terminal/**/*.ts',
     '!src/terminal/runtime.ts',

@@ -1,8 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * The tests `npm run mutate` runs against each mutant of machines/, src/kernel/ and
- * src/tracker/: everything that drives those layers in process, without a live tmux, an agent
+ * The tests `npm run mutate` runs against each mutant of machines/, src/kernel/, src/terminal/
+ * and src/replay/: everything that drives those layers in process, without a live tmux, an agent
  * CLI or a subprocess.
  */
 export default defineConfig({
@@ -11,7 +11,7 @@ export default defineConfig({
       'test/machines/**/*.test.ts',
       'test/model/**/*.test.ts',
       'test/kernel/**/*.test.ts',
-      'test/tracker/**/*.test.ts',
+      'test/terminal/**/*.test.ts',
       'test/replay/**/*.test.ts',
       'test/journal/**/*.test.ts',
     ],
@@ -19,6 +19,9 @@ export default defineConfig({
     // two more passes over every recording (screen alone, every frame recognised): the
     // recordings' timelines stay, and those two would triple the cost of each mutant.
     exclude: [
+      // Real tmux: a stand-in CLI in a pane, the runtime's own tmux client.
+      'test/terminal/answer.test.ts',
+      'test/terminal/runtime.test.ts',
       'test/replay/determinism.test.ts',
       'test/model/mutants.test.ts',
       'test/replay/screen-alone.test.ts',

@@ -1,22 +1,41 @@
 /**
- * Checks the import graph of `src/`: no cycle, and no arrow that runs up the layers (the CLI and
- * the MCP server above the demo tooling, the tooling above the composition root, the root above the server, the fleet and the notifier,
- * those above the service, the service above the operation contracts, the contracts above the
- * core, the core above the base schemas, errors and internals). Type-only imports count as
- * arrows too: they are how a reader follows the code.
+ * Checks the import graph of `src/` and `machines/`: no cycle, no file on no floor, and no
+ * arrow that runs up the floors: base (errors, internals) ← schemas ← machines (the charts) ←
+ * kernel (their drivers) ← readers (profiles, observe, journal, session records, hooks,
+ * inspector) ← terminal ← supervisor (and the replay) ← operation contracts ← service ←
+ * server, fleet, notifier ← composition root ← tooling ← CLI and MCP server. Type-only imports
+ * count as arrows too: they are how a reader follows the code.
  *
  * Usage: tsx scripts/check-imports.ts [root]   (exit 1 when anything is found)
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** Layers, lowest first: a file may import its own layer or a lower one. */
+/**
+ * Floors, lowest first: a file may import its own floor or a lower one. `machines/` (beside
+ * `src/`, read as `../machines/…`) is the charts: XState and nothing of paneward's above the
+ * schemas. A file on no floor is reported, so a new folder is placed on purpose.
+ */
 const LAYERS: Array<{ name: string; match: (path: string) => boolean }> = [
   { name: 'base', match: (p) => p === 'errors.ts' || p.startsWith('internal/') },
   {
     name: 'schemas',
     match: (p) => p.startsWith('schemas/') && !p.startsWith('schemas/operations/'),
+  },
+  { name: 'machines', match: (p) => p.startsWith('../machines/') },
+  { name: 'kernel', match: (p) => p.startsWith('kernel/') },
+  {
+    name: 'readers',
+    match: (p) =>
+      ['profiles/', 'observe/', 'journal/', 'sessions/', 'hooks/', 'inspect/'].some((d) =>
+        p.startsWith(d),
+      ),
+  },
+  { name: 'terminal', match: (p) => p.startsWith('terminal/') },
+  {
+    name: 'supervisor',
+    match: (p) => p.startsWith('supervisor/') || p.startsWith('replay/'),
   },
   { name: 'contracts', match: (p) => p.startsWith('schemas/operations/') },
   { name: 'service', match: (p) => p.startsWith('service/') },
@@ -28,22 +47,20 @@ const LAYERS: Array<{ name: string; match: (path: string) => boolean }> = [
   { name: 'tooling', match: (p) => p.startsWith('tooling/') },
   { name: 'cli, mcp', match: (p) => p.startsWith('cli/') || p.startsWith('mcp/') },
 ];
-/** Everything else in `src/` (kernel, observe, profiles, journal, supervisor, …): the core. */
-const CORE = { name: 'core', rank: 1.5 };
-/** Arrows forbidden although the layers allow them. */
+/** Arrows forbidden although the floors allow them. */
 const SIDEWAYS: Array<[string, string]> = [['fleet/', 'server/']];
 
 export interface ImportReport {
   files: number;
   cycles: string[][];
   upward: Array<{ from: string; to: string; why: string }>;
+  /** Files on no floor. */
+  unplaced: string[];
 }
 
-function rankOf(path: string): { name: string; rank: number } {
+function rankOf(path: string): { name: string; rank: number } | null {
   const i = LAYERS.findIndex((l) => l.match(path));
-  if (i < 0) return CORE;
-  // The core sits between the base schemas and the contracts.
-  return { name: LAYERS[i]!.name, rank: i <= 1 ? i : i + 0.5 };
+  return i < 0 ? null : { name: LAYERS[i]!.name, rank: i };
 }
 
 function walk(dir: string, out: string[] = []): string[] {
@@ -59,8 +76,8 @@ const SPECIFIER =
   /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 /** The files of `root` each file imports (relative imports only, resolved to `.ts` sources). */
-export function importGraph(root: string): Map<string, string[]> {
-  const files = walk(root);
+export function importGraph(roots: string | readonly string[]): Map<string, string[]> {
+  const files = (typeof roots === 'string' ? [roots] : roots).flatMap((r) => walk(r));
   const known = new Set(files);
   const graph = new Map<string, string[]>();
   for (const file of files) {
@@ -115,22 +132,29 @@ function cyclesOf(graph: Map<string, string[]>): string[][] {
 }
 
 export function checkImports(root: string): ImportReport {
-  const graph = importGraph(root);
+  // The charts beside the sources, when there are any (a test's tree may have none).
+  const machines = join(root, '../machines');
+  const roots = existsSync(machines) ? [root, machines] : [root];
+  const graph = importGraph(roots);
   const rel = (f: string) => relative(root, f).split(sep).join('/');
   const upward: ImportReport['upward'] = [];
+  const unplaced = new Set<string>();
   for (const [from, deps] of graph) {
     const a = rel(from);
+    const ra = rankOf(a);
+    if (ra === null) unplaced.add(a);
     for (const dep of deps) {
       const b = rel(dep);
-      const [ra, rb] = [rankOf(a), rankOf(b)];
-      if (rb.rank > ra.rank) upward.push({ from: a, to: b, why: `${ra.name} → ${rb.name}` });
+      const rb = rankOf(b);
+      if (ra && rb && rb.rank > ra.rank)
+        upward.push({ from: a, to: b, why: `${ra.name} → ${rb.name}` });
       for (const [x, y] of SIDEWAYS) {
         if (a.startsWith(x) && b.startsWith(y)) upward.push({ from: a, to: b, why: `${x} → ${y}` });
       }
     }
   }
   const cycles = cyclesOf(graph).map((c) => c.map(rel));
-  return { files: graph.size, cycles, upward };
+  return { files: graph.size, cycles, upward, unplaced: [...unplaced].sort() };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
@@ -138,6 +162,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const r = checkImports(root);
   for (const c of r.cycles) console.log(`cycle: ${c.join(' ↔ ')}`);
   for (const u of r.upward) console.log(`upward (${u.why}): ${u.from} → ${u.to}`);
-  console.log(`${r.files} files, ${r.cycles.length} cycles, ${r.upward.length} upward arrows`);
-  process.exitCode = r.cycles.length + r.upward.length > 0 ? 1 : 0;
+  for (const f of r.unplaced) console.log(`on no floor: ${f}`);
+  console.log(
+    `${r.files} files, ${r.cycles.length} cycles, ${r.upward.length} upward arrows, ${r.unplaced.length} on no floor`,
+  );
+  process.exitCode = r.cycles.length + r.upward.length + r.unplaced.length > 0 ? 1 : 0;
 }

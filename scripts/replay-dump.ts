@@ -7,7 +7,7 @@ import {
   pipelineFor,
   playRecording,
   readJsonLines,
-} from '../src/tracker/replay.js';
+} from '../src/replay/replay.js';
 import { listRecordings } from './internal/bench-pipeline.js';
 
 /**

@@ -28,7 +28,7 @@ export {
   type Operation,
   type Operations,
   type OperationVerdict,
-} from './supervisor/operations.js';
+} from './terminal/operations.js';
 export { PromptText, MAX_PROMPT_CHARS } from './schemas/prompt.js';
 export { SpawnRequest, StopInput, Spawned, RestartLimits } from './schemas/operations/spawn.js';
 export { LAUNCH_RECIPES, launchRecipe, type LaunchRecipe } from './profiles/launch.js';
@@ -50,7 +50,7 @@ export { TerminalPipeline } from './terminal/pipeline.js';
 export { Journal, type JournalOptions } from './journal/journal.js';
 export { defaultDataDir } from './journal/data-dir.js';
 export { JournalRecord, RecordEvidence, ChartTransition, RECORD_FORMAT } from './schemas/record.js';
-export { replayRecording } from './tracker/replay.js';
+export { replayRecording } from './replay/replay.js';
 export {
   getProfile,
   isVerifiedVersion,

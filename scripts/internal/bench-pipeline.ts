@@ -8,7 +8,7 @@ import {
   pipelineFor,
   playRecording,
   type ParsedRecording,
-} from '../../src/tracker/replay.js';
+} from '../../src/replay/replay.js';
 import { elapsedNs, summarize } from './bench-stats.js';
 
 /** One recording, validated once so that parsing JSON is not part of what is measured. */

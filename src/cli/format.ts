@@ -1,5 +1,5 @@
 import type { TerminalState } from '../schemas/terminal-state.js';
-import { operationsFor } from '../supervisor/operations.js';
+import { operationsFor } from '../terminal/operations.js';
 import { toolLabel } from './labels.js';
 
 /**

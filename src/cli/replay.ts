@@ -1,7 +1,7 @@
 import { CommanderError, type Command } from 'commander';
 import { readJsonLines } from '../internal/jsonl.js';
 import { packageFile } from '../internal/package-root.js';
-import { replayRecording } from '../tracker/replay.js';
+import { replayRecording } from '../replay/replay.js';
 import { briefPrinter } from './format.js';
 import type { CompletionAuthority } from '../terminal/witness.js';
 import { replayKernelScenario } from './replay-kernel.js';

@@ -1,5 +1,5 @@
 import type { TerminalState } from '../schemas/terminal-state.js';
-import type { Operations } from '../supervisor/operations.js';
+import type { Operations } from '../terminal/operations.js';
 import { toolLabel } from './labels.js';
 
 type View = TerminalState & { operations: Operations };

@@ -8,7 +8,7 @@ import { scheduleLong } from '../internal/long-timer.js';
 import { describeZodError } from '../internal/zod-errors.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import { Target } from '../schemas/target.js';
-import { operationsFor } from '../supervisor/operations.js';
+import { operationsFor } from '../terminal/operations.js';
 import { createSupervisor, type Supervisor } from '../supervisor/supervisor.js';
 import { tmuxArgs, tmuxEnv } from '../observe/tmux-locale.js';
 import {

@@ -1,5 +1,9 @@
 import type { RecordedEnding } from '../profiles/session-record.js';
-import type { HookTurnEvent } from '../terminal/witness.js';
+
+/** A turn event a CLI's hook told (docs/hooks.md): its event name, never any text. */
+export type HookTurnEvent =
+  | { type: 'turn_started'; event: string }
+  | { type: 'turn_ended'; event: string; ending: RecordedEnding };
 
 /**
  * What each CLI's hook events say about turns (docs/hooks.md), as verified on the pinned

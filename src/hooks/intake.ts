@@ -1,8 +1,7 @@
 import { resolve } from 'node:path';
 import { PanewardError } from '../errors.js';
 import type { HookAnswer, HookEventBody } from '../schemas/hook.js';
-import type { HookTurnEvent } from '../terminal/witness.js';
-import { hookTools, hookTurnEvent } from './events.js';
+import { hookTools, hookTurnEvent, type HookTurnEvent } from './events.js';
 
 /** What taking a hook's event needs from the supervisor. */
 export interface HookIntakeDeps {

@@ -11,7 +11,7 @@ import {
   type CommandHandlers,
 } from '../schemas/operations/index.js';
 import type { SupervisorPort } from '../service/port.js';
-import { operationsFor } from '../supervisor/operations.js';
+import { operationsFor } from '../terminal/operations.js';
 import { ERRORS, json } from './routes.js';
 
 const Params = z.object({ id: TerminalId });

@@ -36,7 +36,7 @@ import {
 import { endedEarlier, waitOutcome } from '../service/commands.js';
 import { historySince } from '../service/history.js';
 import type { SupervisorPort } from '../service/port.js';
-import { operationsFor } from '../supervisor/operations.js';
+import { operationsFor } from '../terminal/operations.js';
 import { bodyLimit } from 'hono/body-limit';
 import { HookAnswer, HookEventBody, HookTool } from '../schemas/hook.js';
 import { errorJson } from './guards.js';

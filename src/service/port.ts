@@ -15,7 +15,7 @@ import type {
   TurnPayload,
 } from '../schemas/operations/index.js';
 import type { AttachRequest, Telemetry, TurnResult } from '../supervisor/supervisor.js';
-import type { Operations } from '../supervisor/operations.js';
+import type { Operations } from '../terminal/operations.js';
 
 /**
  * A stream of records the HTTP app serves over SSE: each record's `seq` is its event id. A

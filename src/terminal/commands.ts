@@ -5,11 +5,12 @@ import type { ToolProfile } from '../profiles/types.js';
 import type { AnsweredBy } from '../schemas/record.js';
 import type { ReadQuestion } from '../schemas/signals.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
-import { gate, type Operation, type TerminalFacts } from '../supervisor/operations.js';
+import { gate, type Operation, type TerminalFacts } from './operations.js';
 import type { TerminalPipeline } from './pipeline.js';
 import type { PaneTyping } from './typing.js';
 import { commandError, pressInterrupt, sleep, typingError } from './typing.js';
-import type { HookTurnEvent, ObserverEnding } from './witness.js';
+import type { HookTurnEvent } from '../hooks/events.js';
+import type { ObserverEnding } from './witness.js';
 
 /** The pause after each step of an exit command: a CLI's menu settles before the next key. */
 const EXIT_STEP_PAUSE_MS = 400;

@@ -51,7 +51,8 @@ import {
 } from './state.js';
 import { TurnDriver } from './turn-driver.js';
 import { TurnPayloads } from './payload.js';
-import type { HookTurnEvent, ObserverEnding } from './witness.js';
+import type { HookTurnEvent } from '../hooks/events.js';
+import type { ObserverEnding } from './witness.js';
 import type { ObserverReport } from '../sessions/observer.js';
 
 export type { PipelineOptions, ProbeFacts };

@@ -25,7 +25,7 @@ import { TerminalPipeline } from './pipeline.js';
 import { PaneTyping } from './typing.js';
 import type { CompletionAuthority } from './witness.js';
 import type { ClaimRegistry } from '../sessions/observer.js';
-import { startTerminalWitness, witnessConfigFor } from '../sessions/terminal-witness.js';
+import { startTerminalWitness, witnessConfigFor } from './session-witness.js';
 import { boundReason } from '../profiles/session-record.js';
 import { TurnObservers, type CompletionObserver } from './observers.js';
 

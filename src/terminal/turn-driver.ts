@@ -15,6 +15,7 @@ import type { ChartTransition } from '../schemas/record.js';
 import type { RecordEvent } from '../profiles/session-record.js';
 import { TurnSignals } from '../schemas/signals.js';
 import { sameData } from '../internal/same-data.js';
+import type { HookTurnEvent } from '../hooks/events.js';
 import {
   foldHookEvent,
   foldObserverEnding,
@@ -22,7 +23,6 @@ import {
   markerTells,
   outcomeEventOf,
   RECORD_TURN_SLACK_SECONDS,
-  type HookTurnEvent,
   type MarkerEvidence,
   type ObserverEnding,
   type OutcomeWitness,

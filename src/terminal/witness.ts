@@ -1,3 +1,4 @@
+import type { HookTurnEvent } from '../hooks/events.js';
 import type { RecordedEnding, RecordEvent } from '../profiles/session-record.js';
 
 /**
@@ -121,10 +122,6 @@ export function foldRecordEvent(
   };
 }
 
-/** A turn event a CLI's hook told (docs/hooks.md): its event name, never any text. */
-export type HookTurnEvent =
-  | { type: 'turn_started'; event: string }
-  | { type: 'turn_ended'; event: string; ending: RecordedEnding };
 
 /** Folds one hook event into the hooks' latest turn (`at`: when it arrived, seconds). */
 export function foldHookEvent(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { briefLine, briefPrinter } from '../../src/cli/format.js';
 import type { TerminalState } from '../../src/schemas/terminal-state.js';
-import { readJsonLines, replayRecording } from '../../src/tracker/replay.js';
+import { readJsonLines, replayRecording } from '../../src/replay/replay.js';
 
 const states: TerminalState[] = [];
 replayRecording(readJsonLines('test/fixtures/claude_code/permission-prompt.jsonl'), (s) =>

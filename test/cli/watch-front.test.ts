@@ -6,7 +6,7 @@ import { EXIT } from '../../src/cli/exit.js';
 import { main } from '../../src/cli/main.js';
 import { livePrinter } from '../../src/cli/watch.js';
 import type { TerminalState } from '../../src/schemas/terminal-state.js';
-import { readJsonLines, replayRecording } from '../../src/tracker/replay.js';
+import { readJsonLines, replayRecording } from '../../src/replay/replay.js';
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { terminalTable } from '../../src/cli/table.js';
 import { createSupervisor, type Supervisor } from '../../src/index.js';
 import type { TerminalState } from '../../src/schemas/terminal-state.js';
-import type { Operations } from '../../src/supervisor/operations.js';
+import type { Operations } from '../../src/terminal/operations.js';
 import { createHttpApp, type HttpApp } from '../../src/server/app.js';
 import { startAgentSession, type AgentSession } from '../e2e/harness/session.js';
 import { STAND_IN_AGENT, standInProfile } from '../supervisor/internal/stand-in-profile.js';

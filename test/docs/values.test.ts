@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { TerminalState } from '../../src/index.js';
-import { Acceptability } from '../../src/supervisor/operations.js';
+import { Acceptability } from '../../src/terminal/operations.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');

@@ -11,7 +11,7 @@ import { getProfile } from '../../src/profiles/index.js';
 import { KernelConfig } from '../../src/schemas/kernel.js';
 import { standaloneSite } from '../../src/terminal/charts.js';
 import { TerminalPipeline } from '../../src/terminal/pipeline.js';
-import { parseRecording, playRecording, readJsonLines } from '../../src/tracker/replay.js';
+import { parseRecording, playRecording, readJsonLines } from '../../src/replay/replay.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { readJsonLines, replayRecording } from '../../src/tracker/replay.js';
+import { readJsonLines, replayRecording } from '../../src/replay/replay.js';
 import { FIXTURES, fixturePath, recordingNames } from './ground-truth.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

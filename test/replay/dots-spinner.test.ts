@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TerminalState } from '../../src/schemas/terminal-state.js';
-import { readJsonLines, replayRecording } from '../../src/tracker/replay.js';
+import { readJsonLines, replayRecording } from '../../src/replay/replay.js';
 import { EXPECTATIONS } from './expectations.js';
 import { completedAt, fixturePath, loadReplayed, outcomesOf } from './ground-truth.js';
 

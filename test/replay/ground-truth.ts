@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { getProfile } from '../../src/profiles/index.js';
 import type { ProfileResult } from '../../src/schemas/signals.js';
 import type { TerminalState } from '../../src/schemas/terminal-state.js';
-import { readJsonLines, replayRecording } from '../../src/tracker/replay.js';
+import { readJsonLines, replayRecording } from '../../src/replay/replay.js';
 
 /**
  * Folder of the real recordings: `<tool>/<scenario>.jsonl` and `<tool>/<scenario>.server.jsonl`;

@@ -11,7 +11,7 @@
 import { describe, expect, it } from 'vitest';
 import { getProfile } from '../../src/profiles/index.js';
 import type { TerminalState } from '../../src/schemas/terminal-state.js';
-import { readJsonLines, replayRecording } from '../../src/tracker/replay.js';
+import { readJsonLines, replayRecording } from '../../src/replay/replay.js';
 
 interface Line {
   type: string;

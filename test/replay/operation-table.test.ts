@@ -8,13 +8,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { TerminalState } from '../../src/schemas/terminal-state.js';
-import { operationsFor } from '../../src/supervisor/operations.js';
+import { operationsFor } from '../../src/terminal/operations.js';
 import {
   parseRecording,
   pipelineFor,
   playRecording,
   readJsonLines,
-} from '../../src/tracker/replay.js';
+} from '../../src/replay/replay.js';
 import { fixturePath, loadReplayed } from './ground-truth.js';
 
 /** The rows of the table: availability, phase (null: any), the verdict on a prompt. */

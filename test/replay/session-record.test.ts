@@ -12,7 +12,7 @@ import {
   playRecording,
   readJsonLines,
   replayRecording,
-} from '../../src/tracker/replay.js';
+} from '../../src/replay/replay.js';
 import { fixturePath } from './ground-truth.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

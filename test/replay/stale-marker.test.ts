@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { TerminalState } from '../../src/schemas/terminal-state.js';
-import { readJsonLines, replayRecording } from '../../src/tracker/replay.js';
+import { readJsonLines, replayRecording } from '../../src/replay/replay.js';
 
 interface Line {
   type: string;

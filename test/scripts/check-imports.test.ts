@@ -13,6 +13,7 @@ describe('the import graph of src/', () => {
     expect(r.files).toBeGreaterThan(100);
     expect(r.upward).toEqual([]);
     expect(r.cycles).toEqual([]);
+    expect(r.unplaced).toEqual([]);
   });
 
   describe('the checker', () => {
@@ -41,6 +42,58 @@ describe('the import graph of src/', () => {
         ]),
       );
       expect(r.upward).toHaveLength(2);
+      expect(r.unplaced).toEqual([]);
+    });
+
+    it('reads the charts beside the sources, and knows the floors of the core', () => {
+      const tree = mkdtempSync(join(tmpdir(), 'paneward-floors-'));
+      try {
+        const put = (path: string, text: string) => {
+          mkdirSync(dirname(join(tree, path)), { recursive: true });
+          writeFileSync(join(tree, path), text);
+        };
+        put(
+          'machines/readiness.ts',
+          "import { k } from '../src/kernel/driver.js';\nexport const m = 1;\n",
+        );
+        put(
+          'src/kernel/driver.ts',
+          "import { m } from '../../machines/readiness.js';\nexport const k = m;\n",
+        );
+        put(
+          'src/terminal/commands.ts',
+          "import { gate } from '../supervisor/gate.js';\nexport const c = gate;\n",
+        );
+        put(
+          'src/supervisor/gate.ts',
+          "import { c } from '../terminal/pipe.js';\nexport const gate = c;\n",
+        );
+        put(
+          'src/terminal/pipe.ts',
+          "import { p } from '../profiles/x/read.js';\nexport const c = p;\n",
+        );
+        put(
+          'src/profiles/x/read.ts',
+          "import { k } from '../../kernel/driver.js';\nexport const p = k;\n",
+        );
+        put('src/nowhere/thing.ts', 'export const t = 1;\n');
+        const r = checkImports(join(tree, 'src'));
+        expect(r.upward).toHaveLength(2);
+        expect(r.upward).toEqual(
+          expect.arrayContaining([
+            { from: '../machines/readiness.ts', to: 'kernel/driver.ts', why: 'machines → kernel' },
+            {
+              from: 'terminal/commands.ts',
+              to: 'supervisor/gate.ts',
+              why: 'terminal → supervisor',
+            },
+          ]),
+        );
+        expect(r.cycles).toEqual([['../machines/readiness.ts', 'kernel/driver.ts']]);
+        expect(r.unplaced).toEqual(['nowhere/thing.ts']);
+      } finally {
+        rmSync(tree, { recursive: true, force: true });
+      }
     });
   });
 });

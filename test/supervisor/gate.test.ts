@@ -11,7 +11,7 @@ import type { TmuxTransport } from '../../src/observe/transport.js';
 import type { ProfileFactory } from '../../src/profiles/types.js';
 import type { TerminalState } from '../../src/schemas/terminal-state.js';
 import { InputBody } from '../../src/schemas/operations/index.js';
-import { gate, operationsFor } from '../../src/supervisor/operations.js';
+import { gate, operationsFor } from '../../src/terminal/operations.js';
 import { initialState } from '../../src/terminal/state.js';
 import { startAgentSession, uniqueSocketName, type AgentSession } from '../e2e/harness/session.js';
 import { STAND_IN_AGENT, standInProfile } from './internal/stand-in-profile.js';

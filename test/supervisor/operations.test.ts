@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TerminalState } from '../../src/schemas/terminal-state.js';
 import { verifiedVersionsOf } from '../../src/profiles/index.js';
-import { operationsFor } from '../../src/supervisor/operations.js';
+import { operationsFor } from '../../src/terminal/operations.js';
 import { initialState } from '../../src/terminal/state.js';
 
 function state(patch: (s: TerminalState) => void): TerminalState {

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { linePipeline } from '../tracker/internal/line-profile.js';
+import { linePipeline } from './internal/line-profile.js';
 
 describe('publishing a terminal state', () => {
   it('composes the public state once per publish, also when it changed', () => {

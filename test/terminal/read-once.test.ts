@@ -6,7 +6,7 @@ import {
   pipelineFor,
   playRecording,
   readJsonLines,
-} from '../../src/tracker/replay.js';
+} from '../../src/replay/replay.js';
 
 const FILE = new URL('../../recordings/claude_code/normal-turn.jsonl', import.meta.url).pathname;
 

@@ -14,7 +14,7 @@ import {
   playRecording,
   readJsonLines,
   type ParsedRecording,
-} from '../../src/tracker/replay.js';
+} from '../../src/replay/replay.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

@@ -13,7 +13,7 @@ import {
 import { TurnPayloadStore } from '../../src/supervisor/payloads.js';
 import { capBytes, TurnPayloads } from '../../src/terminal/payload.js';
 import { replyFromScreen } from '../../src/terminal/screen-reply.js';
-import { parseRecording, pipelineFor, playRecording } from '../../src/tracker/replay.js';
+import { parseRecording, pipelineFor, playRecording } from '../../src/replay/replay.js';
 
 const REPLY =
   'Hello! This reply comes from the fake model server. It has a few sentences so the transcript changes visibly while it streams.';

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import type { OperationVerdict, Operations } from '../../supervisor/operations.js';
-import { Acceptability } from '../../supervisor/operations.js';
+import type { OperationVerdict, Operations } from '../../terminal/operations.js';
+import { Acceptability } from '../../terminal/operations.js';
 import { Availability, BusinessState, InputMode } from '../observation.js';
 import { ParseOutcome, ProbeErrorInfo, ProcessOutcome, TransportOutcome } from '../probe.js';
 import type { JournalRecord } from '../record.js';

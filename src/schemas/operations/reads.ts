@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { Operations } from '../../supervisor/operations.js';
+import { Operations } from '../../terminal/operations.js';
 import { JournalRecord } from '../record.js';
 import { TerminalState } from '../terminal-state.js';
 import { HostId } from './contract.js';

@@ -6,7 +6,7 @@ import {
   pipelineFor,
   playRecording,
   readJsonLines,
-} from '../../src/tracker/replay.js';
+} from '../../src/replay/replay.js';
 import { STALE_SECONDS, TurnHarness } from '../model/internal/turn-sut.js';
 
 const FAILURE = { kind: 'server_error' as const, message: 'API Error: 500 Internal server error' };

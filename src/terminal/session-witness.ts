@@ -6,8 +6,8 @@ import {
   DEFAULT_WITNESS_WINDOW_SECONDS,
   type CompletionAuthority,
   type WitnessConfig,
-} from '../terminal/witness.js';
-import { ClaimRegistry, SessionObserver, type ObserverReport } from './observer.js';
+} from './witness.js';
+import { ClaimRegistry, SessionObserver, type ObserverReport } from '../sessions/observer.js';
 
 /**
  * The completion authority a terminal runs under (docs/witness.md): the one asked for (the

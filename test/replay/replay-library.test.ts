@@ -13,7 +13,7 @@ import {
   playRecording,
   readJsonLines,
   replayRecording,
-} from '../../src/tracker/replay.js';
+} from '../../src/replay/replay.js';
 import { sameState } from '../../src/terminal/state.js';
 import { TerminalPipeline } from '../../src/terminal/pipeline.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readJsonLines, replayRecording } from '../../src/tracker/replay.js';
+import { readJsonLines, replayRecording } from '../../src/replay/replay.js';
 import type { TerminalState } from '../../src/schemas/terminal-state.js';
 
 function replay(file: string): TerminalState[] {

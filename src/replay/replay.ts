@@ -15,7 +15,7 @@ import {
 import type { RecordEvent, SessionRecordReader } from '../profiles/session-record.js';
 import { sessionRecordReader } from '../profiles/session-records.js';
 import { PieceReader } from '../sessions/pieces.js';
-import { witnessConfigFor } from '../sessions/terminal-witness.js';
+import { witnessConfigFor } from '../terminal/session-witness.js';
 import type { CompletionAuthority } from '../terminal/witness.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import type { TurnPayload } from '../schemas/turn-payload.js';
