@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, ClientError, EXIT } from '../../src/cli/client-api.js';
 import { createSupervisor, type Supervisor } from '../../src/index.js';
 import { embeddedBackend, failureOf, remoteBackend } from '../../src/mcp/backend.js';
-import { adviceFor } from '../../src/mcp/server.js';
+import { adviceFor } from '../../src/mcp/replies.js';
 import { createHttpApp, type HttpApp } from '../../src/server/app.js';
 import { startAgentSession, type AgentSession } from '../e2e/harness/session.js';
 import { STAND_IN_AGENT, standInProfile } from '../supervisor/internal/stand-in-profile.js';
