@@ -149,7 +149,12 @@ export class FleetEdge {
     if (token === null) {
       this.log?.warn('no fleet token: commands over NATS are run unsigned (loopback NATS only)');
     }
-    this.responder = new CommandResponder(this.hostId, portCommands(this.sup), this.log, token);
+    this.responder = new CommandResponder(
+      this.hostId,
+      portCommands(this.sup, { from: 'fleet' }),
+      this.log,
+      token,
+    );
     this.window = Math.max(1, options.publishWindow ?? 512);
     this.heartbeatMs = Math.max(
       200,

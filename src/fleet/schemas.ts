@@ -54,6 +54,7 @@ export const CommandRequest = z.discriminatedUnion('op', [
   call('detach', COMMANDS.detach.input),
   call('screen', COMMANDS.screen.input),
   call('observe', COMMANDS.observe.input),
+  call('answer', COMMANDS.answer.input),
 ]);
 export type CommandRequest = z.infer<typeof CommandRequest>;
 export type CommandOp = CommandRequest['op'];

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { NEVER, Subject, type Observable, type Subscription } from 'rxjs';
 import { PanewardError } from '../errors.js';
 import { MAX_TIMER_DELAY_MS } from '../internal/long-timer.js';
-import type { JournalRecord } from '../schemas/record.js';
+import type { AnsweredBy, JournalRecord } from '../schemas/record.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import type {
   CommandInput,
@@ -30,6 +30,9 @@ import { sendCommand } from './commands.js';
 import { consumeStream, goneSince, safeJson, watchBucket } from './follow.js';
 import { parseStateKey, qualify, stateKey } from './names.js';
 import { Heartbeat, StateEntry } from './schemas.js';
+
+/** How long a host may wait for an answered dialog to close, beside the command's own time. */
+const ANSWER_CLOSE_MS = 6_000;
 
 export interface FleetViewOptions {
   /** NATS server URL(s). */
@@ -284,6 +287,32 @@ export class FleetView implements SupervisorPort {
     const t = this.terminal(id);
     const answer = await this.command(t.host, 'observe', { id: t.terminalId, body });
     return { ...answer, terminalId: id };
+  }
+
+  /**
+   * Answers the question on a terminal's screen through its host's edge, which runs it through
+   * that host's supervisor (the same gate and checks) and journals it there as the fleet's
+   * (`by.via: fleet`, with the client this server was asked by). Given a little longer than
+   * other commands: the host waits up to 5 s for the dialog to close. Never sent twice: a
+   * timeout says it may have been typed.
+   */
+  async answer(
+    id: string,
+    request: { questionId: string; choice: string; by: AnsweredBy },
+  ): Promise<CommandOutput<'answer'>> {
+    const t = this.terminal(id);
+    const { via, tokenId } = request.by;
+    const client = via === 'cli' || via === 'dashboard' ? via : 'http';
+    return this.command(
+      t.host,
+      'answer',
+      {
+        id: t.terminalId,
+        body: { questionId: request.questionId, choice: request.choice, via: client },
+        tokenId,
+      },
+      this.commandMs + ANSWER_CLOSE_MS,
+    );
   }
 
   async detach(id: string): Promise<void> {

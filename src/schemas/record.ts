@@ -115,9 +115,15 @@ export type WatchdogCancel = z.infer<typeof WatchdogCancel>;
 
 /** Who gave an answer to a question (docs/questions.md). */
 export const AnsweredBy = z.object({
-  via: z.enum(['http', 'cli', 'mcp', 'dashboard', 'library']),
-  /** A short hash of the bearer token the request carried; null when the server has none. */
+  /** `fleet`: a fleet server sent it to this host's edge, as the `answer` command. */
+  via: z.enum(['http', 'cli', 'mcp', 'dashboard', 'library', 'fleet']),
+  /**
+   * A short hash of the bearer token the request carried; null when the server has none. For a
+   * fleet answer, the fleet server's token.
+   */
   tokenId: z.string().nullable(),
+  /** A fleet answer only: how the fleet server was asked (its route, the CLI, the dashboard). */
+  client: z.enum(['http', 'cli', 'dashboard']).optional(),
 });
 export type AnsweredBy = z.infer<typeof AnsweredBy>;
 
@@ -366,7 +372,10 @@ export const JournalRecord = z.discriminatedUnion('kind', [
     questionId: z.string(),
     questionKind: z.enum(['tool_permission', 'trust_folder', 'login', 'other']),
     choice: z.string(),
-    /** Who answered: the route, CLI, MCP or dashboard, and the server's token id if it has one. */
+    /**
+     * Who answered: the route, CLI, MCP, dashboard or a fleet server, and the server's token id
+     * if it has one.
+     */
     by: AnsweredBy,
     /** `closed`: the dialog was gone on a fresh frame; `still_open`: it was not (answer_failed). */
     outcome: z.enum(['closed', 'still_open', 'typing_failed']),

@@ -285,13 +285,7 @@ export function terminalRoutes(
     }),
     async (c) => {
       const { id } = c.req.valid('param');
-      const b = c.req.valid('json');
-      if (!sup.answer) throw new PanewardError('refused', 'this server does not answer questions');
-      const done = await sup.answer(id, {
-        questionId: b.questionId,
-        choice: b.choice,
-        by: { via: b.via ?? 'http', tokenId },
-      });
+      const done = await cmd.answer({ id, body: c.req.valid('json'), tokenId });
       return c.json(done, 200);
     },
   );

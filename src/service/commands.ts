@@ -85,9 +85,14 @@ export async function endedEarlier(
 
 /**
  * Every command, run on what the service serves (a local supervisor, or a fleet view that
- * forwards each call to the host that owns the terminal).
+ * forwards each call to the host that owns the terminal). `from: 'fleet'`: the commands came
+ * from a fleet server (a host's edge runs them), and an answer is journaled as the fleet's, with
+ * the client the fleet server was asked by.
  */
-export function portCommands(port: SupervisorPort): CommandHandlers {
+export function portCommands(
+  port: SupervisorPort,
+  options: { from?: 'fleet' } = {},
+): CommandHandlers {
   return {
     attach: async ({ body }) => {
       const terminalId = await port.attach(body);
@@ -122,6 +127,18 @@ export function portCommands(port: SupervisorPort): CommandHandlers {
       }
       return port.observerEnding(id, body);
     },
+    answer: async ({ id, body, tokenId }) => {
+      if (!port.answer) throw new PanewardError('refused', 'this server does not answer questions');
+      const client = body.via ?? 'http';
+      return port.answer(id, {
+        questionId: body.questionId,
+        choice: body.choice,
+        by:
+          options.from === 'fleet'
+            ? { via: 'fleet', tokenId: tokenId ?? null, client }
+            : { via: client, tokenId: tokenId ?? null },
+      });
+    },
   };
 }
 
@@ -155,5 +172,7 @@ export function runCommand(
       return handlers.screen(call, signal);
     case 'observe':
       return handlers.observe(call, signal);
+    case 'answer':
+      return handlers.answer(call, signal);
   }
 }

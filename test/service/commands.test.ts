@@ -84,6 +84,43 @@ describe('the commands, run on a port', () => {
     expect(r).toEqual({ turnId: 'turn-2' });
     expect(calls).toEqual(['submit t1 typed']);
   });
+
+  it("an answer is journaled as its client's, or as the fleet's on a host's edge", async () => {
+    const by: unknown[] = [];
+    const port = {
+      answer: async (_id: string, request: { by: unknown }) => {
+        by.push(request.by);
+        return {
+          questionId: 'q-625b38fb69ba',
+          kind: 'tool_permission',
+          choice: 'deny',
+          closed: true,
+        };
+      },
+    } as unknown as SupervisorPort;
+    const call = {
+      op: 'answer' as const,
+      id: 't1',
+      body: { questionId: 'q-625b38fb69ba', choice: 'deny', via: 'dashboard' as const },
+      tokenId: 'tok-0123abcd',
+    };
+    await runCommand(portCommands(port), call);
+    await runCommand(portCommands(port, { from: 'fleet' }), call);
+    await runCommand(portCommands(port, { from: 'fleet' }), {
+      op: 'answer',
+      id: 't1',
+      body: { questionId: 'q-625b38fb69ba', choice: 'deny' },
+    });
+    expect(by).toEqual([
+      { via: 'dashboard', tokenId: 'tok-0123abcd' },
+      { via: 'fleet', tokenId: 'tok-0123abcd', client: 'dashboard' },
+      { via: 'fleet', tokenId: null, client: 'http' },
+    ]);
+    // A server that answers no questions refuses, as its route does.
+    await expect(
+      portCommands({} as SupervisorPort).answer({ id: 't1', body: call.body }),
+    ).rejects.toMatchObject({ code: 'refused' });
+  });
 });
 
 describe("the fleet's request/reply carries the contracts", () => {
@@ -100,6 +137,11 @@ describe("the fleet's request/reply carries the contracts", () => {
       detach: { id: 't1' },
       screen: { id: 't1' },
       observe: { id: 't1', body: { observer: 'ci', turnId: 'turn-1', reason: 'success' } },
+      answer: {
+        id: 't1',
+        body: { questionId: 'q-625b38fb69ba', choice: 'allow_once', via: 'cli' },
+        tokenId: 'tok-0123abcd',
+      },
     };
     expect(Object.keys(inputs).sort()).toEqual(Object.keys(COMMANDS).sort());
     for (const [op, input] of Object.entries(inputs)) {
@@ -116,6 +158,14 @@ describe("the fleet's request/reply carries the contracts", () => {
     expect(bad.success).toBe(false);
     expect(bad.error!.issues[0]!.path).toEqual(['body', 'text']);
     expect(CommandRequest.safeParse({ ...base, op: 'reboot', id: 't1' }).success).toBe(false);
+    const forged = CommandRequest.safeParse({
+      ...base,
+      op: 'answer',
+      id: 't1',
+      body: { questionId: 'q-625b38fb69ba', choice: 'deny' },
+      tokenId: 'the-token-itself',
+    });
+    expect(forged.error!.issues[0]!.path).toEqual(['tokenId']);
     expect(CommandRequest.safeParse({ ...base, op: 'interrupt', id: 't1', extra: 1 }).success).toBe(
       false,
     );

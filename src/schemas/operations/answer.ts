@@ -14,6 +14,11 @@ export const ChoiceId = z
     'must be a choice id such as allow_once (surface.question.choices[].id)',
   );
 
+/** Which bearer token a request carried, as the journal names it: never the token itself. */
+export const TokenId = z
+  .string()
+  .regex(/^tok-[0-9a-f]{8}$/, 'must be a token id such as tok-0123abcd');
+
 /** `POST /v1/terminals/{id}/answer`: the question on screen and the choice given. */
 export const AnswerBody = z
   .strictObject({
@@ -34,11 +39,22 @@ export const AnswerDone = z
   })
   .openapi('AnswerDone');
 
-/** Answer the question a dialog on screen asks (docs/questions.md). */
+/**
+ * Answer the question a dialog on screen asks (docs/questions.md): `POST …/answer`, and the
+ * fleet's `answer` command, which a host's edge runs through its supervisor's gate.
+ */
 export const answer = defineOperation({
   name: 'answer',
   summary: 'Answer the question a dialog on screen asks, with one of its choices',
-  input: z.strictObject({ id: TerminalId, body: AnswerBody }),
+  input: z.strictObject({
+    id: TerminalId,
+    body: AnswerBody,
+    /**
+     * The short hash of the bearer token the request carried (`tok-` and 8 hex digits), for the
+     * journal; a fleet server sends its own. Null or absent: none.
+     */
+    tokenId: TokenId.nullable().optional(),
+  }),
   output: AnswerDone,
   errors: [...TERMINAL_ERRORS, ...TMUX_ERRORS, 'refused', 'answer_failed'],
 });

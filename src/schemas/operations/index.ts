@@ -1,4 +1,5 @@
 import type { z } from '@hono/zod-openapi';
+import { answer } from './answer.js';
 import { attach } from './attach.js';
 import { detach, interrupt, resume, screen } from './control.js';
 import { input } from './input.js';
@@ -30,6 +31,7 @@ export const COMMANDS = {
   detach,
   screen,
   observe,
+  answer,
 };
 export type Commands = typeof COMMANDS;
 export type CommandName = keyof Commands;
