@@ -335,7 +335,17 @@ async function serveOn(
         : {}),
       terminals: served.ids().length,
       token: config.token !== null,
-      ...(notifier ? { notify: notifier.sinks.map((k) => `${k.name} ${k.describe}`) } : {}),
+      ...(notifier
+        ? {
+            notify: notifier.sinks.map((k) => `${k.name} ${k.describe}`),
+            // Whether webhooks are signed, which headers (names only) and kinds: never a value.
+            notifySigned: (config.notify?.secret ?? null) !== null,
+            ...(config.notify?.headers?.length
+              ? { notifyHeaders: config.notify.headers.map((h) => h.name) }
+              : {}),
+            ...(config.notify?.kinds ? { notifyKinds: config.notify.kinds } : {}),
+          }
+        : {}),
     },
     'paneward serve listening',
   );

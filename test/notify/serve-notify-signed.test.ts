@@ -6,6 +6,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServe, type RunningServer } from '../../src/cli/serve.js';
 import { NotifyEvent } from '../../src/schemas/notify.js';
@@ -53,20 +55,41 @@ describe('paneward serve --notify-secret-file --notify-header --notify-kinds, en
     const rx = await startReceiver();
     const keyFile = join(dir, 'notify.key');
     writeFileSync(keyFile, `${SECRET}\n`, { mode: 0o600 });
-    running = await startServe({
-      port: '0',
-      dataDir: join(dir, 'data'),
-      socketName: agent.socketName,
-      discover: false,
-      logLevel: 'silent',
-      pollInterval: '0.1',
-      settle: '0.3',
-      profileModule: PROFILES,
-      notify: [rx.url],
-      notifySecretFile: keyFile,
-      notifyHeader: ['Authorization: Bearer receiver-token-1'],
+    let log = '';
+    const logger = pino(
+      { level: 'info' },
+      new Writable({
+        write(chunk: Buffer, _enc, done) {
+          log += chunk.toString('utf8');
+          done();
+        },
+      }),
+    );
+    running = await startServe(
+      {
+        port: '0',
+        dataDir: join(dir, 'data'),
+        socketName: agent.socketName,
+        discover: false,
+        logLevel: 'silent',
+        pollInterval: '0.1',
+        settle: '0.3',
+        profileModule: PROFILES,
+        notify: [rx.url],
+        notifySecretFile: keyFile,
+        notifyHeader: ['Authorization: Bearer receiver-token-1'],
+        notifyKinds: ['turn_ended'],
+        notifyDebounce: '0',
+      },
+      logger,
+    );
+    // The start line says the webhook is signed, which header and kinds; never a secret.
+    const listening = log.split('\n').find((l) => l.includes('paneward serve listening'))!;
+    expect(JSON.parse(listening)).toMatchObject({
+      notify: ['webhook:1 http://127.0.0.1:' + new URL(rx.url).port],
+      notifySigned: true,
+      notifyHeaders: ['Authorization'],
       notifyKinds: ['turn_ended'],
-      notifyDebounce: '0',
     });
     const sup = running.supervisor!;
     const id = await sup.attach({ target: agent.target, tool: 'stand_in', id: 's1' });
@@ -106,6 +129,8 @@ describe('paneward serve --notify-secret-file --notify-header --notify-kinds, en
     expect(metrics).toMatch(/^paneward_notify_delivered_total\{sink="webhook:1"\} 1$/m);
     await running.stop();
     running = null;
+    expect(log).not.toContain(SECRET);
+    expect(log).not.toContain('receiver-token-1');
     await rx.close();
   }, 90_000);
 
