@@ -6,8 +6,7 @@ import type { NatsAuth } from './fleet/auth.js';
 import { FleetEdge } from './fleet/edge.js';
 import { FleetView } from './fleet/view.js';
 import { startStatelyInspection, type StatelyInspectionOptions } from './inspect/stately.js';
-import { Notifier, type NotifyConfig } from './notify/notifier.js';
-import { parseCommand } from './notify/sinks.js';
+import { checkNotifyConfig, Notifier, type NotifyConfig } from './notify/notifier.js';
 import { createHttpApp, type SpawnPresets } from './server/app.js';
 import { errorJson } from './server/guards.js';
 import type { SupervisorPort } from './service/port.js';
@@ -103,8 +102,8 @@ export function createLogger(level: string): Logger {
  */
 export async function serve(config: ServeConfig): Promise<RunningServer> {
   refuseOpenBind(config.host, config.token);
-  // A command that names no program is refused before anything starts.
-  for (const cmd of config.notify?.commands ?? []) parseCommand(cmd);
+  // A command that names no program, a header a POST cannot carry, ... are refused first.
+  if (config.notify) checkNotifyConfig(config.notify);
   // The port is taken first: a port that is busy is refused before anything else starts, and
   // before anything is written to the data directory (no journal, no lock). Until the API is
   // ready a request is answered 503.
@@ -336,7 +335,17 @@ async function serveOn(
         : {}),
       terminals: served.ids().length,
       token: config.token !== null,
-      ...(notifier ? { notify: notifier.sinks.map((k) => `${k.name} ${k.describe}`) } : {}),
+      ...(notifier
+        ? {
+            notify: notifier.sinks.map((k) => `${k.name} ${k.describe}`),
+            // Whether webhooks are signed, which headers (names only) and kinds: never a value.
+            notifySigned: (config.notify?.secret ?? null) !== null,
+            ...(config.notify?.headers?.length
+              ? { notifyHeaders: config.notify.headers.map((h) => h.name) }
+              : {}),
+            ...(config.notify?.kinds ? { notifyKinds: config.notify.kinds } : {}),
+          }
+        : {}),
     },
     'paneward serve listening',
   );

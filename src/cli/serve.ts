@@ -12,7 +12,9 @@ import type { ProfileFactory } from '../profiles/types.js';
 import { MIN_TOKEN_LENGTH, type NatsAuth } from '../fleet/auth.js';
 import { HostId } from '../schemas/operations/index.js';
 import { NOTIFY_DEFAULTS, type NotifyConfig } from '../notify/notifier.js';
+import { MIN_NOTIFY_SECRET_LENGTH } from '../notify/signature.js';
 import { parseCommand } from '../notify/sinks.js';
+import { NotifyHeader, NotifyKindList } from '../schemas/notify.js';
 import {
   createLogger,
   DEFAULT_PORT,
@@ -178,6 +180,28 @@ export const ServeOptions = z
       .min(1)
       .max(100_000, { error: '--notify-queue must be at most 100000' })
       .default(NOTIFY_DEFAULTS.queueSize),
+    /** The file holding the key that signs each webhook POST (never the key itself: `ps`). */
+    notifySecretFile: z.string().min(1).optional(),
+    /** `Name: value` headers sent with each webhook POST (repeatable). */
+    notifyHeader: z
+      .array(NotifyHeader)
+      .default([])
+      .superRefine((headers, ctx) => {
+        const seen = new Set<string>();
+        for (const [i, h] of headers.entries()) {
+          const lower = h.name.toLowerCase();
+          if (seen.has(lower)) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [i],
+              message: `--notify-header ${h.name} is given twice`,
+            });
+          }
+          seen.add(lower);
+        }
+      }),
+    /** Only these kinds are told (comma-separated, repeatable); absent: every kind. */
+    notifyKinds: NotifyKindList.optional(),
     ...ChartOptionFields,
   })
   .superRefine(checkChartOptions)
@@ -245,6 +269,32 @@ export const ServeOptions = z
         code: 'custom',
         path: [missing],
         message: `${flags[missing]} is needed: a client certificate goes with its key`,
+      });
+    }
+  })
+  .superRefine((o, ctx) => {
+    // What shapes a webhook POST needs a webhook; a filter needs somewhere to send.
+    if (o.notify.length === 0) {
+      if (o.notifySecretFile !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['notifySecretFile'],
+          message: '--notify-secret-file needs --notify URL (it signs webhook POSTs)',
+        });
+      }
+      if (o.notifyHeader.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['notifyHeader'],
+          message: '--notify-header needs --notify URL (it is sent with webhook POSTs)',
+        });
+      }
+    }
+    if (o.notifyKinds !== undefined && o.notify.length + o.notifyExec.length === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['notifyKinds'],
+        message: '--notify-kinds needs --notify URL or --notify-exec CMD',
       });
     }
   })
@@ -323,6 +373,22 @@ function readSecret(
   }
   const fromEnv = env[variable]?.trim();
   return fromEnv === undefined || fromEnv === '' ? null : fromEnv;
+}
+
+/**
+ * The key that signs webhook POSTs: the whole of `--notify-secret-file` (a regular file of at
+ * most 4 KB, opened so that a FIFO cannot hang the service), trimmed; null without the option.
+ */
+export function readNotifySecret(file: string | undefined): string | null {
+  if (file === undefined) return null;
+  const secret = readSecret(file, 'notifySecretFile', '', {});
+  if (secret === null || secret.length < MIN_NOTIFY_SECRET_LENGTH) {
+    throw new PanewardError(
+      'invalid_input',
+      `field \`notifySecretFile\`: the secret in ${file} must be at least ${MIN_NOTIFY_SECRET_LENGTH} characters`,
+    );
+  }
+  return secret;
 }
 
 /**
@@ -420,6 +486,9 @@ export async function startServe(
     timeoutMs: o.notifyTimeout * 1000,
     retries: o.notifyRetries,
     queueSize: o.notifyQueue,
+    secret: readNotifySecret(o.notifySecretFile),
+    headers: o.notifyHeader,
+    ...(o.notifyKinds ? { kinds: o.notifyKinds } : {}),
   };
   const common = {
     host: o.host,
@@ -578,6 +647,20 @@ export function registerServe(program: Command): void {
     .option(
       '--notify-queue <n>',
       'notifications waiting per sink before more are dropped (default 100)',
+    )
+    .option(
+      '--notify-secret-file <file>',
+      'sign each webhook POST with the key in this file: X-Paneward-Signature: t=<unix>,v1=<HMAC-SHA256 of "<t>.<body>">',
+    )
+    .option(
+      '--notify-header <header>',
+      "send this 'Name: value' header with each webhook POST (repeatable)",
+      (h: string, all: string[] = []) => [...all, h],
+    )
+    .option(
+      '--notify-kinds <kinds>',
+      'tell only these kinds, comma-separated: question, turn_ended, stalled, exited, gone (default: all)',
+      (k: string, all: string[] = []) => [...all, k],
     )
     .action(async (opts: Record<string, unknown>) => {
       const signals = untilStopSignal();

@@ -1,11 +1,19 @@
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Metric, type Registry } from 'prom-client';
 import type { Subscription } from 'rxjs';
-import type { NotifyEvent } from '../schemas/notify.js';
+import { PanewardError } from '../errors.js';
+import { describeZodError } from '../internal/zod-errors.js';
+import {
+  NotifyHeader,
+  NotifyKind,
+  type NotifyEvent,
+  type NotifyHeader as Header,
+} from '../schemas/notify.js';
 import type { RecordDraft } from '../schemas/record.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import type { SupervisorPort } from '../service/port.js';
 import { eventOf, happeningsOf, type Happening } from './events.js';
+import { MIN_NOTIFY_SECRET_LENGTH } from './signature.js';
 import { execSink, parseCommand, webhookSink, type Delivery, type Sink } from './sinks.js';
 
 /** What `serve --notify` / `--notify-exec` set up (docs/notify.md). */
@@ -24,6 +32,12 @@ export interface NotifyConfig {
   backoffMs?: number;
   /** Events waiting per sink at most; more are dropped (counted). */
   queueSize?: number;
+  /** The key that signs every webhook POST (`--notify-secret-file`); none: unsigned. */
+  secret?: string | null;
+  /** Headers sent with every webhook POST (`--notify-header`). */
+  headers?: Header[];
+  /** Only these kinds are told, to every sink (`--notify-kinds`); absent: all of them. */
+  kinds?: NotifyKind[];
 }
 
 export const NOTIFY_DEFAULTS = {
@@ -33,6 +47,52 @@ export const NOTIFY_DEFAULTS = {
   backoffMs: 500,
   queueSize: 100,
 } as const;
+
+/**
+ * Refuses, before anything starts, what a notifier could not use: a command that names no
+ * program, a header a POST cannot carry (or one given twice), a kind there is not, a short
+ * secret, or a secret or headers with no webhook to send them to. Errors name the field.
+ */
+export function checkNotifyConfig(config: NotifyConfig): void {
+  for (const cmd of config.commands) parseCommand(cmd);
+  const fail = (message: string): never => {
+    throw new PanewardError('invalid_input', message);
+  };
+  const seen = new Set<string>();
+  for (const [i, h] of (config.headers ?? []).entries()) {
+    const parsed = NotifyHeader.safeParse(`${h.name}: ${h.value}`);
+    if (!parsed.success || parsed.data.value !== h.value) {
+      fail(
+        parsed.success
+          ? `field \`notifyHeader.${i}\`: --notify-header value of ${h.name} has spaces around it`
+          : describeZodError(parsed.error).replace('field `(line)`', `field \`notifyHeader.${i}\``),
+      );
+    }
+    const lower = h.name.toLowerCase();
+    if (seen.has(lower)) {
+      fail(`field \`notifyHeader.${i}\`: --notify-header ${h.name} is given twice`);
+    }
+    seen.add(lower);
+  }
+  for (const [i, k] of (config.kinds ?? []).entries()) {
+    if (!NotifyKind.safeParse(k).success) {
+      fail(
+        `field \`notifyKinds.${i}\`: --notify-kinds names ${JSON.stringify(k)}, which is not a kind; the kinds are ${NotifyKind.options.join(', ')}`,
+      );
+    }
+  }
+  if (config.secret != null && config.secret.length < MIN_NOTIFY_SECRET_LENGTH) {
+    fail(
+      `field \`notifySecretFile\`: the secret must be at least ${MIN_NOTIFY_SECRET_LENGTH} characters`,
+    );
+  }
+  if (config.webhooks.length === 0) {
+    if (config.secret != null)
+      fail('field `notifySecretFile`: --notify-secret-file needs --notify URL');
+    if ((config.headers ?? []).length > 0)
+      fail('field `notifyHeader`: --notify-header needs --notify URL');
+  }
+}
 
 /** Where the notifier writes `notify.delivery` records; absent (a fleet server): nowhere. */
 export type AppendRecord = (draft: RecordDraft) => void;
@@ -67,7 +127,11 @@ export class Notifier {
   private readonly stopping = new AbortController();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly sub: Subscription;
-  private readonly o: Required<Omit<NotifyConfig, 'webhooks' | 'commands'>>;
+  private readonly o: Required<
+    Omit<NotifyConfig, 'webhooks' | 'commands' | 'secret' | 'headers' | 'kinds'>
+  >;
+  /** The kinds told; null: all. */
+  private readonly kinds: ReadonlySet<NotifyKind> | null;
   private readonly metrics = {
     delivered: new Counter({
       name: 'paneward_notify_delivered_total',
@@ -119,8 +183,10 @@ export class Notifier {
       backoffMs: config.backoffMs ?? NOTIFY_DEFAULTS.backoffMs,
       queueSize: config.queueSize ?? NOTIFY_DEFAULTS.queueSize,
     };
+    this.kinds = config.kinds ? new Set(config.kinds) : null;
+    const hook = { ...this.o, secret: config.secret ?? null, headers: config.headers ?? [] };
     this.sinks = [
-      ...config.webhooks.map((url, i) => webhookSink(url, i + 1, this.o)),
+      ...config.webhooks.map((url, i) => webhookSink(url, i + 1, hook)),
       ...config.commands.map((cmd, i) => execSink(parseCommand(cmd), i + 1, this.o)),
     ];
     this.queues = this.sinks.map((sink) => ({ sink, queue: [], running: false }));
@@ -167,6 +233,8 @@ export class Notifier {
 
   private happened(h: Happening): void {
     if (this.stopping.signal.aborted) return;
+    // A kind not asked for is neither sent nor held nor counted.
+    if (this.kinds !== null && !this.kinds.has(h.kind)) return;
     const key = `${h.kind}\u0000${h.terminalId}`;
     const c = this.coalescing.get(key);
     if (c) {

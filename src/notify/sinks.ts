@@ -1,6 +1,8 @@
+import { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
 import { PanewardError } from '../errors.js';
-import type { NotifyEvent } from '../schemas/notify.js';
+import { NOTIFY_SIGNATURE_HEADER, type NotifyEvent, type NotifyHeader } from '../schemas/notify.js';
+import { signNotification } from './signature.js';
 
 /** How one delivery to a sink ended. */
 export interface Delivery {
@@ -26,6 +28,10 @@ export interface WebhookOptions {
   retries: number;
   /** The wait before the first retry, doubled before each next (at most 30 s). */
   backoffMs: number;
+  /** Signs every POST (`X-Paneward-Signature`) with this key, when there is one. */
+  secret?: string | null;
+  /** Sent with every POST (`--notify-header`), checked beforehand (`NotifyHeader`). */
+  headers?: readonly NotifyHeader[];
 }
 
 const MAX_BACKOFF_MS = 30_000;
@@ -58,7 +64,8 @@ function fetchError(error: unknown, timeoutMs: number): string {
 /**
  * A webhook: the event as the JSON body of a POST. A 2xx answer delivers it; any other answer,
  * a network error or no answer within the timeout is retried after a wait that doubles, at most
- * `retries` times. Redirects are not followed (a 3xx is a failure).
+ * `retries` times. Redirects are not followed (a 3xx is a failure). With a secret, each attempt
+ * is signed anew (its own timestamp) over the same body bytes; the given headers go with each.
  */
 export function webhookSink(url: string, index: number, o: WebhookOptions): Sink {
   const origin = new URL(url).origin;
@@ -66,7 +73,10 @@ export function webhookSink(url: string, index: number, o: WebhookOptions): Sink
     name: `webhook:${index}`,
     describe: origin,
     async deliver(event, signal, onRetry) {
-      const body = JSON.stringify(event);
+      // The bytes sent are the bytes signed.
+      const body = Buffer.from(JSON.stringify(event), 'utf8');
+      const fixed: Record<string, string> = {};
+      for (const h of o.headers ?? []) fixed[h.name] = h.value;
       let error = '';
       let attempts = 0;
       for (let attempt = 0; attempt <= o.retries; attempt++) {
@@ -79,7 +89,20 @@ export function webhookSink(url: string, index: number, o: WebhookOptions): Sink
         try {
           const res = await fetch(url, {
             method: 'POST',
-            headers: { 'content-type': 'application/json', 'user-agent': 'paneward-notify/1' },
+            headers: {
+              'user-agent': 'paneward-notify/1',
+              ...fixed,
+              'content-type': 'application/json',
+              ...(o.secret
+                ? {
+                    [NOTIFY_SIGNATURE_HEADER]: signNotification(
+                      o.secret,
+                      body,
+                      Math.floor(Date.now() / 1000),
+                    ),
+                  }
+                : {}),
+            },
             body,
             redirect: 'manual',
             signal: AbortSignal.any([signal, AbortSignal.timeout(o.timeoutMs)]),

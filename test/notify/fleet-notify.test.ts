@@ -1,12 +1,13 @@
 // A fleet server with --notify tells of a host's terminals, naming the host: a real nats-server,
 // an edge over a stand-in agent on real tmux, and a real webhook receiver.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServe, type RunningServer } from '../../src/cli/serve.js';
 import { FleetEdge } from '../../src/fleet/edge.js';
 import { createSupervisor, type Supervisor } from '../../src/index.js';
+import { verifyNotification } from '../../src/notify/signature.js';
 import { NotifyEvent } from '../../src/schemas/notify.js';
 import { startAgentSession, type AgentSession } from '../e2e/harness/session.js';
 import { freePort, NatsServer } from '../fleet/internal/harness.js';
@@ -48,14 +49,19 @@ describe('paneward serve --fleet --notify', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('tells of a turn that ended on a host, naming the host', async () => {
+  it('tells of a turn that ended on a host, naming the host, signed, with its header, only that kind', async () => {
     const rx = await startReceiver();
+    const secret = 'fleet-notify-secret-0123456789';
+    writeFileSync(join(dir, 'notify.key'), `${secret}\n`, { mode: 0o600 });
     fleet = await startServe({
       fleet: true,
       nats: nats.url,
       port: '0',
       logLevel: 'silent',
       notify: [rx.url],
+      notifySecretFile: join(dir, 'notify.key'),
+      notifyHeader: ['X-Fleet: lab'],
+      notifyKinds: ['turn_ended'],
     });
     const id = await sup.attach({ target: agent.target, tool: 'stand_in', id: 'f1' });
     const end = Date.now() + 20_000;
@@ -82,6 +88,15 @@ describe('paneward serve --fleet --notify', () => {
       turnId,
       outcome: 'success',
     });
+    const got = rx.received.find((r) => (r.body as NotifyEvent).kind === 'turn_ended')!;
+    expect(got.headers['x-fleet']).toBe('lab');
+    const signature = got.headers['x-paneward-signature'] as string;
+    expect(verifyNotification(secret, signature, got.raw)).toBeNull();
+    expect(verifyNotification('another-secret-0123456789', signature, got.raw)).toBe('mismatch');
+    // Only the kind asked for: the terminal detached on its host is not told as `gone`.
+    await sup.detach(id);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(rx.received.map((r) => (r.body as NotifyEvent).kind)).toEqual(['turn_ended']);
     const metrics = await (await fetch(`${fleet.url}/metrics`)).text();
     expect(metrics).toMatch(/^paneward_notify_delivered_total\{sink="webhook:1"\} [1-9]\d*$/m);
     await rx.close();

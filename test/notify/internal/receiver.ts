@@ -1,9 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 
-/** One request a receiver took: its headers and its parsed JSON body. */
+/** One request a receiver took: its headers, its body's bytes and that body parsed as JSON. */
 export interface Received {
   at: number;
   headers: IncomingMessage['headers'];
+  raw: Buffer;
   body: unknown;
 }
 
@@ -26,13 +27,14 @@ export async function startReceiver(
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
+      const raw = Buffer.concat(chunks);
       let body: unknown;
       try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        body = JSON.parse(raw.toString('utf8'));
       } catch {
-        body = Buffer.concat(chunks).toString('utf8');
+        body = raw.toString('utf8');
       }
-      received.push({ at: Date.now(), headers: req.headers, body });
+      received.push({ at: Date.now(), headers: req.headers, raw, body });
       for (const w of waiters.splice(0)) w();
       void answer(received.length, res);
     });
