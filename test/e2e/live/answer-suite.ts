@@ -4,6 +4,8 @@
  * paneward reads the dialog as a question and answers it with the CLI's own keys. Allow: the
  * command ran and its result went to the model in a next request. Deny: it did not run, the
  * dialog closed, no request carried a result, and the turn ends as the CLI's refusal path draws it.
+ * And the attacks: a forged question id, a choice the question does not offer, two answers at
+ * once (one types), an answer while a turn runs with no dialog (refused, nothing typed).
  */
 import { existsSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -36,11 +38,20 @@ export interface LiveAnswerCase {
   shell(file: string): { name: string; input: Record<string, unknown> };
   /** The choices its dialog offers, in order. */
   choices: string[];
+  /**
+   * How the turn ends once denied, as paneward reports it. `interrupted` (the default): the CLI
+   * draws its cancel mark and stops there. `no_claim`: the CLI draws no mark of its refusal (the
+   * tool's line and the idle prompt, no reply), so the turn ends with no outcome claimed for it.
+   */
+  deniedResult?: 'interrupted' | 'no_claim';
+  /** How long its first ready screen may take (90 s unless said). */
+  startupTimeoutMs?: number;
 }
 
 export function describeLiveAnswer(c: LiveAnswerCase): void {
   const scratch = resolve(`.tmp/e2e-live/answer-${c.tool}`, String(process.pid));
   const missing = !existsSync(c.bin);
+  const startupTimeoutMs = c.startupTimeoutMs ?? 90_000;
   if (missing) console.warn(`live answer suite skipped: ${c.label} is not at ${c.bin}`);
 
   describe.skipIf(missing).sequential(`live ${c.label}: answering its permission question`, () => {
@@ -76,9 +87,9 @@ export function describeLiveAnswer(c: LiveAnswerCase): void {
       id = await sup.attach({ target: session.target, tool: c.tool });
       sup.state$(id).subscribe((s) => timeline.push(s));
       await timeline.waitFor('ready', (s) => s.readiness.status === 'ready', {
-        timeoutMs: 90_000,
+        timeoutMs: startupTimeoutMs,
       });
-    }, 120_000);
+    }, startupTimeoutMs + 30_000);
 
     afterAll(async () => {
       await sup?.stop();
@@ -106,27 +117,64 @@ export function describeLiveAnswer(c: LiveAnswerCase): void {
       return { turnId, question: s.surface.question! };
     };
 
-    it('allow_once: the command runs and its result goes to the model', async () => {
+    it('allow_once: refuses a forged id and a choice not offered, types once for two answers, and the command runs', async () => {
       await ready();
       const logFrom = server.log().length;
       const file = 'approved.txt';
       const { turnId, question } = await ask(file);
       expect(question.subject).toBe(`touch ${file}`);
       expect(question.choices.map((x) => x.id)).toEqual(c.choices);
+
+      // A forged question id: refused, nothing typed, still asking.
       await expect(
+        sup.answer(id, { questionId: 'q-000000000000', choice: 'allow_once' }),
+      ).rejects.toMatchObject({ code: 'refused' });
+      // A choice the question does not offer: invalid input naming `choice` and the valid ones.
+      await expect(
+        sup.answer(id, { questionId: question.id, choice: 'allow_forever' }),
+      ).rejects.toMatchObject({
+        code: 'invalid_input',
+        // The choice ids are lowercase words and underscores: nothing to escape.
+        message: expect.stringMatching(new RegExp(`^choice: .*${c.choices.join(', ')}`)),
+      });
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(sup.get(id).surface.question?.id).toBe(question.id);
+      expect(existsSync(join(work, file))).toBe(false);
+      expect(streaming(logFrom)).toHaveLength(1);
+
+      // Two answers at the same moment: exactly one types; the other finds the dialog gone.
+      const answers = await Promise.allSettled([
         sup.answer(id, { questionId: question.id, choice: 'allow_once' }),
-      ).resolves.toMatchObject({ closed: true });
+        sup.answer(id, { questionId: question.id, choice: 'allow_once' }),
+      ]);
+      expect(answers.map((a) => a.status).sort()).toEqual(['fulfilled', 'rejected']);
+      const done = answers.find((a) => a.status === 'fulfilled') as PromiseFulfilledResult<unknown>;
+      expect(done.value).toMatchObject({ closed: true, choice: 'allow_once' });
+      const refused = answers.find((a) => a.status === 'rejected') as PromiseRejectedResult;
+      expect(refused.reason).toMatchObject({ code: 'refused' });
+
       const result = await sup.waitForTurn(id, turnId, { timeoutMs: 60_000 });
       expect(result.lastTurn.result).toBe('success');
       expect(existsSync(join(work, file))).toBe(true);
+      // The command ran and its result went to the model: a second request in the same turn.
       expect(streaming(logFrom)).toHaveLength(2);
+      const records = sup.history(id, 500).filter((r) => r.kind === 'question.answered');
+      expect(records).toHaveLength(1);
+      expect(records[0]).toMatchObject({
+        questionId: question.id,
+        questionKind: 'tool_permission',
+        choice: 'allow_once',
+        by: { via: 'library', tokenId: null },
+        outcome: 'closed',
+      });
     }, 150_000);
 
     it('deny: the dialog closes and the command never runs', async () => {
       await ready();
       const logFrom = server.log().length;
       const file = 'denied.txt';
-      const { question } = await ask(file);
+      const seenFrom = timeline.seen.length;
+      const { turnId, question } = await ask(file);
       await expect(
         sup.answer(id, { questionId: question.id, choice: 'deny' }),
       ).resolves.toMatchObject({ closed: true, choice: 'deny' });
@@ -136,10 +184,42 @@ export function describeLiveAnswer(c: LiveAnswerCase): void {
       });
       await new Promise((r) => setTimeout(r, 3000));
       expect(existsSync(join(work, file))).toBe(false);
-      // The refusal path: the turn stops there, interrupted, and no request carried a result.
+      // The refusal path: the turn stops there, and no request carried a result.
       expect(streaming(logFrom)).toHaveLength(1);
-      expect(sup.get(id).lastTurn.result).toBe('interrupted');
+      const ended = await sup
+        .waitForTurn(id, turnId, { timeoutMs: 30_000 })
+        .catch((e: unknown) => e);
+      const why = `${timeline.describe(seenFrom)}\n${await session.capture()}`;
+      if (c.deniedResult === 'no_claim') {
+        expect(ended, why).toMatchObject({ turnId, result: 'completed' });
+        // Never a success (nor any outcome) for the refused turn, at any moment.
+        const claimed = timeline.seen.slice(seenFrom).filter((e) => e.s.lastTurn.turnId === turnId);
+        expect(claimed, why).toEqual([]);
+      } else {
+        expect(ended, why).toMatchObject({ lastTurn: { turnId, result: 'interrupted' } });
+      }
       expect(sup.get(id).surface.question).toBeNull();
     }, 150_000);
+
+    it('an answer while a turn runs with no dialog is refused and types nothing', async () => {
+      await ready();
+      const logFrom = server.log().length;
+      const answered = () =>
+        sup.history(id, 500).filter((r) => r.kind === 'question.answered').length;
+      const before = answered();
+      server.enqueue({ delayMs: 3000, text: 'A slow reply.', chunkDelayMs: 200 });
+      const turnId = await sup.submit(id, 'say something slowly');
+      await timeline.waitFor('working', (s) => s.turn.phase === 'active', { timeoutMs: 20_000 });
+      await expect(
+        sup.answer(id, { questionId: 'q-625b38fb69ba', choice: 'allow_once' }),
+      ).rejects.toMatchObject({ code: 'refused', message: expect.stringMatching(/no question/) });
+      const result = await sup.waitForTurn(id, turnId, { timeoutMs: 60_000 });
+      expect(result.lastTurn.result).toBe('success');
+      // Nothing was typed: one request, no answer journaled, and the prompt is idle and empty
+      // enough for the next turn.
+      expect(streaming(logFrom)).toHaveLength(1);
+      expect(answered()).toBe(before);
+      await ready();
+    }, 120_000);
   });
 }
