@@ -187,6 +187,7 @@ export function describeLiveAnswer(c: LiveAnswerCase): void {
       async () => {
         await ready();
         const logFrom = server.log().length;
+        const seenFrom = timeline.seen.length;
         const file = 'approved.txt';
         const { turnId, question } = await ask(file);
         expect(question.subject).toBe(`touch ${file}`);
@@ -197,7 +198,10 @@ export function describeLiveAnswer(c: LiveAnswerCase): void {
         const result = await sup.waitForTurn(id, turnId, {
           timeoutMs: 60_000,
         });
-        expect(result.lastTurn.result).toBe('success');
+        expect(
+          result.lastTurn.result,
+          `${timeline.describe(seenFrom)}\n${await session.capture()}`,
+        ).toBe('success');
         expect(existsSync(join(work, file))).toBe(true);
         // The command ran and its result went to the model: a second request in the same turn.
         expect(streaming(logFrom)).toHaveLength(2);
