@@ -405,8 +405,8 @@ export class TerminalCommands {
 
 /**
  * The dialog `asked` is still drawn: the same question, or the same dialog with its cursor moved
- * (an arrow dialog's id holds the cursor's place, so arrows that moved it and an Enter the CLI
- * dropped give another id on a dialog that did not close).
+ * (an arrow dialog's id holds the cursor's place, so arrows that moved it and an Enter that did
+ * nothing give another id on a dialog that did not close).
  */
 function sameDialog(now: TerminalState['surface']['question'], asked: ReadQuestion): boolean {
   if (now === null) return false;

@@ -110,7 +110,7 @@ describe('answer: only the question asked, only while it is drawn', () => {
     ]);
   }, 40_000);
 
-  it('arrows that moved the cursor and an Enter dropped: still open, answer_failed, typed once', async () => {
+  it('arrows that moved the cursor and an Enter that did nothing: still open, answer_failed, typed once', async () => {
     const { id, s, question, typed } = await start({ DIALOG_ARROWS: '1', DIALOG_STUCK: '1' }, 0.25);
     expect(question.choices.map((c) => c.id)).toEqual(['exit', 'trust']);
     // The cursor moves (so the question's id changes), but the dialog is still there.

@@ -42,8 +42,8 @@ export function readCopilotQuestion(screen: Screen, dialog: DialogContext): Read
     'arrows',
   );
   if (question === null) return null;
-  // The refusal draws its own key, `(Esc to stop)`: Escape, wherever the cursor stands. (Its
-  // arrows and Enter were seen live to move the cursor down and leave the dialog open.)
+  // The refusal draws its own key, `(Esc to stop)`: Escape, wherever the cursor stands. (Enter
+  // on it, the cursor moved there by the arrows, was seen live to leave the dialog open.)
   return {
     ...question,
     choices: question.choices.map((c) =>

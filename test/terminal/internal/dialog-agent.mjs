@@ -3,7 +3,7 @@
 // `❯ ` is drawn instead) unless `DIALOG_STUCK` is set, when it keeps the dialog whatever comes.
 // Once the file `DIALOG_SWAP` exists it draws another dialog (another command) in its place.
 // With `DIALOG_ARROWS` it draws Claude Code's folder trust dialog instead: no numbers, the cursor
-// `❯` moved by the arrows, Enter closes it (and `DIALOG_STUCK` drops the Enter, the cursor moved).
+// `❯` moved by the arrows, Enter closes it (with `DIALOG_STUCK` the Enter does nothing, the cursor moved).
 import { appendFileSync, existsSync } from 'node:fs';
 
 const dialog = (command) =>
