@@ -232,7 +232,7 @@ export class TerminalCommands {
       const frameMs = Math.max(250, cfg.pollIntervalSeconds * 1000);
       const closed = await firstValueFrom(
         this.pipeline.state$.pipe(
-          filter((s) => s.t > typedAt && s.surface.question?.id !== asked.id),
+          filter((s) => s.t > typedAt && !sameDialog(s.surface.question, asked)),
           rxTimeout({
             first: Math.max(5000, 10 * frameMs),
             scheduler: this.scheduler,
@@ -402,4 +402,22 @@ export class TerminalCommands {
       !(s.lastTurn.turnId === turnId && s.lastTurn.result !== 'none')
     );
   }
+}
+
+/**
+ * The dialog `asked` is still drawn: the same question, or the same dialog with its cursor moved
+ * (an arrow dialog's id holds the cursor's place, so arrows that moved it and an Enter that did
+ * nothing give another id on a dialog that did not close).
+ */
+function sameDialog(now: TerminalState['surface']['question'], asked: ReadQuestion): boolean {
+  if (now === null) return false;
+  if (now.id === asked.id) return true;
+  return (
+    now.kind === asked.kind &&
+    now.subject === asked.subject &&
+    now.choices.length === asked.choices.length &&
+    now.choices.every(
+      (c, i) => c.id === asked.choices[i]!.id && c.label === asked.choices[i]!.label,
+    )
+  );
 }

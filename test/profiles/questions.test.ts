@@ -87,7 +87,7 @@ const QWEN = (file: string) => ({
 const COPILOT = (file: string) => ({
   kind: 'tool_permission',
   subject: `touch ${file}`,
-  choices: ['allow_once=Enter', 'allow_always=Down+Enter', 'deny=Down+Down+Enter'],
+  choices: ['allow_once=Enter', 'allow_always=Down+Enter', 'deny=Escape'],
 });
 const CLINE = (file: string) => ({
   kind: 'tool_permission',
@@ -249,6 +249,29 @@ describe('variants of the real frames never give a guessed choice', () => {
     // No cursor drawn: the arrows would be a guess, so nothing can be answered.
     const none = p.parse({ text: text.replace(' ❯ No, exit', '   No, exit') }).question ?? null;
     expect(none?.choices ?? []).toEqual([]);
+  });
+
+  it("Copilot's refusal is Escape wherever the cursor stands; the arrows follow the cursor", () => {
+    const { p, text, question } = firstDialog('copilot/permission-denied');
+    // Where the arrows left the cursor live: on the third option, the dialog still drawn.
+    const moved = text
+      .replace('│ ❯ 1. Yes ', '│   1. Yes ')
+      .replace('│   3. No, and tell', '│ ❯ 3. No, and tell');
+    expect(moved).not.toBe(text);
+    const q = p.parse({ text: moved }).question!;
+    expect(short(q).choices).toEqual([
+      'allow_once=Up+Up+Enter',
+      'allow_always=Up+Enter',
+      'deny=Escape',
+    ]);
+    expect(q.id).not.toBe(question.id);
+    // A refusal drawn without its `(Esc to stop)`: back to the arrows, never a guessed Escape.
+    const bare = p.parse({ text: text.replace(' (Esc to stop)', '              ') }).question!;
+    expect(short(bare).choices).toEqual([
+      'allow_once=Enter',
+      'allow_always=Down+Enter',
+      'deny=Down+Down+Enter',
+    ]);
   });
 
   it('the cursor moved in a digit dialog: the same question, the same keys', () => {

@@ -110,6 +110,34 @@ describe('answer: only the question asked, only while it is drawn', () => {
     ]);
   }, 40_000);
 
+  it('arrows that moved the cursor and an Enter that did nothing: still open, answer_failed, typed once', async () => {
+    const { id, s, question, typed } = await start({ DIALOG_ARROWS: '1', DIALOG_STUCK: '1' }, 0.25);
+    expect(question.choices.map((c) => c.id)).toEqual(['exit', 'trust']);
+    // The cursor moves (so the question's id changes), but the dialog is still there.
+    await expect(s.answer(id, { questionId: question.id, choice: 'trust' })).rejects.toMatchObject({
+      code: 'answer_failed',
+    });
+    expect(s.get(id).surface.question?.id).not.toBe(question.id);
+    expect(s.get(id).surface.question?.kind).toBe('trust_folder');
+    await new Promise((r) => setTimeout(r, 1000));
+    // Down and Enter, once (one chunk or two, as the pane delivered them).
+    expect(
+      typed()
+        .map((k) => JSON.parse(k) as string)
+        .join(''),
+    ).toBe('\x1b[B\r');
+    const records = s.history(id, 100).filter((r) => r.kind === 'question.answered');
+    expect(records).toMatchObject([{ choice: 'trust', outcome: 'still_open' }]);
+  }, 40_000);
+
+  it('arrows and Enter that close the dialog: closed', async () => {
+    const { id, s, question } = await start({ DIALOG_ARROWS: '1' }, 0.25);
+    await expect(s.answer(id, { questionId: question.id, choice: 'trust' })).resolves.toMatchObject(
+      { choice: 'trust', closed: true },
+    );
+    expect(s.get(id).surface.question).toBeNull();
+  }, 40_000);
+
   it('a forged id and an unknown choice type nothing; the right one types its digit once', async () => {
     const { id, s, question, typed } = await start({}, 0.25);
     expect(question.choices.map((c) => c.id)).toEqual(['allow_once', 'allow_always', 'deny']);

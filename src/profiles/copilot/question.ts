@@ -13,7 +13,8 @@ const PERMISSION_CHOICES: ChoiceTable = [
 /**
  * Reads a Copilot CLI dialog as a question: `Do you want to run this command?` over a numbered
  * list whose footer says `↑/↓ to navigate · enter to select`, so the cursor (`❯`) is moved with
- * the arrows and Enter confirms. The command is the line in the box above the title.
+ * the arrows and Enter confirms; the refusal, which draws `(Esc to stop)`, is Escape. The command
+ * is the line in the box above the title.
  */
 export function readCopilotQuestion(screen: Screen, dialog: DialogContext): ReadQuestion | null {
   if (dialog !== 'permission_prompt') return null;
@@ -32,7 +33,7 @@ export function readCopilotQuestion(screen: Screen, dialog: DialogContext): Read
     ? lines[top - 1]!.replace(/[│┃]/g, '').trim()
     : null;
   const region = lines.slice(Math.max(0, top - 2), title + list.end);
-  return listQuestion(
+  const question = listQuestion(
     region,
     'tool_permission',
     boxed || null,
@@ -40,4 +41,13 @@ export function readCopilotQuestion(screen: Screen, dialog: DialogContext): Read
     PERMISSION_CHOICES,
     'arrows',
   );
+  if (question === null) return null;
+  // The refusal draws its own key, `(Esc to stop)`: Escape, wherever the cursor stands. (Enter
+  // on it, the cursor moved there by the arrows, was seen live to leave the dialog open.)
+  return {
+    ...question,
+    choices: question.choices.map((c) =>
+      c.id === 'deny' && /\(Esc to stop\)$/.test(c.label) ? { ...c, keys: ['Escape'] } : c,
+    ),
+  };
 }

@@ -4,11 +4,13 @@
  * paneward reads the dialog as a question and answers it with the CLI's own keys. Allow: the
  * command ran and its result went to the model in a next request. Deny: it did not run, the
  * dialog closed, no request carried a result, and the turn ends as the CLI's refusal path draws it.
+ * And the attacks: a forged question id, a choice the question does not offer, two answers at
+ * once (one types), an answer while a turn runs with no dialog (refused, nothing typed).
  */
 import { existsSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSupervisor, type Supervisor } from '../../../src/index.js';
+import { createSupervisor, type Supervisor, type TerminalState } from '../../../src/index.js';
 import type { AgentLaunch } from '../../../src/tooling/agents/chat-agent.js';
 import {
   startFakeModelServer,
@@ -34,13 +36,31 @@ export interface LiveAnswerCase {
   cleanup?(scratch: string): Promise<unknown>;
   /** The model's request to run `touch FILE` in this CLI's tool. */
   shell(file: string): { name: string; input: Record<string, unknown> };
-  /** The choices its dialog offers, in order. */
+  /**
+   * The choices its dialog offers, in order. Without `allow_once` (a CLI whose cursor paneward
+   * cannot see, so only its refusal is offered) the allow proof is skipped and the attacks are
+   * made on the refusal.
+   */
   choices: string[];
+  /**
+   * How the turn ends once denied, as paneward reports it. `interrupted` (the default): the CLI
+   * draws its cancel mark and stops there. `no_claim`: the CLI draws no mark of its refusal (the
+   * tool's line and the idle prompt, no reply), so the turn ends with no outcome claimed for it.
+   * `told`: the CLI tells the model the operator refused (a second request, which cannot carry
+   * the command's result: it never ran) and the model's reply ends the turn, a success.
+   */
+  deniedResult?: 'interrupted' | 'no_claim' | 'told';
+  /** How long its first ready screen may take (90 s unless said). */
+  startupTimeoutMs?: number;
 }
 
+type Question = NonNullable<TerminalState['surface']['question']>;
+
 export function describeLiveAnswer(c: LiveAnswerCase): void {
+  const allows = c.choices.includes('allow_once');
   const scratch = resolve(`.tmp/e2e-live/answer-${c.tool}`, String(process.pid));
   const missing = !existsSync(c.bin);
+  const startupTimeoutMs = c.startupTimeoutMs ?? 90_000;
   if (missing) console.warn(`live answer suite skipped: ${c.label} is not at ${c.bin}`);
 
   describe.skipIf(missing).sequential(`live ${c.label}: answering its permission question`, () => {
@@ -59,7 +79,11 @@ export function describeLiveAnswer(c: LiveAnswerCase): void {
     beforeAll(async () => {
       rmSync(scratch, { recursive: true, force: true });
       server = await startFakeModelServer({ protocols: [c.protocol] });
-      const launch = await c.prepare({ scratch, work, serverUrl: server.url });
+      const launch = await c.prepare({
+        scratch,
+        work,
+        serverUrl: server.url,
+      });
       session = await startAgentSession({
         socketName: uniqueSocketName(`pw-live-answer-${c.tool}`),
         cols: 160,
@@ -76,9 +100,9 @@ export function describeLiveAnswer(c: LiveAnswerCase): void {
       id = await sup.attach({ target: session.target, tool: c.tool });
       sup.state$(id).subscribe((s) => timeline.push(s));
       await timeline.waitFor('ready', (s) => s.readiness.status === 'ready', {
-        timeoutMs: 90_000,
+        timeoutMs: startupTimeoutMs,
       });
-    }, 120_000);
+    }, startupTimeoutMs + 30_000);
 
     afterAll(async () => {
       await sup?.stop();
@@ -106,40 +130,156 @@ export function describeLiveAnswer(c: LiveAnswerCase): void {
       return { turnId, question: s.surface.question! };
     };
 
-    it('allow_once: the command runs and its result goes to the model', async () => {
-      await ready();
-      const logFrom = server.log().length;
-      const file = 'approved.txt';
-      const { turnId, question } = await ask(file);
-      expect(question.subject).toBe(`touch ${file}`);
-      expect(question.choices.map((x) => x.id)).toEqual(c.choices);
+    /**
+     * Answers `question` with `choice` after what an attacker would try first: a forged id and a
+     * choice not offered (refused, nothing typed, still asking); then two answers at once, of
+     * which exactly one types. One answer is journaled, closed.
+     */
+    const answerUnderAttack = async (
+      question: Question,
+      choice: string,
+      file: string,
+      logFrom: number,
+    ) => {
+      const journaled = () => sup.history(id, 500).filter((r) => r.kind === 'question.answered');
+      const before = journaled().length;
+      // A forged question id: refused, nothing typed, still asking.
+      await expect(sup.answer(id, { questionId: 'q-000000000000', choice })).rejects.toMatchObject({
+        code: 'refused',
+      });
+      // A choice the question does not offer: invalid input naming `choice` and the valid ones.
       await expect(
-        sup.answer(id, { questionId: question.id, choice: 'allow_once' }),
-      ).resolves.toMatchObject({ closed: true });
-      const result = await sup.waitForTurn(id, turnId, { timeoutMs: 60_000 });
-      expect(result.lastTurn.result).toBe('success');
-      expect(existsSync(join(work, file))).toBe(true);
-      expect(streaming(logFrom)).toHaveLength(2);
-    }, 150_000);
+        sup.answer(id, { questionId: question.id, choice: 'allow_forever' }),
+      ).rejects.toMatchObject({
+        code: 'invalid_input',
+        // The choice ids are lowercase words and underscores: nothing to escape.
+        message: expect.stringMatching(new RegExp(`^choice: .*${c.choices.join(', ')}`)),
+      });
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(sup.get(id).surface.question?.id).toBe(question.id);
+      expect(existsSync(join(work, file))).toBe(false);
+      expect(streaming(logFrom)).toHaveLength(1);
+
+      // Two answers at the same moment: exactly one types; the other finds the dialog gone.
+      const answers = await Promise.allSettled([
+        sup.answer(id, { questionId: question.id, choice }),
+        sup.answer(id, { questionId: question.id, choice }),
+      ]);
+      expect(answers.map((a) => a.status).sort()).toEqual(['fulfilled', 'rejected']);
+      const done = answers.find((a) => a.status === 'fulfilled') as PromiseFulfilledResult<unknown>;
+      expect(done.value).toMatchObject({ closed: true, choice });
+      const refused = answers.find((a) => a.status === 'rejected') as PromiseRejectedResult;
+      expect(refused.reason).toMatchObject({ code: 'refused' });
+
+      const records = journaled().slice(before);
+      expect(records).toHaveLength(1);
+      expect(records[0]).toMatchObject({
+        questionId: question.id,
+        questionKind: 'tool_permission',
+        choice,
+        by: { via: 'library', tokenId: null },
+        outcome: 'closed',
+      });
+    };
+
+    it.skipIf(!allows)(
+      'allow_once: refuses a forged id and a choice not offered, types once for two answers, and the command runs',
+      async () => {
+        await ready();
+        const logFrom = server.log().length;
+        const seenFrom = timeline.seen.length;
+        const file = 'approved.txt';
+        const { turnId, question } = await ask(file);
+        expect(question.subject).toBe(`touch ${file}`);
+        expect(question.choices.map((x) => x.id)).toEqual(c.choices);
+
+        await answerUnderAttack(question, 'allow_once', file, logFrom);
+
+        const result = await sup.waitForTurn(id, turnId, {
+          timeoutMs: 60_000,
+        });
+        expect(
+          result.lastTurn.result,
+          `${timeline.describe(seenFrom)}\n${await session.capture()}`,
+        ).toBe('success');
+        expect(existsSync(join(work, file))).toBe(true);
+        // The command ran and its result went to the model: a second request in the same turn.
+        expect(streaming(logFrom)).toHaveLength(2);
+      },
+      150_000,
+    );
 
     it('deny: the dialog closes and the command never runs', async () => {
       await ready();
       const logFrom = server.log().length;
       const file = 'denied.txt';
-      const { question } = await ask(file);
-      await expect(
-        sup.answer(id, { questionId: question.id, choice: 'deny' }),
-      ).resolves.toMatchObject({ closed: true, choice: 'deny' });
+      const seenFrom = timeline.seen.length;
+      const { turnId, question } = await ask(file);
+      expect(question.subject).toBe(`touch ${file}`);
+      expect(question.choices.map((x) => x.id)).toEqual(c.choices);
+      if (allows) {
+        await expect(
+          sup.answer(id, { questionId: question.id, choice: 'deny' }),
+        ).resolves.toMatchObject({ closed: true, choice: 'deny' });
+      } else {
+        await answerUnderAttack(question, 'deny', file, logFrom);
+      }
       await timeline.waitFor('not asking', (s) => s.readiness.status !== 'blocked', {
         from: Math.max(0, timeline.seen.length - 1),
         timeoutMs: 30_000,
       });
       await new Promise((r) => setTimeout(r, 3000));
       expect(existsSync(join(work, file))).toBe(false);
-      // The refusal path: the turn stops there, interrupted, and no request carried a result.
-      expect(streaming(logFrom)).toHaveLength(1);
-      expect(sup.get(id).lastTurn.result).toBe('interrupted');
+      // The refusal path: no request carried the command's result (it never ran); only a CLI
+      // that tells the model of the refusal makes a second request.
+      expect(streaming(logFrom)).toHaveLength(c.deniedResult === 'told' ? 2 : 1);
+      const ended = await sup
+        .waitForTurn(id, turnId, { timeoutMs: 30_000 })
+        .catch((e: unknown) => e);
+      const why = `${timeline.describe(seenFrom)}\n${await session.capture()}`;
+      if (c.deniedResult === 'no_claim') {
+        expect(ended, why).toMatchObject({ turnId, result: 'completed' });
+        // Never a success (nor any outcome) for the refused turn, at any moment.
+        const claimed = timeline.seen.slice(seenFrom).filter((e) => e.s.lastTurn.turnId === turnId);
+        expect(claimed, why).toEqual([]);
+      } else {
+        const result = c.deniedResult === 'told' ? 'success' : 'interrupted';
+        expect(ended, why).toMatchObject({ lastTurn: { turnId, result } });
+      }
       expect(sup.get(id).surface.question).toBeNull();
     }, 150_000);
+
+    it('an answer while a turn runs with no dialog is refused and types nothing', async () => {
+      await ready();
+      const logFrom = server.log().length;
+      const answered = () =>
+        sup.history(id, 500).filter((r) => r.kind === 'question.answered').length;
+      const before = answered();
+      server.enqueue({
+        delayMs: 3000,
+        text: 'A slow reply.',
+        chunkDelayMs: 200,
+      });
+      const turnId = await sup.submit(id, 'say something slowly');
+      await timeline.waitFor('working', (s) => s.turn.phase === 'active', {
+        timeoutMs: 20_000,
+      });
+      await expect(
+        sup.answer(id, {
+          questionId: 'q-625b38fb69ba',
+          choice: 'allow_once',
+        }),
+      ).rejects.toMatchObject({
+        code: 'refused',
+        message: expect.stringMatching(/no question/),
+      });
+      const result = await sup.waitForTurn(id, turnId, { timeoutMs: 60_000 });
+      expect(result.lastTurn.result).toBe('success');
+      // Nothing was typed: one request, no answer journaled, and the prompt is idle and empty
+      // enough for the next turn.
+      expect(streaming(logFrom)).toHaveLength(1);
+      expect(answered()).toBe(before);
+      await ready();
+    }, 120_000);
   });
 }

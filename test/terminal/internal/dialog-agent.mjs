@@ -2,6 +2,8 @@
 // It reads keys raw and appends each to the file `DIALOG_KEYS`. A digit 1-3 closes the dialog (a prompt
 // `❯ ` is drawn instead) unless `DIALOG_STUCK` is set, when it keeps the dialog whatever comes.
 // Once the file `DIALOG_SWAP` exists it draws another dialog (another command) in its place.
+// With `DIALOG_ARROWS` it draws Claude Code's folder trust dialog instead: no numbers, the cursor
+// `❯` moved by the arrows, Enter closes it (with `DIALOG_STUCK` the Enter does nothing, the cursor moved).
 import { appendFileSync, existsSync } from 'node:fs';
 
 const dialog = (command) =>
@@ -19,9 +21,23 @@ const dialog = (command) =>
     '',
     ' Esc to cancel · Tab to amend',
   ].join('\r\n');
+const trust = (cursor) =>
+  [
+    '─'.repeat(60),
+    ' Accessing workspace:',
+    ' /work/project',
+    ' Quick safety check: Is this a project you created or one you trust?',
+    " Claude Code'll be able to read, edit, and execute files here.",
+    ' Security guide',
+    cursor === 0 ? ' ❯ No, exit' : '   No, exit',
+    cursor === 1 ? ' ❯ Yes, I trust this folder' : '   Yes, I trust this folder',
+    ' Enter to confirm · Esc to cancel',
+  ].join('\r\n');
 const draw = (text) => process.stdout.write(`\x1b[2J\x1b[H${text}`);
 let open = true;
-draw(dialog('touch paneward-approved.txt'));
+let cursor = 0;
+const arrows = !!process.env.DIALOG_ARROWS;
+draw(arrows ? trust(cursor) : dialog('touch paneward-approved.txt'));
 const swap = setInterval(() => {
   if (process.env.DIALOG_SWAP && existsSync(process.env.DIALOG_SWAP)) {
     clearInterval(swap);
@@ -33,6 +49,21 @@ process.stdin.on('data', (chunk) => {
   const key = chunk.toString('utf8');
   appendFileSync(process.env.DIALOG_KEYS, `${JSON.stringify(key)}\n`);
   if (key === '\x03') process.exit(0);
+  if (arrows) {
+    // The keys of one `send-keys` may come in one chunk: each in turn.
+    // eslint-disable-next-line no-control-regex
+    for (const k of key.match(/\x1b\[[AB]|[\s\S]/g) ?? []) {
+      if (!open) break;
+      if (k === '\x1b[B' || k === '\x1b[A') {
+        cursor = k === '\x1b[B' ? 1 : 0;
+        draw(trust(cursor));
+      } else if (k === '\r' && !process.env.DIALOG_STUCK) {
+        open = false;
+        draw('● Trusted.\r\n\r\n❯ ');
+      }
+    }
+    return;
+  }
   if (open && /^[1-3]$/.test(key) && !process.env.DIALOG_STUCK) {
     open = false;
     clearInterval(swap);

@@ -1,0 +1,20 @@
+// Answering grok-cli's permission question live (test/e2e/live/answer-suite.ts): its cursor is
+// drawn by colour alone, so only the refusal is offered, by Escape; refused, it tells the model
+// and the model's reply ends the turn.
+import { grokCliAgent } from '../../../src/tooling/agents/grok_cli.js';
+import { chatCompletionsProtocol } from '../../../src/tooling/model-server/chat-completions.js';
+import { describeLiveAnswer } from './answer-suite.js';
+
+describeLiveAnswer({
+  tool: grokCliAgent.tool,
+  label: 'grok-cli',
+  bin: grokCliAgent.bin,
+  protocol: chatCompletionsProtocol,
+  prepare: ({ scratch, work, serverUrl }) =>
+    grokCliAgent.prepare({ scratch, workDir: work, serverUrl, retries: 'default' }),
+  shell: (file) => grokCliAgent.permission!.toolUse(file),
+  startupTimeoutMs: grokCliAgent.startupTimeoutMs + 30_000,
+  // `⎿ Operation cancelled by user (pressed Escape)`, then a request that says so.
+  deniedResult: 'told',
+  choices: ['deny'],
+});
