@@ -55,6 +55,11 @@ export interface HookedServe {
   wait(turnId: string): Promise<{ lastTurn: { result: string; at: number } }>;
   /** Hook posts the service answered 200 (the log names no event: by count). */
   hookPosts(): number;
+  /**
+   * When each hook post the service answered 200 reached it (epoch ms, in order): the request
+   * line's time (written once the answer is sent) less the `ms` it took.
+   */
+  hookArrivals(): number[];
   close(): Promise<void>;
 }
 
@@ -102,6 +107,16 @@ export async function startHookedServe(o: HookedServeOptions): Promise<HookedSer
       await new Promise((r) => setTimeout(r, 100));
     }
   };
+  const hookArrivals = (): number[] =>
+    serveLog
+      .split('\n')
+      // The last piece is a line still being written (or empty).
+      .slice(0, -1)
+      .filter((l) => l.includes(`"path":"/v1/hooks/${o.tool}"`) && l.includes('"status":200'))
+      .map((l) => {
+        const { time, ms } = JSON.parse(l) as { time: number; ms: number };
+        return time - ms;
+      });
   const terminal = `/v1/terminals/${o.id}`;
   const state = () => call<TerminalState>(terminal);
   const ready = (s: TerminalState) =>
@@ -209,11 +224,8 @@ export async function startHookedServe(o: HookedServeOptions): Promise<HookedSer
       call<{ lastTurn: { result: string; at: number } }>(
         `${terminal}/turns/${turnId}?timeoutSeconds=90`,
       ),
-    hookPosts: () =>
-      serveLog
-        .split('\n')
-        .filter((l) => l.includes(`"path":"/v1/hooks/${o.tool}"`) && l.includes('"status":200'))
-        .length,
+    hookPosts: () => hookArrivals().length,
+    hookArrivals,
     close,
   };
 }
