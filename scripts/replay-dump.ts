@@ -2,12 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { encodeLine } from '../src/journal/codec.js';
-import {
-  parseRecording,
-  pipelineFor,
-  playRecording,
-  readJsonLines,
-} from '../src/replay/replay.js';
+import { parseRecording, pipelineFor, playRecording, readJsonLines } from '../src/replay/replay.js';
 import { listRecordings } from './internal/bench-pipeline.js';
 
 /**

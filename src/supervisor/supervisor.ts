@@ -23,7 +23,12 @@ import type { TmuxTransport } from '../observe/transport.js';
 import type { KernelConfig } from '../schemas/kernel.js';
 import type { JournalRecord } from '../schemas/record.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
-import { gate, operationsFor, type Operations, type TerminalFacts } from '../terminal/operations.js';
+import {
+  gate,
+  operationsFor,
+  type Operations,
+  type TerminalFacts,
+} from '../terminal/operations.js';
 import type { TerminalCommands } from '../terminal/commands.js';
 import { ClaimRegistry } from '../sessions/observer.js';
 import { provideTerminal, RunningTerminals } from '../terminal/runtime.js';

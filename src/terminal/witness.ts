@@ -122,7 +122,6 @@ export function foldRecordEvent(
   };
 }
 
-
 /** Folds one hook event into the hooks' latest turn (`at`: when it arrived, seconds). */
 export function foldHookEvent(
   turn: RecordTurn | null,
