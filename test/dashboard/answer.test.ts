@@ -5,34 +5,19 @@
  * question with the CLI's key for the choice, typed once; the journal says the dashboard did it.
  * A dialog that stays after the keys says so on the page, and the keys are not typed again.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
-import { createSupervisor, type Supervisor } from '../../src/index.js';
-import { createClaudeCodeProfile } from '../../src/profiles/claude_code/index.js';
-import type { ProfileFactory } from '../../src/profiles/types.js';
 import { createHttpApp, type HttpApp } from '../../src/server/app.js';
-import { startAgentSession, uniqueSocketName, type AgentSession } from '../e2e/harness/session.js';
+import { startDialogStandIn, type DialogStandIn } from '../terminal/internal/dialog-stand-in.js';
 import { CHROMIUM, launchBrowser } from './internal/browser.js';
-
-const AGENT = fileURLToPath(new URL('../terminal/internal/dialog-agent.mjs', import.meta.url));
-const dialogProfile: ProfileFactory = () => ({
-  ...createClaudeCodeProfile('2.1.332'),
-  id: 'dialog_stand_in',
-  processNames: ['dialog-agent'],
-});
 
 describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)(
   'the dashboard answers a question',
   () => {
     let browser: Browser;
-    let dir: string;
-    let session: AgentSession | undefined;
-    let sup: Supervisor | undefined;
+    let running: DialogStandIn | undefined;
     let http: HttpApp | undefined;
     let server: Server | undefined;
     let page: Page;
@@ -48,51 +33,21 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)(
       server?.close();
       server?.closeAllConnections();
       http?.close();
-      await sup?.stop();
-      await session?.close();
-      rmSync(dir, { recursive: true, force: true });
+      await running?.close();
     });
 
     /** The stand-in in its pane, supervised and served, and its terminal page open. */
     async function open(env: Record<string, string> = {}) {
-      dir = mkdtempSync(join(tmpdir(), 'pw-dash-answer-'));
-      const keys = join(dir, 'keys');
-      writeFileSync(keys, '');
-      session = await startAgentSession({
-        socketName: uniqueSocketName('pw-dash-answer'),
-        cols: 100,
-        rows: 30,
-        cwd: dir,
-        env: {},
-        command: [
-          'env',
-          `DIALOG_KEYS=${keys}`,
-          ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
-          process.execPath,
-          AGENT,
-        ],
-      });
-      sup = createSupervisor({
-        socketName: session.socketName,
-        dataDir: join(dir, 'data'),
-        source: 'polling',
-        profiles: { dialog_stand_in: dialogProfile },
-        config: { pollIntervalSeconds: 0.1 },
-      });
-      await sup.attach({ target: session.target, tool: 'dialog_stand_in', id: 'asks' });
-      http = createHttpApp(sup);
+      running = await startDialogStandIn({ env, pollIntervalSeconds: 0.1, id: 'asks' });
+      http = createHttpApp(running.sup);
       server = createServer(http.listener);
       await new Promise<void>((r) => server!.listen(0, '127.0.0.1', () => r()));
       const port = (server.address() as { port: number }).port;
       page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
       await page.goto(`http://127.0.0.1:${port}/#/t/asks`);
       await page.waitForSelector('#question:not([hidden]) #question-choices button');
-      const typed = () =>
-        readFileSync(keys, 'utf8')
-          .split('\n')
-          .filter((l) => l !== '')
-          .map((l) => JSON.parse(l) as string);
-      return { typed, s: sup };
+      const typed = () => running!.typed().map((l) => JSON.parse(l) as string);
+      return { typed, s: running.sup };
     }
 
     it('one button per choice; a click types its digit once, the dialog closes, the journal names the dashboard', async () => {

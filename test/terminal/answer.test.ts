@@ -2,71 +2,26 @@
 // Claude Code permission dialog, read by the Claude Code profile. The attacks: the dialog changes
 // between the poll and the keys (refused, nothing typed), a dialog that does not close after the
 // keys (answer_failed, typed once, never again), a forged id and an unknown choice.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSupervisor, type Supervisor } from '../../src/index.js';
-import { createClaudeCodeProfile } from '../../src/profiles/claude_code/index.js';
-import type { ProfileFactory } from '../../src/profiles/types.js';
-import { startAgentSession, uniqueSocketName, type AgentSession } from '../e2e/harness/session.js';
+import type { AgentSession } from '../e2e/harness/session.js';
+import { startDialogStandIn, type DialogStandIn } from './internal/dialog-stand-in.js';
 
-const AGENT = fileURLToPath(new URL('./internal/dialog-agent.mjs', import.meta.url));
-/** Claude Code's reading of the screen, for a process named as the stand-in. */
-const dialogProfile: ProfileFactory = () => ({
-  ...createClaudeCodeProfile('2.1.332'),
-  id: 'dialog_stand_in',
-  processNames: ['dialog-agent'],
-});
-
-let dir: string;
+let running: DialogStandIn | undefined;
 let session: AgentSession | undefined;
-let sup: Supervisor | undefined;
 afterEach(async () => {
-  await sup?.stop();
-  await session?.close();
-  sup = undefined;
+  await running?.close();
+  running = undefined;
   session = undefined;
-  rmSync(dir, { recursive: true, force: true });
 });
 
 async function start(env: Record<string, string>, pollIntervalSeconds: number) {
-  dir = mkdtempSync(join(tmpdir(), 'pw-answer-'));
-  const keys = join(dir, 'keys');
-  writeFileSync(keys, '');
-  session = await startAgentSession({
-    socketName: uniqueSocketName('pw-answer'),
-    cols: 100,
-    rows: 30,
-    cwd: dir,
-    env: {},
-    command: [
-      'env',
-      `DIALOG_KEYS=${keys}`,
-      ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
-      process.execPath,
-      AGENT,
-    ],
-  });
-  sup = createSupervisor({
-    socketName: session.socketName,
-    dataDir: join(dir, 'data'),
-    source: 'polling',
-    profiles: { dialog_stand_in: dialogProfile },
-    config: { pollIntervalSeconds },
-  });
-  const id = await sup.attach({ target: session.target, tool: 'dialog_stand_in' });
-  const until = Date.now() + 15_000;
-  while (sup.get(id).surface.question === null) {
-    if (Date.now() > until) throw new Error(`no question: ${JSON.stringify(sup.get(id).surface)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const typed = () =>
-    readFileSync(keys, 'utf8')
-      .split('\n')
-      .filter((l) => l !== '');
-  return { id, s: sup, question: sup.get(id).surface.question!, typed };
+  running = await startDialogStandIn({ env, pollIntervalSeconds });
+  session = running.session;
+  const { id, sup, question, typed } = running;
+  return { id, s: sup, question, typed };
 }
 
 describe('answer: only the question asked, only while it is drawn', () => {
@@ -156,6 +111,5 @@ describe('answer: only the question asked, only while it is drawn', () => {
     });
     // `deny` is option 3 here: its digit, as drawn.
     expect(typed()).toEqual(['"3"']);
-    expect(existsSync(join(dir, 'keys'))).toBe(true);
   }, 40_000);
 });
