@@ -172,7 +172,6 @@ export class Supervisor {
       config: this.config,
       backoff: this.options.restartBackoff,
       onRestart: (rec) => this.restarts.push(rec),
-      chartActors: hub.observed,
     });
     this.attacher = new Attach({
       transport: this.transport,

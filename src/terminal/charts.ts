@@ -1,28 +1,32 @@
-import { createActor, type ActorRefFrom, type AnyStateMachine } from 'xstate';
-import { completionMachine, type CompletionInput } from '../../machines/completion.js';
-import { diagnosticsMachine } from '../../machines/diagnostics.js';
-import { lastTurnMachine } from '../../machines/lastTurn.js';
-import { readinessMachine } from '../../machines/readiness.js';
-import { turnPhaseMachine, type TurnPhaseInput } from '../../machines/turnPhase.js';
-import { watchdogMachine } from '../../machines/watchdog.js';
-import { ChartCell } from '../kernel/chart-cell.js';
+import { createActor, fromCallback, type AnyActorRef } from 'xstate';
+import type { completionMachine } from '../../machines/completion.js';
+import type { diagnosticsMachine } from '../../machines/diagnostics.js';
+import type { lastTurnMachine } from '../../machines/lastTurn.js';
+import type { readinessMachine } from '../../machines/readiness.js';
+import {
+  chartsOf,
+  terminalMachine,
+  type CompletionRef,
+  type TerminalChartRefs,
+  type TerminalInput,
+  type TerminalRuntimeEvent,
+  type TerminalRuntimeInput,
+} from '../../machines/terminal.js';
+import type { turnPhaseMachine } from '../../machines/turnPhase.js';
+import type { watchdogMachine } from '../../machines/watchdog.js';
+import { PanewardError } from '../errors.js';
 import { InspectionHub } from '../kernel/chart-runner.js';
 import type { ChartHost } from '../kernel/kernel.js';
 import type { KernelConfig } from '../schemas/kernel.js';
 
 /** The long-lived statechart actors of one terminal (a turn's completion actor comes and goes). */
-export interface TerminalCharts {
-  diagnostics: ActorRefFrom<typeof diagnosticsMachine>;
-  readiness: ActorRefFrom<typeof readinessMachine>;
-  turnPhase: ActorRefFrom<typeof turnPhaseMachine>;
-  lastTurn: ActorRefFrom<typeof lastTurnMachine>;
-  watchdog: ActorRefFrom<typeof watchdogMachine>;
-}
+export type TerminalCharts = TerminalChartRefs;
 
 /**
  * Where a whole terminal's charts live: the kernel's {@link ChartHost} (readiness, one
- * completion actor per turn) with the terminal's other charts beside it. Its charts are
- * children of the terminal actor (live) or root actors of their own (replay, tests).
+ * completion actor per turn) with the terminal's other charts beside it. The charts are always
+ * children of a terminal actor: under the supervisor's actor (live), or of a terminal actor
+ * of its own (replay, tests).
  */
 export interface TerminalHost extends ChartHost {
   readonly charts: TerminalCharts;
@@ -38,120 +42,104 @@ export interface ChartLogic {
   watchdog: typeof watchdogMachine;
 }
 
-const CHART_LOGIC: ChartLogic = {
-  diagnostics: diagnosticsMachine,
-  readiness: readinessMachine,
-  completion: completionMachine,
-  turnPhase: turnPhaseMachine,
-  lastTurn: lastTurnMachine,
-  watchdog: watchdogMachine,
-};
-
-/** A host whose charts are root actors of their own: it stops them itself. */
+/** A host whose terminal actor is its own: it stops it itself. */
 export type StandaloneSite = TerminalHost & { dispose(): void };
 
-/**
- * A chart of `machine` that is no actor: a {@link ChartCell} does what the runners and drivers
- * ask of a chart actor, on the machine's own `transition`.
- */
-export function chartCell<M extends AnyStateMachine>(
-  machine: M,
-  id: string,
-  input?: unknown,
-): ActorRefFrom<M> {
-  return new ChartCell(machine, id, input) as unknown as ActorRefFrom<M>;
+/** How a runtime talks with the terminal actor it runs under. */
+export interface TerminalLink {
+  /** The terminal actor, whose `running` state invokes the charts. */
+  terminal: AnyActorRef;
+  /** Takes what the terminal sends the runtime (a turn's completion actor, handed over). */
+  receive(listener: (event: TerminalRuntimeEvent) => void): void;
+  /** Sends the terminal an event, as its runtime child. */
+  sendBack(event: { type: string; [k: string]: unknown }): void;
 }
 
 /**
- * Charts on their own (replay of one terminal, tests): pure state machines ({@link ChartCell}),
- * or root actors of their own while someone inspects them.
+ * The charts of a running terminal actor, as the kernel and the pipeline drive them: the
+ * long-lived ones are its children; a turn's completion actor is spawned by it when the
+ * runtime arms the turn, and handed back (`turn.completion`) before the arming returns.
  */
-export function standaloneSite(options: {
-  config: KernelConfig;
-  watchdogBudgetSeconds?: number;
-  openTurn?: TurnPhaseInput['openTurn'];
-  hub?: InspectionHub;
-  /** Replaces a chart's machine (tests that check they would notice a wrong one). */
-  logic?: Partial<ChartLogic>;
-}): StandaloneSite {
-  const hub = options.hub ?? new InspectionHub();
-  const c = options.config;
-  const m: ChartLogic = { ...CHART_LOGIC, ...options.logic };
-  const turnPhaseInput = {
-    settleSeconds: c.settleSeconds,
-    staleActiveSeconds: c.staleActiveSeconds,
-    openTurn: options.openTurn ?? null,
-  };
-  const watchdogInput = { budgetSeconds: options.watchdogBudgetSeconds ?? 0 };
-  if (!hub.observed) {
-    return new CellSite(hub, m, {
-      diagnostics: chartCell(m.diagnostics, 'diagnostics'),
-      readiness: chartCell(m.readiness, 'readiness', c),
-      turnPhase: chartCell(m.turnPhase, 'turnPhase', turnPhaseInput),
-      lastTurn: chartCell(m.lastTurn, 'lastTurn'),
-      watchdog: chartCell(m.watchdog, 'watchdog', watchdogInput),
-    });
-  }
-  const charts: TerminalCharts = {
-    diagnostics: createActor(m.diagnostics, { inspect: hub.inspect }).start(),
-    readiness: createActor(m.readiness, { input: c, inspect: hub.inspect }).start(),
-    turnPhase: createActor(m.turnPhase, { input: turnPhaseInput, inspect: hub.inspect }).start(),
-    lastTurn: createActor(m.lastTurn, { inspect: hub.inspect }).start(),
-    watchdog: createActor(m.watchdog, { input: watchdogInput, inspect: hub.inspect }).start(),
-  };
-  const completions = new Map<string, { stop(): void }>();
+export function terminalSite(
+  terminalId: string,
+  hub: InspectionHub,
+  link: TerminalLink,
+): TerminalHost {
+  const charts = chartsOf(link.terminal);
+  let handed: { turnId: string; ref: CompletionRef } | null = null;
+  link.receive((event) => {
+    handed = { turnId: event.turnId, ref: event.ref };
+  });
   return {
     hub,
     charts,
     readiness: () => charts.readiness,
-    completion: (turnId, input) => {
-      const actor = createActor(m.completion, { input, inspect: hub.inspect }).start();
-      completions.set(turnId, actor);
-      return actor;
+    completion: (turnId, turn) => {
+      handed = null;
+      link.sendBack({ type: 'evt_turn_armed', turnId, baseline: turn.baseline ?? '' });
+      const got = handed as { turnId: string; ref: CompletionRef } | null;
+      if (got?.turnId !== turnId) {
+        throw new PanewardError(
+          'internal',
+          `terminal ${terminalId} spawned no completion for ${turnId}`,
+        );
+      }
+      return got.ref;
     },
-    stopCompletion: (turnId) => {
-      completions.get(turnId)?.stop();
-      completions.delete(turnId);
-    },
-    dispose: () => {
-      for (const a of [...Object.values(charts), ...completions.values()]) a.stop();
-      completions.clear();
-    },
+    stopCompletion: () => link.sendBack({ type: 'evt_turn_closed' }),
   };
 }
 
 /**
- * A terminal's charts as cells. A class, not an object of closures: a terminal keeps one, and
- * the closures with their scope took about a kilobyte.
+ * A terminal's charts with no pane and no supervisor (replay of one terminal, tests): a
+ * terminal actor of their own, started with its pane prepared, so its `running` state invokes
+ * the charts at once, exactly as a supervised terminal's does; its runtime is this site.
  */
-class CellSite implements StandaloneSite {
-  /** The turn's completion cell, by turn id (made with the first turn). */
-  private completions: Map<string, { stop(): void }> | null = null;
-
-  constructor(
-    readonly hub: InspectionHub,
-    private readonly m: ChartLogic,
-    readonly charts: TerminalCharts,
-  ) {}
-
-  readiness(): TerminalCharts['readiness'] {
-    return this.charts.readiness;
-  }
-
-  completion(turnId: string, input: CompletionInput): ReturnType<StandaloneSite['completion']> {
-    const cell = chartCell(this.m.completion, `completion:${turnId}`, input);
-    (this.completions ??= new Map()).set(turnId, cell);
-    return cell;
-  }
-
-  stopCompletion(turnId: string): void {
-    this.completions?.get(turnId)?.stop();
-    this.completions?.delete(turnId);
-  }
-
-  dispose(): void {
-    for (const a of [...Object.values(this.charts), ...(this.completions?.values() ?? [])])
-      a.stop();
-    this.completions?.clear();
-  }
+export function standaloneSite(options: {
+  config: KernelConfig;
+  watchdogBudgetSeconds?: number;
+  openTurn?: TerminalInput['openTurn'];
+  hub?: InspectionHub;
+  /** Replaces a chart's machine (tests that check they would notice a wrong one). */
+  logic?: Partial<ChartLogic>;
+  terminalId?: string;
+}): StandaloneSite {
+  const hub = options.hub ?? new InspectionHub();
+  const terminalId = options.terminalId ?? 'standalone';
+  let listener: ((event: TerminalRuntimeEvent) => void) | null = null;
+  const machine = terminalMachine.provide({
+    actors: {
+      ...options.logic,
+      runtime: fromCallback<TerminalRuntimeEvent, TerminalRuntimeInput>(({ receive }) => {
+        receive((event) => listener?.(event));
+        return () => {};
+      }),
+    },
+  });
+  // Named as a supervised terminal is (its id, and its system id).
+  const terminal = createActor(machine, {
+    id: terminalId,
+    systemId: terminalId,
+    input: {
+      terminalId,
+      request: {
+        target: terminalId,
+        tool: 'none',
+        watchdogBudgetSeconds: options.watchdogBudgetSeconds ?? 0,
+      },
+      config: options.config,
+      backoff: { initialSeconds: 1, maxSeconds: 1 },
+      openTurn: options.openTurn ?? null,
+      prepared: true,
+    },
+    inspect: hub.inspect,
+  }).start();
+  const site = terminalSite(terminalId, hub, {
+    terminal,
+    receive: (l) => {
+      listener = l;
+    },
+    sendBack: (event) => terminal.send(event as never),
+  });
+  return { ...site, dispose: () => terminal.stop() };
 }

@@ -263,8 +263,9 @@ export class TurnDriver {
    * and the only rules that read a frame's time match up to a deadline after a past moment
    * (`settled_reply_rewritten`, `settled_success_disproved`): a rule that did not match at one
    * time does not at a later one, and a rule that matched emitted an outcome. The event's
-   * inferred turn id is read only when a turn is inferred, which changes the context. Skipped
-   * only while nobody outside watches the chart's events.
+   * inferred turn id is read only when a turn is inferred, which changes the context. A
+   * repeat is skipped before the chart whether or not an inspector watches: an inspector sees
+   * the events the chart takes, and a skipped one it never takes.
    */
   private sendFrame(t: number, available: boolean, signals: TurnSignals, projection: string): void {
     const before = this.o.turnPhase.getSnapshot();
@@ -279,7 +280,7 @@ export class TurnDriver {
     });
     const after = this.o.turnPhase.getSnapshot();
     this.quiet =
-      !this.o.hub.observed &&
+      !this.o.hub.everyEvent &&
       steps.length === 0 &&
       this.emitted === emitted &&
       after.status === 'active' &&

@@ -46,16 +46,13 @@ interface Played {
   frames: number;
 }
 
-/**
- * Replays a recording as replay does; `watched` attaches an inspector to the charts, under
- * which no event is ever skipped (it would miss them).
- */
-async function play(rec: ParsedRecording, watched: boolean): Promise<Played> {
+/** Replays a recording as replay does; `every`: with every event sent, none skipped. */
+async function play(rec: ParsedRecording, every: boolean): Promise<Played> {
   const clock = new VirtualClock();
   const config = KernelConfig.parse({});
   const site = standaloneSite({
     config,
-    hub: new InspectionHub(watched ? () => {} : undefined),
+    hub: new InspectionHub(undefined, { everyEvent: every }),
   });
   let turnFrames = 0;
   const send = site.charts.turnPhase.send.bind(site.charts.turnPhase);

@@ -43,12 +43,15 @@ export class TurnHarness {
   readonly driver: TurnDriver;
   private nextTurn = 1;
 
-  /** `inspect`: an observer of every chart event (the Stately inspector, say). */
+  /**
+   * `inspect`: an observer of every chart event (the Stately inspector, say); `everyEvent`:
+   * repeats are sent too.
+   */
   constructor(
     machines: MachineOverrides = {},
-    o: { inspect?: (ev: InspectionEvent) => void } = {},
+    o: { inspect?: (ev: InspectionEvent) => void; everyEvent?: boolean } = {},
   ) {
-    this.hub = new InspectionHub(o.inspect);
+    this.hub = new InspectionHub(o.inspect, { everyEvent: o.everyEvent ?? false });
     this.turnPhase = createActor(machines.turnPhase ?? turnPhaseMachine, {
       input: { settleSeconds: SETTLE_SECONDS, staleActiveSeconds: STALE_SECONDS },
       inspect: this.hub.inspect,
