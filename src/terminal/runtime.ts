@@ -15,7 +15,7 @@ import { detectToolVersion } from '../observe/tool-version.js';
 import type { ToolProfile } from '../profiles/types.js';
 import type { KernelConfig } from '../schemas/kernel.js';
 import type { TurnPayload } from '../schemas/turn-payload.js';
-import { terminalSite } from './charts.js';
+import { terminalSite } from '../kernel/charts.js';
 import { TerminalCommands } from './commands.js';
 import { TerminalPipeline } from './pipeline.js';
 import { PaneTyping } from './typing.js';

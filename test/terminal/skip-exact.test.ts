@@ -6,7 +6,7 @@ import { encodeLine } from '../../src/journal/codec.js';
 import { InspectionHub } from '../../src/kernel/chart-runner.js';
 import { getProfile } from '../../src/profiles/index.js';
 import { KernelConfig } from '../../src/schemas/kernel.js';
-import { standaloneSite } from '../../src/terminal/charts.js';
+import { standaloneSite } from '../../src/kernel/charts.js';
 import { TerminalPipeline } from '../../src/terminal/pipeline.js';
 import { VirtualClock } from '../../src/kernel/virtual-time.js';
 import {

@@ -3,7 +3,7 @@ import type { AnyStateMachine, EventObject } from 'xstate';
 import { createTestModel } from 'xstate/graph';
 import type { terminalMachine } from '../../../machines/terminal.js';
 import type { supervisorMachine } from '../../../machines/supervisor.js';
-import type { ChartLogic } from '../../../src/terminal/charts.js';
+import type { ChartLogic } from '../../../src/kernel/charts.js';
 import { edgeKey, machineEdges, traceMicrosteps, type Edge } from './transitions.js';
 
 /** Machines a system under test runs instead of those in machines/ (to show a mutant is caught). */

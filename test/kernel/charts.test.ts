@@ -7,7 +7,7 @@ import { InspectionHub } from '../../src/kernel/chart-runner.js';
 import { VirtualClock } from '../../src/kernel/virtual-time.js';
 import { getProfile } from '../../src/profiles/index.js';
 import { KernelConfig } from '../../src/schemas/kernel.js';
-import { standaloneSite } from '../../src/terminal/charts.js';
+import { standaloneSite } from '../../src/kernel/charts.js';
 import { TerminalPipeline } from '../../src/terminal/pipeline.js';
 import { parseRecording, playRecording, readJsonLines } from '../../src/replay/replay.js';
 

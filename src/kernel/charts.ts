@@ -1,8 +1,8 @@
-import { createActor, fromCallback, type AnyActorRef } from 'xstate';
-import type { completionMachine } from '../../machines/completion.js';
+import { createActor, fromCallback, type ActorRefFrom, type AnyActorRef } from 'xstate';
+import type { completionMachine, CompletionInput } from '../../machines/completion.js';
 import type { diagnosticsMachine } from '../../machines/diagnostics.js';
 import type { lastTurnMachine } from '../../machines/lastTurn.js';
-import type { readinessMachine } from '../../machines/readiness.js';
+import type { readinessMachine, ReadinessInput } from '../../machines/readiness.js';
 import {
   chartsOf,
   terminalMachine,
@@ -15,9 +15,20 @@ import {
 import type { turnPhaseMachine } from '../../machines/turnPhase.js';
 import type { watchdogMachine } from '../../machines/watchdog.js';
 import { PanewardError } from '../errors.js';
-import { InspectionHub } from '../kernel/chart-runner.js';
-import type { ChartHost } from '../kernel/kernel.js';
+import { InspectionHub } from './chart-runner.js';
 import type { KernelConfig } from '../schemas/kernel.js';
+
+/** Where the kernel's chart actors live: children of a terminal actor. */
+export interface ChartHost {
+  readonly hub: InspectionHub;
+  readiness(input: ReadinessInput): ActorRefFrom<typeof readinessMachine>;
+  /** A new completion actor for a turn (the previous one is already stopped). */
+  completion(turnId: string, input: CompletionInput): ActorRefFrom<typeof completionMachine>;
+  /** Stops a turn's completion actor. */
+  stopCompletion(turnId: string): void;
+  /** Stops every chart this host created itself. */
+  dispose?(): void;
+}
 
 /** The long-lived statechart actors of one terminal (a turn's completion actor comes and goes). */
 export type TerminalCharts = TerminalChartRefs;
@@ -67,6 +78,8 @@ export function terminalSite(
 ): TerminalHost {
   const charts = chartsOf(link.terminal);
   let handed: { turnId: string; ref: CompletionRef } | null = null;
+  /** The turn whose completion actor runs (the terminal runs one at a time). */
+  let running: string | null = null;
   link.receive((event) => {
     handed = { turnId: event.turnId, ref: event.ref };
   });
@@ -84,9 +97,15 @@ export function terminalSite(
           `terminal ${terminalId} spawned no completion for ${turnId}`,
         );
       }
+      running = turnId;
       return got.ref;
     },
-    stopCompletion: () => link.sendBack({ type: 'evt_turn_closed' }),
+    // Only the turn that runs: another id names no completion actor of this terminal.
+    stopCompletion: (turnId) => {
+      if (turnId !== running) return;
+      running = null;
+      link.sendBack({ type: 'evt_turn_closed' });
+    },
   };
 }
 
