@@ -659,7 +659,7 @@ export function registerServe(program: Command): void {
     )
     .option(
       '--notify-kinds <kinds>',
-      'tell only these kinds, comma-separated: question, turn_ended, stalled, exited, gone (default: all)',
+      'tell only these kinds, comma-separated: question, turn_ended, stalled, exited, gone, back (default: all)',
       (k: string, all: string[] = []) => [...all, k],
     )
     .action(async (opts: Record<string, unknown>) => {

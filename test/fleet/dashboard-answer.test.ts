@@ -94,7 +94,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)(
       const buttons = page.locator('#question-choices button');
       expect(await buttons.allTextContents()).toEqual(question.choices.map((c) => c.label));
       await page.waitForFunction(() =>
-        [...document.querySelectorAll('#question-choices button')].every(
+        Array.from(document.querySelectorAll('#question-choices button')).every(
           (b) => !(b as HTMLButtonElement).disabled,
         ),
       );
