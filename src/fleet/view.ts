@@ -105,8 +105,8 @@ export class FleetView implements SupervisorPort {
   readonly hostChanges$: Observable<HostChange> = this.hostChanges.asObservable();
   /** Whether each host answered when last judged; absent: never seen answering. */
   private readonly answering = new Map<string, boolean>();
-  /** The current connection's heartbeats have been read: hosts can be judged. */
-  private judging = false;
+  /** Since when the current connection's heartbeats have been read; null: hosts are not judged. */
+  private judgingSince: number | null = null;
   private readonly livenessTimer: NodeJS.Timeout;
 
   constructor(options: FleetViewOptions) {
@@ -424,11 +424,15 @@ export class FleetView implements SupervisorPort {
    * connected and has read the heartbeats of its current connection.
    */
   private judgeHosts(): void {
-    if (this.stopped || !this.judging || !this.conn.connected) return;
+    if (this.stopped || this.judgingSince === null || !this.conn.connected) return;
+    // Back from an outage of its own, the view gives each host one heartbeat expiry to be heard
+    // again (its edge may reconnect later than the view did), unless its edge said it stopped.
+    const settling = Date.now() - this.judgingSince < this.limits.heartbeatTtlSeconds * 1000;
     for (const host of [...this.hosts.keys()].sort()) {
       const now = this.hostView(host).reachable;
       const before = this.answering.get(host);
       if (before === undefined && !now) continue;
+      if (before === true && !now && settling && !this.hosts.get(host)?.stopped) continue;
       this.answering.set(host, now);
       if (before === undefined || before === now) continue;
       const terminalIds = [...this.terminals.entries()]
@@ -438,14 +442,16 @@ export class FleetView implements SupervisorPort {
       const reason = now
         ? `host ${host} answers again`
         : `host ${host} stopped answering: ${this.silence(host)}`;
-      this.log?.warn({ host, reachable: now, terminals: terminalIds.length }, reason);
+      const fields = { host, reachable: now, terminals: terminalIds.length };
+      if (now) this.log?.info(fields, reason);
+      else this.log?.warn(fields, reason);
       this.hostChanges.next({ host, reachable: now, reason, terminalIds });
     }
   }
 
   /** Stops the watchers of the current connection. */
   private halt(): void {
-    this.judging = false;
+    this.judgingSince = null;
     for (const r of this.running) r.stop();
     this.running = [];
   }
@@ -477,7 +483,7 @@ export class FleetView implements SupervisorPort {
       watchBucket(h.state, follower, (key, entry) => this.onState(key, entry)),
     ]);
     // The heartbeats of this connection are read: whether a host answers can be judged again.
-    if (live && !this.stopped) this.judging = true;
+    if (live && !this.stopped) this.judgingSince = Date.now();
     // Entries gone while the view was away are dropped (the watch brings only those that exist).
     const known = [...this.terminals].map(([id, t]): [string, string] => [
       id,

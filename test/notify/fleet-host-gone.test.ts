@@ -181,4 +181,26 @@ describe('a fleet host that stops answering is told', () => {
     await new Promise((r) => setTimeout(r, HEARTBEAT_TTL_MS + 1_000));
     expect(events()).toHaveLength(6);
   }, 60_000);
+
+  it("the fleet server's own loss of NATS tells nothing of the hosts it could not see", async () => {
+    await edge.start();
+    await rx.waitFor(8, 20_000);
+    expect(
+      events()
+        .slice(6)
+        .map((e) => e.kind),
+    ).toEqual(['back', 'back']);
+    // NATS down for longer than a heartbeat's expiry: neither side hears the other.
+    await nats.stop();
+    await new Promise((r) => setTimeout(r, HEARTBEAT_TTL_MS + 2_000));
+    await nats.start();
+    await until(
+      'host-a reachable again',
+      async () => ((await reachable()) ? true : undefined),
+      30_000,
+    );
+    // One more expiry (the edge may be heard later than the fleet server reconnects): still nothing.
+    await new Promise((r) => setTimeout(r, HEARTBEAT_TTL_MS + 2_000));
+    expect(events()).toHaveLength(8);
+  }, 90_000);
 });
