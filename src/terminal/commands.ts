@@ -203,8 +203,14 @@ export class TerminalCommands {
           { details: { field: 'choice', valid, questionId: asked.id } },
         );
       }
-      // The dialog as drawn right now, not as last polled: it may have changed in between.
-      const now = this.profile.parse({ text: await this.typing.capture() }).question ?? null;
+      // The dialog as drawn right now, not as last polled: it may have changed in between. A
+      // dialog whose highlight is drawn by colour alone is captured with its escapes, and the
+      // profile reads the keys from where the highlight stands now.
+      const screen =
+        asked.highlight === undefined
+          ? { text: await this.typing.capture() }
+          : await this.typing.captureWithEscapes();
+      const now = this.profile.parse(screen).question ?? null;
       if (now?.id !== asked.id) {
         throw refuse(
           now === null
@@ -212,6 +218,15 @@ export class TerminalCommands {
             : `the dialog changed before the answer was typed (now ${now.id})`,
           { questionId: now?.id ?? null },
         );
+      }
+      const keys = now.choices.find((c) => c.id === chosen.id)?.keys ?? [];
+      if (keys.length === 0) {
+        // The highlighted option could not be read without a guess: nothing is typed.
+        const why = now.highlight?.problem ?? `no keys for "${chosen.id}"`;
+        throw refuse(`the highlighted option of ${asked.id} cannot be read: ${why}`, {
+          questionId: asked.id,
+          choice: chosen.id,
+        });
       }
       const record = (outcome: 'closed' | 'still_open' | 'typing_failed') =>
         this.pipeline.recordAnswer({
@@ -222,7 +237,7 @@ export class TerminalCommands {
           outcome,
         });
       try {
-        await this.typing.keys(chosen.keys);
+        await this.typing.keys(keys);
       } catch (error) {
         await record('typing_failed');
         throw commandError(error);
