@@ -15,6 +15,9 @@ import type { ObserverEnding } from './witness.js';
 /** The pause after each step of an exit command: a CLI's menu settles before the next key. */
 const EXIT_STEP_PAUSE_MS = 400;
 
+/** The pause between the keys of an answer typed one at a time (arrows, then Enter). */
+const ANSWER_KEY_GAP_MS = 200;
+
 /** At most this many presses of a profile's clear keys for a draft the CLI put back. */
 const MAX_DRAFT_LINES_CLEARED = 8;
 
@@ -237,7 +240,15 @@ export class TerminalCommands {
           outcome,
         });
       try {
-        await this.typing.keys(keys);
+        if (asked.highlight === undefined || keys.length === 1) await this.typing.keys(keys);
+        else {
+          // Arrows from a colour-only highlight: a CLI that reads a whole chunk as one key
+          // (grok-cli, on Ink) drops arrows and Enter sent together, so each is its own send.
+          for (const [i, key] of keys.entries()) {
+            if (i > 0) await sleep(ANSWER_KEY_GAP_MS);
+            await this.typing.keys([key]);
+          }
+        }
       } catch (error) {
         await record('typing_failed');
         throw commandError(error);

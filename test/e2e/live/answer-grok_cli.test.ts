@@ -17,5 +17,7 @@ describeLiveAnswer({
   startupTimeoutMs: grokCliAgent.startupTimeoutMs + 30_000,
   // `⎿ Operation cancelled by user (pressed Escape)`, then a request that says so.
   deniedResult: 'told',
+  // The highlight moved on No first: Enter alone would refuse.
+  moveHighlight: ['Down', 'Down'],
   choices: ['allow_once', 'allow_always', 'deny'],
 });

@@ -18,5 +18,7 @@ describeLiveAnswer({
   startupTimeoutMs: kiloAgent.startupTimeoutMs + 60_000,
   deniedResult: 'no_claim',
   denyFollowUp: 'deny',
+  // The highlight moved on Reject first: Enter alone would refuse.
+  moveHighlight: ['Right', 'Right'],
   choices: ['allow_once', 'deny'],
 });

@@ -16,5 +16,7 @@ describeLiveAnswer({
   shell: (file) => opencodeAgent.permission!.toolUse(file),
   startupTimeoutMs: opencodeAgent.startupTimeoutMs + 60_000,
   deniedResult: 'no_claim',
+  // The highlight moved on Reject first: Enter alone would refuse.
+  moveHighlight: ['Right', 'Right'],
   choices: ['allow_once', 'deny'],
 });

@@ -55,6 +55,12 @@ export interface LiveAnswerCase {
    * choice that answers that second question, which draws no command.
    */
   denyFollowUp?: string;
+  /**
+   * For a highlight drawn by colour only: keys that move it off the first option before allowing
+   * (as an operator at the pane might), so the answer must read where it stands and come back.
+   * Each is pressed on its own; an Enter alone would then choose the option moved to.
+   */
+  moveHighlight?: string[];
   /** How long its first ready screen may take (90 s unless said). */
   startupTimeoutMs?: number;
 }
@@ -198,6 +204,16 @@ export function describeLiveAnswer(c: LiveAnswerCase): void {
         const { turnId, question } = await ask(file);
         expect(question.subject).toBe(`touch ${file}`);
         expect(question.choices.map((x) => x.id)).toEqual(c.choices);
+        if (c.moveHighlight !== undefined) {
+          const before = await session.capture();
+          for (const key of c.moveHighlight) {
+            await session.sendKeys(key);
+            await new Promise((r) => setTimeout(r, 700));
+          }
+          // The text is the same (the highlight is colour only): the same question.
+          expect(await session.capture()).toBe(before);
+          expect(sup.get(id).surface.question?.id).toBe(question.id);
+        }
 
         await answerUnderAttack(question, 'allow_once', file, logFrom);
 
