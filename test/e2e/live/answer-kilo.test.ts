@@ -15,7 +15,8 @@ describeLiveAnswer({
   prepare: ({ scratch, work, serverUrl }) =>
     kiloAgent.prepare({ scratch, workDir: work, serverUrl, retries: 'default' }),
   shell: (file) => kiloAgent.permission!.toolUse(file),
-  startupTimeoutMs: kiloAgent.startupTimeoutMs + 60_000,
+  // Kilo drew nothing for over two minutes at start on a loaded machine.
+  startupTimeoutMs: kiloAgent.startupTimeoutMs + 180_000,
   deniedResult: 'no_claim',
   denyFollowUp: 'deny',
   // The highlight moved on Reject first: Enter alone would refuse.
