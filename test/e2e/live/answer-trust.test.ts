@@ -1,0 +1,257 @@
+/**
+ * Answering a folder-trust question, live: the real CLI starts in a fresh home where its working
+ * folder is not trusted, so it asks first. paneward reads the dialog as a `trust_folder` question
+ * naming the folder and answers `trust` with the CLI's own keys; the CLI then reaches its prompt
+ * and a prompt round-trips through the loopback model server (a success). Nothing reached the
+ * model before the answer. One refusal is proven too: Claude Code's `exit`.
+ */
+import { existsSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSupervisor, type Supervisor, type TerminalState } from '../../../src/index.js';
+import type { AgentLaunch } from '../../../src/tooling/agents/chat-agent.js';
+import { CLAUDE_CODE_BIN, prepareClaudeCode } from '../../../src/tooling/agents/claude_code.js';
+import {
+  codexAgent,
+  installedDaemonPackages,
+  prepareCodex,
+  stopCodexDaemons,
+} from '../../../src/tooling/agents/codex.js';
+import { geminiCliAgent, prepareGeminiCli } from '../../../src/tooling/agents/gemini_cli.js';
+import { anthropicProtocol } from '../../../src/tooling/model-server/anthropic.js';
+import { geminiProtocol } from '../../../src/tooling/model-server/gemini.js';
+import { openaiProtocol } from '../../../src/tooling/model-server/openai.js';
+import {
+  startFakeModelServer,
+  type FakeModelServer,
+  type Protocol,
+} from '../../../src/tooling/model-server/server.js';
+import { startAgentSession, uniqueSocketName, type AgentSession } from '../harness/session.js';
+import { Timeline } from '../harness/timeline.js';
+
+interface LiveTrustCase {
+  tool: string;
+  label: string;
+  bin: string;
+  protocol: Protocol;
+  /** Sets the CLI up in a fresh home where `work` is not trusted; how to start it. */
+  prepare(o: { scratch: string; work: string; serverUrl: string }): Promise<AgentLaunch>;
+  cleanup?(scratch: string): Promise<unknown>;
+  /** The choices its trust dialog offers, in order. */
+  choices: string[];
+  /** Whether the dialog names the folder (the question's subject) or draws no path. */
+  namesFolder: boolean;
+  /** How long its trust dialog may take to show. */
+  startupTimeoutMs: number;
+}
+
+/** One CLI under supervision in its own tmux server, home and model server. */
+interface Run {
+  server: FakeModelServer;
+  session: AgentSession;
+  sup: Supervisor;
+  id: string;
+  timeline: Timeline;
+  work: string;
+  close(): Promise<void>;
+}
+
+async function startRun(c: LiveTrustCase, scratch: string): Promise<Run> {
+  rmSync(scratch, { recursive: true, force: true });
+  const work = join(scratch, 'work');
+  const server = await startFakeModelServer({ protocols: [c.protocol] });
+  const launch = await c.prepare({ scratch, work, serverUrl: server.url });
+  const session = await startAgentSession({
+    socketName: uniqueSocketName(`pw-live-trust-${c.tool}`),
+    cols: 160,
+    rows: 45,
+    cwd: launch.cwd,
+    env: launch.env,
+    command: launch.command,
+  });
+  const sup = createSupervisor({
+    socketName: session.socketName,
+    dataDir: join(scratch, 'data'),
+    config: { pollIntervalSeconds: 0.25 },
+  });
+  const timeline = new Timeline(() => session.capture());
+  const id = await sup.attach({ target: session.target, tool: c.tool });
+  sup.state$(id).subscribe((s) => timeline.push(s));
+  return {
+    server,
+    session,
+    sup,
+    id,
+    timeline,
+    work,
+    async close() {
+      await sup.stop();
+      await session.close();
+      await c.cleanup?.(scratch);
+      await server.close();
+      rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+}
+
+type Question = NonNullable<TerminalState['surface']['question']>;
+
+/** Waits for the trust question and checks what it names and offers. */
+async function trustQuestion(run: Run, c: LiveTrustCase): Promise<Question> {
+  const { s } = await run.timeline.waitFor(
+    'the trust question',
+    (x) => x.readiness.status === 'blocked' && x.surface.question?.kind === 'trust_folder',
+    { timeoutMs: c.startupTimeoutMs },
+  );
+  const question = s.surface.question!;
+  expect(question.subject).toBe(c.namesFolder ? resolve(run.work) : null);
+  expect(question.choices.map((x) => x.id)).toEqual(c.choices);
+  return question;
+}
+
+function describeLiveTrust(c: LiveTrustCase, refuse?: (c: LiveTrustCase) => void): void {
+  const scratch = resolve(`.tmp/e2e-live/answer-trust-${c.tool}`, String(process.pid));
+  const missing = !existsSync(c.bin);
+  if (missing) console.warn(`live trust answer skipped: ${c.label} is not at ${c.bin}`);
+
+  describe
+    .skipIf(missing)
+    .sequential(`live ${c.label}: answering its folder-trust question`, () => {
+      let run: Run | undefined;
+      beforeAll(async () => {
+        run = await startRun(c, join(scratch, 'trust'));
+      }, 60_000);
+      afterAll(async () => {
+        await run?.close();
+      }, 60_000);
+
+      it(
+        'trust: the CLI reaches its prompt and a prompt round-trips through the model',
+        async () => {
+          const r = run!;
+          const question = await trustQuestion(r, c);
+          // Nothing went to the model while the folder was not trusted.
+          expect(r.server.log().filter((e) => e.streaming)).toHaveLength(0);
+          await expect(
+            r.sup.answer(r.id, { questionId: question.id, choice: 'trust' }),
+          ).resolves.toMatchObject({ closed: true, choice: 'trust' });
+          const seenFrom = r.timeline.seen.length;
+          await r.timeline.waitFor(
+            'ready',
+            (s) => s.readiness.status === 'ready' && s.turn.phase === 'ready',
+            { from: Math.max(0, seenFrom - 1), timeoutMs: c.startupTimeoutMs },
+          );
+          expect(r.sup.get(r.id).surface.question).toBeNull();
+          r.server.enqueue({ text: 'Trusted and answering.', chunkDelayMs: 50 });
+          const result = await r.sup.runTurn(r.id, 'say something', { timeoutMs: 60_000 });
+          expect(
+            result.lastTurn.result,
+            `${r.timeline.describe(seenFrom)}\n${await r.session.capture()}`,
+          ).toBe('success');
+          expect(r.server.log().filter((e) => e.streaming)).toHaveLength(1);
+          const records = r.sup.history(r.id, 500).filter((x) => x.kind === 'question.answered');
+          expect(records).toMatchObject([
+            { questionId: question.id, questionKind: 'trust_folder', choice: 'trust' },
+          ]);
+        },
+        c.startupTimeoutMs * 2 + 90_000,
+      );
+
+      refuse?.(c);
+    });
+}
+
+const claudeCode: LiveTrustCase = {
+  tool: 'claude_code',
+  label: 'Claude Code',
+  bin: CLAUDE_CODE_BIN,
+  protocol: anthropicProtocol,
+  prepare: async ({ scratch, work, serverUrl }) =>
+    prepareClaudeCode({
+      home: join(scratch, 'home'),
+      cwd: work,
+      baseUrl: serverUrl,
+      trustFolder: false,
+      maxRetries: 0,
+    }),
+  choices: ['exit', 'trust'],
+  namesFolder: true,
+  startupTimeoutMs: 60_000,
+};
+
+describeLiveTrust(claudeCode, (c) => {
+  it('exit: the CLI quits, never having spoken to the model, and its pane closes', async () => {
+    const scratch = resolve(`.tmp/e2e-live/answer-trust-${c.tool}`, String(process.pid), 'exit');
+    const r = await startRun(c, scratch);
+    try {
+      const question = await trustQuestion(r, c);
+      await expect(
+        r.sup.answer(r.id, { questionId: question.id, choice: 'exit' }),
+      ).resolves.toMatchObject({ closed: true, choice: 'exit' });
+      const seenFrom = Math.max(0, r.timeline.seen.length - 1);
+      // Claude Code draws its exit, a failed readiness with no question left; the CLI was the
+      // pane's only process, so the pane (and its tmux session) then closes: unavailable.
+      const { s } = await r.timeline.waitFor(
+        'the exit drawn',
+        (x) => x.surface.uiContext === 'exited' || x.diagnostics.availability === 'unavailable',
+        { from: seenFrom, timeoutMs: 30_000 },
+      );
+      expect(s.readiness.status).toBe('failed');
+      expect(s.surface.question).toBeNull();
+      await r.timeline.waitFor(
+        'the pane gone',
+        (x) => x.diagnostics.availability === 'unavailable',
+        {
+          from: seenFrom,
+          timeoutMs: 30_000,
+        },
+      );
+      expect(r.sup.get(r.id).readiness.status).toBe('failed');
+      expect(r.server.log().filter((e) => e.streaming)).toHaveLength(0);
+      expect(existsSync(join(scratch, 'work'))).toBe(true);
+    } finally {
+      await r.close();
+    }
+  }, 120_000);
+});
+
+describeLiveTrust({
+  tool: 'codex',
+  label: 'Codex',
+  bin: codexAgent.bin,
+  protocol: openaiProtocol,
+  prepare: async ({ scratch, work, serverUrl }) =>
+    prepareCodex({
+      scratchDir: scratch,
+      workDir: work,
+      serverUrl,
+      retries: 0,
+      trusted: false,
+      daemonPackages: await installedDaemonPackages(),
+    }),
+  cleanup: (scratch) => stopCodexDaemons(scratch),
+  choices: ['trust', 'back'],
+  namesFolder: true,
+  startupTimeoutMs: 60_000,
+});
+
+describeLiveTrust({
+  tool: 'gemini_cli',
+  label: 'Gemini CLI',
+  bin: geminiCliAgent.bin,
+  protocol: geminiProtocol,
+  prepare: async ({ scratch, work, serverUrl }) =>
+    prepareGeminiCli({
+      cwd: work,
+      home: join(scratch, 'home'),
+      baseUrl: serverUrl,
+      maxAttempts: 1,
+      trusted: false,
+      // Trusting the folder restarts Gemini CLI through its launcher; without one it just exits.
+      relaunch: true,
+    }),
+  // `Do you trust the files in this folder?` names no folder: the question has no subject.
+  choices: ['trust', 'trust_parent', 'dont_trust'],
+  namesFolder: false,
+  startupTimeoutMs: 60_000,
+});
