@@ -3,9 +3,11 @@
  * folder is not trusted, so it asks first. paneward reads the dialog as a `trust_folder` question
  * naming the folder and answers `trust` with the CLI's own keys; the CLI then reaches its prompt
  * and a prompt round-trips through the loopback model server (a success). Nothing reached the
- * model before the answer. One refusal is proven too: Claude Code's `exit`.
+ * model before the answer, and the CLI's own config records the trust after it. Two refusals:
+ * Claude Code's `exit` (the CLI quits and its pane closes) and Gemini CLI's `dont_trust` (it goes
+ * on in its restricted mode, records the refusal, and still answers prompts).
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSupervisor, type Supervisor, type TerminalState } from '../../../src/index.js';
@@ -39,6 +41,10 @@ interface LiveTrustCase {
   cleanup?(scratch: string): Promise<unknown>;
   /** The choices its trust dialog offers, in order. */
   choices: string[];
+  /** What the CLI's own config says of the folder's trust (undefined: nothing). */
+  trustRecord(scratch: string, work: string): unknown;
+  /** That record once the folder is trusted. */
+  trustedRecord: unknown;
   /** Whether the dialog names the folder (the question's subject) or draws no path. */
   namesFolder: boolean;
   /** How long its trust dialog may take to show. */
@@ -52,6 +58,7 @@ interface Run {
   sup: Supervisor;
   id: string;
   timeline: Timeline;
+  scratch: string;
   work: string;
   close(): Promise<void>;
 }
@@ -83,6 +90,7 @@ async function startRun(c: LiveTrustCase, scratch: string): Promise<Run> {
     sup,
     id,
     timeline,
+    scratch,
     work,
     async close() {
       await sup.stop();
@@ -93,6 +101,12 @@ async function startRun(c: LiveTrustCase, scratch: string): Promise<Run> {
     },
   };
 }
+
+interface ClaudeConfig {
+  projects?: Record<string, { hasTrustDialogAccepted?: boolean }>;
+}
+
+const readJson = (file: string): unknown => JSON.parse(readFileSync(file, 'utf8'));
 
 type Question = NonNullable<TerminalState['surface']['question']>;
 
@@ -176,6 +190,10 @@ const claudeCode: LiveTrustCase = {
     }),
   choices: ['exit', 'trust'],
   namesFolder: true,
+  trustRecord: (scratch, work) =>
+    (readJson(join(scratch, 'home', '.claude.json')) as ClaudeConfig).projects?.[work]
+      ?.hasTrustDialogAccepted,
+  trustedRecord: true,
   startupTimeoutMs: 60_000,
 };
 
@@ -208,7 +226,7 @@ describeLiveTrust(claudeCode, (c) => {
       );
       expect(r.sup.get(r.id).readiness.status).toBe('failed');
       expect(r.server.log().filter((e) => e.streaming)).toHaveLength(0);
-      expect(existsSync(join(scratch, 'work'))).toBe(true);
+      expect(c.trustRecord(scratch, resolve(r.work))).not.toBe(c.trustedRecord);
     } finally {
       await r.close();
     }
@@ -232,10 +250,17 @@ describeLiveTrust({
   cleanup: (scratch) => stopCodexDaemons(scratch),
   choices: ['trust', 'back'],
   namesFolder: true,
+  trustRecord: (scratch, work) => {
+    const toml = readFileSync(join(scratch, 'home', '.codex', 'config.toml'), 'utf8');
+    const at = toml.indexOf(`[projects.${JSON.stringify(work)}]`);
+    if (at < 0) return undefined;
+    return /^trust_level = "(\w+)"/m.exec(toml.slice(at))?.[1];
+  },
+  trustedRecord: 'trusted',
   startupTimeoutMs: 60_000,
 });
 
-describeLiveTrust({
+const geminiCli: LiveTrustCase = {
   tool: 'gemini_cli',
   label: 'Gemini CLI',
   bin: geminiCliAgent.bin,
@@ -253,5 +278,39 @@ describeLiveTrust({
   // `Do you trust the files in this folder?` names no folder: the question has no subject.
   choices: ['trust', 'trust_parent', 'dont_trust'],
   namesFolder: false,
+  trustRecord: (scratch, work) =>
+    (readJson(join(scratch, 'home', '.gemini', 'trustedFolders.json')) as Record<string, unknown>)[
+      work
+    ],
+  trustedRecord: 'TRUST_FOLDER',
   startupTimeoutMs: 60_000,
+};
+
+describeLiveTrust(geminiCli, (c) => {
+  it('dont_trust: the CLI stays, untrusted, and still answers prompts', async () => {
+    const scratch = resolve(`.tmp/e2e-live/answer-trust-${c.tool}`, String(process.pid), 'dont');
+    const r = await startRun(c, scratch);
+    try {
+      const question = await trustQuestion(r, c);
+      await expect(
+        r.sup.answer(r.id, { questionId: question.id, choice: 'dont_trust' }),
+      ).resolves.toMatchObject({ closed: true, choice: 'dont_trust' });
+      const seenFrom = Math.max(0, r.timeline.seen.length - 1);
+      await r.timeline.waitFor(
+        'ready',
+        (s) => s.readiness.status === 'ready' && s.turn.phase === 'ready',
+        { from: seenFrom, timeoutMs: c.startupTimeoutMs },
+      );
+      expect(r.sup.get(r.id).surface.question).toBeNull();
+      // Gemini CLI goes on in its restricted mode and says so; its config keeps the refusal.
+      await r.session.waitForText(/This folder is untrusted/, 20_000);
+      expect(c.trustRecord(scratch, resolve(r.work))).toBe('DO_NOT_TRUST');
+      r.server.enqueue({ text: 'Answering from an untrusted folder.', chunkDelayMs: 50 });
+      const result = await r.sup.runTurn(r.id, 'say something', { timeoutMs: 60_000 });
+      expect(result.lastTurn.result).toBe('success');
+      expect(r.server.log().filter((e) => e.streaming)).toHaveLength(1);
+    } finally {
+      await r.close();
+    }
+  }, 150_000);
 });
