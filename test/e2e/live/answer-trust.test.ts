@@ -1,13 +1,16 @@
 /**
  * Answering a folder-trust question, live: the real CLI starts in a fresh home where its working
  * folder is not trusted, so it asks first. paneward reads the dialog as a `trust_folder` question
- * naming the folder and answers `trust` with the CLI's own keys; the CLI then reaches its prompt
- * and a prompt round-trips through the loopback model server (a success). Nothing reached the
- * model before the answer, and the CLI's own config records the trust after it. Two refusals:
- * Claude Code's `exit` (the CLI quits and its pane closes) and Gemini CLI's `dont_trust` (it goes
- * on in its restricted mode, records the refusal, and still answers prompts).
+ * (naming the folder where the dialog draws it) and answers `trust` with the CLI's own keys; the
+ * CLI then reaches its prompt and a prompt round-trips through the loopback model server (a
+ * success). Nothing reached the model before the answer, and the CLI's own config records the
+ * trust after it. Two refusals: Claude Code's `exit` (the CLI quits and its pane closes) and
+ * Gemini CLI's `dont_trust` (it goes on in its restricted mode, records the refusal, and still
+ * answers prompts).
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSupervisor, type Supervisor, type TerminalState } from '../../../src/index.js';
@@ -30,6 +33,7 @@ import {
 } from '../../../src/tooling/model-server/server.js';
 import { startAgentSession, uniqueSocketName, type AgentSession } from '../harness/session.js';
 import { Timeline } from '../harness/timeline.js';
+import { descendantsOf, readProcessTable } from '../../../src/observe/process.js';
 
 interface LiveTrustCase {
   tool: string;
@@ -47,6 +51,11 @@ interface LiveTrustCase {
   trustedRecord: unknown;
   /** Whether the dialog names the folder (the question's subject) or draws no path. */
   namesFolder: boolean;
+  /**
+   * Trusting restarts the CLI (Gemini CLI through its launcher): the old process's ready screen
+   * stays drawn until the new one has started, so the prompt waits for the new process.
+   */
+  restartsOnTrust?: boolean;
   /** How long its trust dialog may take to show. */
   startupTimeoutMs: number;
 }
@@ -102,6 +111,40 @@ async function startRun(c: LiveTrustCase, scratch: string): Promise<Run> {
   };
 }
 
+/**
+ * Where a run keeps its home and working folder: outside any git checkout, as a new project
+ * would be. Inside one, Codex trusts the repository's root (for a worktree, the main checkout's)
+ * rather than the folder, and the record would depend on where the tests run from.
+ */
+const scratchOf = (c: LiveTrustCase) =>
+  join(realpathSync(tmpdir()), `paneward-live-trust-${c.tool}-${process.pid}`);
+
+/** The pids under the pane (the pane's own process not among them). */
+async function paneTree(r: Run): Promise<number[]> {
+  return descendantsOf(await readProcessTable(), await r.session.panePid());
+}
+
+/**
+ * Waits until the CLI has restarted: a process under the pane that was not there before runs,
+ * one that was there is gone, and the pane's terminal is in raw mode again (the new process reads
+ * keys; between the two processes it is line-buffered, and typed text would be echoed).
+ */
+async function restarted(r: Run, before: number[], timeoutMs: number): Promise<void> {
+  const tty = (
+    await r.session.transport.run(['display-message', '-p', '-t', r.session.target, '#{pane_tty}'])
+  ).trim();
+  const raw = () => /(^|\s)-icanon(\s|$)/.test(execFileSync('stty', ['-F', tty, '-a']).toString());
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const now = await paneTree(r);
+    const fresh = now.some((pid) => !before.includes(pid));
+    const gone = before.some((pid) => !now.includes(pid));
+    if (fresh && gone && raw()) return;
+    if (Date.now() > end) throw new Error(`the CLI did not restart: ${before} then ${now}`);
+    await new Promise((res) => setTimeout(res, 200));
+  }
+}
+
 interface ClaudeConfig {
   projects?: Record<string, { hasTrustDialogAccepted?: boolean }>;
 }
@@ -124,7 +167,7 @@ async function trustQuestion(run: Run, c: LiveTrustCase): Promise<Question> {
 }
 
 function describeLiveTrust(c: LiveTrustCase, refuse?: (c: LiveTrustCase) => void): void {
-  const scratch = resolve(`.tmp/e2e-live/answer-trust-${c.tool}`, String(process.pid));
+  const scratch = scratchOf(c);
   const missing = !existsSync(c.bin);
   if (missing) console.warn(`live trust answer skipped: ${c.label} is not at ${c.bin}`);
 
@@ -137,6 +180,7 @@ function describeLiveTrust(c: LiveTrustCase, refuse?: (c: LiveTrustCase) => void
       }, 60_000);
       afterAll(async () => {
         await run?.close();
+        rmSync(scratch, { recursive: true, force: true });
       }, 60_000);
 
       it(
@@ -144,11 +188,15 @@ function describeLiveTrust(c: LiveTrustCase, refuse?: (c: LiveTrustCase) => void
         async () => {
           const r = run!;
           const question = await trustQuestion(r, c);
-          // Nothing went to the model while the folder was not trusted.
+          // Nothing went to the model while the folder was not trusted, and the CLI's config
+          // says nothing of it yet.
           expect(r.server.log().filter((e) => e.streaming)).toHaveLength(0);
+          expect(c.trustRecord(r.scratch, resolve(r.work))).not.toEqual(c.trustedRecord);
+          const before = await paneTree(r);
           await expect(
             r.sup.answer(r.id, { questionId: question.id, choice: 'trust' }),
           ).resolves.toMatchObject({ closed: true, choice: 'trust' });
+          if (c.restartsOnTrust) await restarted(r, before, c.startupTimeoutMs);
           const seenFrom = r.timeline.seen.length;
           await r.timeline.waitFor(
             'ready',
@@ -156,6 +204,8 @@ function describeLiveTrust(c: LiveTrustCase, refuse?: (c: LiveTrustCase) => void
             { from: Math.max(0, seenFrom - 1), timeoutMs: c.startupTimeoutMs },
           );
           expect(r.sup.get(r.id).surface.question).toBeNull();
+          // The CLI kept the answer as its own: the folder is trusted in its config.
+          expect(c.trustRecord(r.scratch, resolve(r.work))).toEqual(c.trustedRecord);
           r.server.enqueue({ text: 'Trusted and answering.', chunkDelayMs: 50 });
           const result = await r.sup.runTurn(r.id, 'say something', { timeoutMs: 60_000 });
           expect(
@@ -199,7 +249,7 @@ const claudeCode: LiveTrustCase = {
 
 describeLiveTrust(claudeCode, (c) => {
   it('exit: the CLI quits, never having spoken to the model, and its pane closes', async () => {
-    const scratch = resolve(`.tmp/e2e-live/answer-trust-${c.tool}`, String(process.pid), 'exit');
+    const scratch = join(scratchOf(c), 'exit');
     const r = await startRun(c, scratch);
     try {
       const question = await trustQuestion(r, c);
@@ -238,23 +288,27 @@ describeLiveTrust({
   label: 'Codex',
   bin: codexAgent.bin,
   protocol: openaiProtocol,
-  prepare: async ({ scratch, work, serverUrl }) =>
-    prepareCodex({
+  prepare: async ({ scratch, work, serverUrl }) => {
+    const launch = prepareCodex({
       scratchDir: scratch,
       workDir: work,
       serverUrl,
       retries: 0,
       trusted: false,
       daemonPackages: await installedDaemonPackages(),
-    }),
+    });
+    // Codex asks only about a folder in a git repository (elsewhere it starts at its prompt), and
+    // then trusts the repository's root: the folder is made a repository of its own.
+    execFileSync('git', ['init', '-q', work]);
+    return launch;
+  },
   cleanup: (scratch) => stopCodexDaemons(scratch),
   choices: ['trust', 'back'],
   namesFolder: true,
   trustRecord: (scratch, work) => {
     const toml = readFileSync(join(scratch, 'home', '.codex', 'config.toml'), 'utf8');
-    const at = toml.indexOf(`[projects.${JSON.stringify(work)}]`);
-    if (at < 0) return undefined;
-    return /^trust_level = "(\w+)"/m.exec(toml.slice(at))?.[1];
+    const at = toml.indexOf(`[projects.${JSON.stringify(work)}]\n`);
+    return at < 0 ? undefined : /^trust_level = "(\w+)"/m.exec(toml.slice(at))?.[1];
   },
   trustedRecord: 'trusted',
   startupTimeoutMs: 60_000,
@@ -275,6 +329,7 @@ const geminiCli: LiveTrustCase = {
       // Trusting the folder restarts Gemini CLI through its launcher; without one it just exits.
       relaunch: true,
     }),
+  restartsOnTrust: true,
   // `Do you trust the files in this folder?` names no folder: the question has no subject.
   choices: ['trust', 'trust_parent', 'dont_trust'],
   namesFolder: false,
@@ -288,7 +343,7 @@ const geminiCli: LiveTrustCase = {
 
 describeLiveTrust(geminiCli, (c) => {
   it('dont_trust: the CLI stays, untrusted, and still answers prompts', async () => {
-    const scratch = resolve(`.tmp/e2e-live/answer-trust-${c.tool}`, String(process.pid), 'dont');
+    const scratch = join(scratchOf(c), 'dont');
     const r = await startRun(c, scratch);
     try {
       const question = await trustQuestion(r, c);
@@ -302,8 +357,10 @@ describeLiveTrust(geminiCli, (c) => {
         { from: seenFrom, timeoutMs: c.startupTimeoutMs },
       );
       expect(r.sup.get(r.id).surface.question).toBeNull();
-      // Gemini CLI goes on in its restricted mode and says so; its config keeps the refusal.
-      await r.session.waitForText(/This folder is untrusted/, 20_000);
+      // Gemini CLI goes on in its restricted mode: its footer's sandbox column reads `untrusted`
+      // (its `This folder is untrusted` notice comes late or not at all); its config keeps the
+      // refusal.
+      await r.session.waitForText(/ untrusted +gemini-/, 20_000);
       expect(c.trustRecord(scratch, resolve(r.work))).toBe('DO_NOT_TRUST');
       r.server.enqueue({ text: 'Answering from an untrusted folder.', chunkDelayMs: 50 });
       const result = await r.sup.runTurn(r.id, 'say something', { timeoutMs: 60_000 });
