@@ -45,7 +45,7 @@ interface LiveTrustCase {
   cleanup?(scratch: string): Promise<unknown>;
   /** The choices its trust dialog offers, in order. */
   choices: string[];
-  /** What the CLI's own config says of the folder's trust (undefined: nothing). */
+  /** What the CLI's own config says of the folder's trust (undefined: it says nothing). */
   trustRecord(scratch: string, work: string): unknown;
   /** That record once the folder is trusted. */
   trustedRecord: unknown;
