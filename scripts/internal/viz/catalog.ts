@@ -9,6 +9,7 @@ import {
   terminalMachine,
   turnPhaseMachine,
   watchdogMachine,
+  witnessMachine,
 } from '../../../machines/index.js';
 import {
   completionSeed,
@@ -73,6 +74,11 @@ export const catalog: readonly CatalogEntry[] = [
     machine: watchdogMachine,
     chart: watchdogSpec,
     description: 'Session wall-clock watchdog (no seed diagram; prose only). Statecharts §7.',
+  },
+  {
+    machine: witnessMachine,
+    description:
+      'Completion witness: who settles a turn (screen, session record, hooks, completion observers) under the completion authority (no chart in statecharts.md; docs/witness.md).',
   },
   {
     machine: terminalMachine,
