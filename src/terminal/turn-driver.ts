@@ -1,12 +1,11 @@
 import { createActor, type ActorRefFrom, type EmittedFrom } from 'xstate';
-import type { lastTurnMachine, LastTurnState } from '../../machines/lastTurn.js';
+import type { lastTurnMachine } from '../../machines/lastTurn.js';
 import { normalizeProjection } from '../../machines/surface.js';
 import type {
   TurnInfo,
   TurnPhaseContext,
   turnPhaseMachine,
   TurnPhaseState,
-  TurnSource,
 } from '../../machines/turnPhase.js';
 import { ChartRunner, type InspectionHub } from '../kernel/chart-runner.js';
 import { TimerOrder, type Timers } from '../kernel/timers.js';
@@ -29,9 +28,17 @@ import {
   type WitnessScreen,
   type WitnessState,
 } from '../../machines/witness.js';
-import { onOutcome, type OutcomeWiring, type TurnLifecycle } from './turn-outcome.js';
+import {
+  lastTurnOf,
+  onOutcome,
+  restoreLastTurn,
+  type OutcomeWiring,
+  type RestoredOutcome,
+  type TurnLifecycle,
+  type TurnSnapshot,
+} from './turn-outcome.js';
 
-export type { TurnLifecycle, WitnessDisagreement };
+export type { TurnLifecycle, TurnSnapshot, WitnessDisagreement };
 
 /** One frame as the turn charts see it. */
 export interface TurnFrameInput {
@@ -39,22 +46,6 @@ export interface TurnFrameInput {
   available: boolean;
   signals: TurnSignals;
   projectionText: string;
-}
-
-export interface TurnSnapshot {
-  phase: TurnPhaseState;
-  current: TurnInfo | null;
-  lastTurn: {
-    result: LastTurnState;
-    source: TurnSource | 'none';
-    turnId: string | null;
-    at: number | null;
-    /**
-     * Which witness decided it; only with a completion witness set up, and not for an outcome
-     * restored from the journal.
-     */
-    witness?: OutcomeWitness;
-  };
 }
 
 export interface TurnDriverOptions {
@@ -359,41 +350,17 @@ export class TurnDriver {
     return this.witness.getSnapshot().value as WitnessState;
   }
 
-  /**
-   * Puts the last-turn chart where the journal left it. Nothing is reported: outcomes are
-   * reported from the turn-phase chart's `outcome` events, and this sends none.
-   */
-  restoreLastTurn(facts: {
-    result: 'success' | 'interrupted' | 'known_failure';
-    source: TurnSource;
-    turnId: string;
-    at: number;
-  }): void {
-    const type = (
-      {
-        success: 'evt_success_settled',
-        interrupted: 'evt_interrupted',
-        known_failure: 'evt_known_failure',
-      } as const
-    )[facts.result];
-    this.last.send({ type, turnId: facts.turnId, source: facts.source, at: facts.at });
+  /** Puts the last-turn chart where the journal left it (docs/statecharts.md §5). */
+  restoreLastTurn(facts: RestoredOutcome): void {
+    restoreLastTurn(this.last, facts);
   }
 
   snapshot(): TurnSnapshot {
-    const ctx = this.last.context;
     const w = this.witness.getSnapshot().context;
     return {
       phase: this.phase.state as TurnPhaseState,
       current: this.current,
-      lastTurn: {
-        result: this.last.state as LastTurnState,
-        source: ctx.source,
-        turnId: ctx.turnId,
-        at: ctx.at,
-        ...(this.o.witness && w.recordSeen && ctx.turnId !== null && w.lastWitness
-          ? { witness: w.lastWitness }
-          : {}),
-      },
+      lastTurn: lastTurnOf(this.last, this.o.witness && w.recordSeen ? w.lastWitness : null),
     };
   }
 

@@ -1,6 +1,11 @@
 import type { ActorRefFrom } from 'xstate';
-import type { lastTurnMachine } from '../../machines/lastTurn.js';
-import type { TurnInfo, TurnPhaseEmitted, TurnSource } from '../../machines/turnPhase.js';
+import type { lastTurnMachine, LastTurnState } from '../../machines/lastTurn.js';
+import type {
+  TurnInfo,
+  TurnPhaseEmitted,
+  TurnPhaseState,
+  TurnSource,
+} from '../../machines/turnPhase.js';
 import {
   evidenceOf,
   type OutcomeWitness,
@@ -88,4 +93,65 @@ export function onOutcome(
     ...(witness && w.configured && seen ? { witness } : {}),
     ...evidence,
   });
+}
+
+export interface TurnSnapshot {
+  phase: TurnPhaseState;
+  current: TurnInfo | null;
+  lastTurn: {
+    result: LastTurnState;
+    source: TurnSource | 'none';
+    turnId: string | null;
+    at: number | null;
+    /**
+     * Which witness decided it; only with a completion witness set up, and not for an outcome
+     * restored from the journal.
+     */
+    witness?: OutcomeWitness;
+  };
+}
+
+/** An outcome the journal recorded for a terminal's last turn. */
+export interface RestoredOutcome {
+  result: 'success' | 'interrupted' | 'known_failure';
+  source: TurnSource;
+  turnId: string;
+  at: number;
+}
+
+const EVENT_OF = {
+  success: 'evt_success_settled',
+  interrupted: 'evt_interrupted',
+  known_failure: 'evt_known_failure',
+} as const;
+
+/**
+ * Puts the last-turn chart where the journal left it. Nothing is reported: outcomes are
+ * reported from the turn-phase chart's `outcome` events, and this sends none.
+ */
+export function restoreLastTurn(
+  last: ChartRunner<ActorRefFrom<typeof lastTurnMachine>>,
+  facts: RestoredOutcome,
+): void {
+  last.send({
+    type: EVENT_OF[facts.result],
+    turnId: facts.turnId,
+    source: facts.source,
+    at: facts.at,
+  });
+}
+
+/** The last turn as the snapshot tells it; `witness`: who decided it, when outcomes name theirs. */
+export function lastTurnOf(
+  last: ChartRunner<ActorRefFrom<typeof lastTurnMachine>>,
+  witness: OutcomeWitness | null | undefined,
+): TurnSnapshot['lastTurn'] {
+  const ctx = last.context;
+  return {
+    result: last.state as LastTurnState,
+    source: ctx.source,
+    turnId: ctx.turnId,
+    at: ctx.at,
+    ...(witness && ctx.turnId !== null ? { witness } : {}),
+  };
 }
