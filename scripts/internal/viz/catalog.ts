@@ -78,7 +78,7 @@ export const catalog: readonly CatalogEntry[] = [
   {
     machine: witnessMachine,
     description:
-      'Completion witness: who settles a turn (screen, session record, hooks, completion observers) under the completion authority (no chart in statecharts.md; docs/witness.md).',
+      'Completion witness: who settles a turn (screen, session record, hooks, completion observers) under the completion authority (no seed diagram). Statecharts §9; docs/witness.md.',
   },
   {
     machine: terminalMachine,
@@ -93,6 +93,6 @@ export const catalog: readonly CatalogEntry[] = [
   {
     machine: respawnMachine,
     description:
-      'Restart policy of a CLI paneward started: backoff, limit, giving up; a death while paneward stops it is no failure (no chart in statecharts.md; docs/spawn.md).',
+      'Restart policy of a CLI paneward started: backoff, limit, giving up; a death while paneward stops it is no failure (no seed diagram). Statecharts §10; docs/spawn.md.',
   },
 ];
