@@ -327,6 +327,18 @@ export function recordOf(c: WitnessContext, startedAt: number): RecordTurn | nul
 }
 
 /**
+ * Whether a frame can change anything: only a marker's success can agree with the screen, so
+ * with no marker turn at all under a weighing authority (or under `surface`) frames are not
+ * told (the guards of `frame` would all fail).
+ */
+export function framesMatter(c: WitnessContext): boolean {
+  return (
+    weighed(c) &&
+    (c.markers.record !== null || c.markers.hook !== null || c.markers.observer !== null)
+  );
+}
+
+/**
  * The marker witnesses' evidence that the latest turn ended with a success, or null: the payload
  * of the kernel's completion observer (a candidate completes at once, docs/statecharts.md §2).
  */

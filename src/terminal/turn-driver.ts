@@ -15,6 +15,7 @@ import { TurnSignals } from '../schemas/signals.js';
 import { sameData } from '../internal/same-data.js';
 import type { HookTurnEvent } from '../hooks/events.js';
 import {
+  framesMatter,
   successEvidence,
   witnessMachine,
   type MarkerEvidence,
@@ -268,7 +269,9 @@ export class TurnDriver {
     } else {
       this.sendFrame(t, input.available, signals, projection);
     }
-    this.tell({ type: 'frame', t, screen: this.screen() });
+    if (framesMatter(this.witness.getSnapshot().context)) {
+      this.tell({ type: 'frame', t, screen: this.screen() });
+    }
   }
 
   /**
