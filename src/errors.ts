@@ -21,6 +21,7 @@ export type PanewardErrorCode =
   | 'host_timeout'
   | 'unauthorized'
   | 'host_refused'
+  | 'unsupported'
   | 'internal';
 
 /**

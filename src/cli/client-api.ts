@@ -51,6 +51,8 @@ export function exitFor(status: number, code: string): number {
   if (code === 'host_unreachable') return EXIT.unreachable;
   // The pane's host refused the fleet server's signature: nothing ran; a matter of tokens.
   if (code === 'host_refused') return EXIT.unauthorized;
+  // The pane's host is too old for the command: refused, nothing ran.
+  if (code === 'unsupported') return EXIT.notReady;
   if (status === 401) return EXIT.unauthorized;
   if (status === 404) return EXIT.notFound;
   if (status === 409) return EXIT.notReady;

@@ -200,6 +200,8 @@ export const ServeOptions = z
           seen.add(lower);
         }
       }),
+    /** A file of `Name: value` headers, one a line, sent with each webhook POST. */
+    notifyHeaderFile: z.string().min(1).optional(),
     /** Only these kinds are told (comma-separated, repeatable); absent: every kind. */
     notifyKinds: NotifyKindList.optional(),
     ...ChartOptionFields,
@@ -287,6 +289,13 @@ export const ServeOptions = z
           code: 'custom',
           path: ['notifyHeader'],
           message: '--notify-header needs --notify URL (it is sent with webhook POSTs)',
+        });
+      }
+      if (o.notifyHeaderFile !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['notifyHeaderFile'],
+          message: '--notify-header-file needs --notify URL (its headers go with webhook POSTs)',
         });
       }
     }
@@ -391,6 +400,53 @@ export function readNotifySecret(file: string | undefined): string | null {
   return secret;
 }
 
+/** The largest `--notify-header-file` read: headers, a long bearer token among them. */
+export const MAX_NOTIFY_HEADER_FILE_BYTES = 64 * 1024;
+
+/**
+ * The headers of `--notify-header-file`: one `Name: value` a line (blank lines skipped), each
+ * checked as `--notify-header` checks one, the error naming the option, the file and the line;
+ * a name given twice, in the file or beside a `--notify-header`, is refused. Read once, as a
+ * secret file is (a regular file, opened so that a FIFO cannot hang the service); its mode is
+ * not checked, as no secret file's is: keep it `0600`. None without the option.
+ */
+export function readNotifyHeaderFile(
+  file: string | undefined,
+  given: readonly NotifyHeader[] = [],
+): NotifyHeader[] {
+  if (file === undefined) return [];
+  const field = 'field `notifyHeaderFile`';
+  const text = readTokenFile(file, field, {
+    what: 'the headers',
+    kind: 'a header file',
+    maxBytes: MAX_NOTIFY_HEADER_FILE_BYTES,
+    // Untrimmed, so that the lines are counted as an editor counts them.
+    trim: false,
+  });
+  if (text.trim() === '') throw new PanewardError('invalid_input', `${field}: ${file} is empty`);
+  const seen = new Set(given.map((h) => h.name.toLowerCase()));
+  const out: NotifyHeader[] = [];
+  for (const [i, line] of text.split('\n').entries()) {
+    if (line.trim() === '') continue;
+    const where = `--notify-header-file ${file} line ${i + 1}`;
+    const parsed = NotifyHeader.safeParse(line);
+    if (!parsed.success) {
+      const why = parsed.error.issues[0]!.message.replace(/^--notify-header /, '');
+      throw new PanewardError('invalid_input', `${field}: ${where}: ${why}`);
+    }
+    const lower = parsed.data.name.toLowerCase();
+    if (seen.has(lower)) {
+      throw new PanewardError(
+        'invalid_input',
+        `${field}: ${where}: ${parsed.data.name} is given twice (in the file or by --notify-header)`,
+      );
+    }
+    seen.add(lower);
+    out.push(parsed.data);
+  }
+  return out;
+}
+
 /**
  * The fleet token: `--fleet-token-file`, else `PANEWARD_FLEET_TOKEN`, else the service's bearer
  * token (so one token set on every host and the fleet server serves both).
@@ -487,7 +543,7 @@ export async function startServe(
     retries: o.notifyRetries,
     queueSize: o.notifyQueue,
     secret: readNotifySecret(o.notifySecretFile),
-    headers: o.notifyHeader,
+    headers: [...o.notifyHeader, ...readNotifyHeaderFile(o.notifyHeaderFile, o.notifyHeader)],
     ...(o.notifyKinds ? { kinds: o.notifyKinds } : {}),
   };
   const common = {
@@ -658,8 +714,12 @@ export function registerServe(program: Command): void {
       (h: string, all: string[] = []) => [...all, h],
     )
     .option(
+      '--notify-header-file <file>',
+      "send the headers in this file, one 'Name: value' a line, with each webhook POST",
+    )
+    .option(
       '--notify-kinds <kinds>',
-      'tell only these kinds, comma-separated: question, turn_ended, stalled, exited, gone (default: all)',
+      'tell only these kinds, comma-separated: question, turn_ended, stalled, exited, gone, back (default: all)',
       (k: string, all: string[] = []) => [...all, k],
     )
     .action(async (opts: Record<string, unknown>) => {

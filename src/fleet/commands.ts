@@ -17,6 +17,33 @@ import { SIGNATURE_HEADER, signCommand } from './auth.js';
 import { commandSubject } from './names.js';
 import { CommandReply } from './schemas.js';
 
+/** What a command does, for the error of a host too old to know it. */
+const WHAT: Partial<Record<CommandName, string>> = {
+  answer: 'answer questions',
+  observe: "take a completion observer's ending",
+};
+
+/**
+ * Whether an edge's refusal says it does not know the command at all: an edge older than the
+ * command answers any command it cannot parse with `invalid_input`, and one whose operation it
+ * does not know with the issue on the field `op` (the discriminator of its commands).
+ */
+function unknownCommand(e: { code: string; message: string; details: unknown }): boolean {
+  if (e.code !== 'invalid_input') return false;
+  if (e.message.startsWith('command: field `op`:')) return true;
+  return (
+    Array.isArray(e.details) &&
+    e.details.some(
+      (i: unknown) =>
+        typeof i === 'object' &&
+        i !== null &&
+        Array.isArray((i as { path?: unknown }).path) &&
+        (i as { path: unknown[] }).path.length === 1 &&
+        (i as { path: unknown[] }).path[0] === 'op',
+    )
+  );
+}
+
 /**
  * Sends one command to a host's edge over request/reply and returns its answer, checked against
  * the command's contract. Never sent twice: a command that cannot be delivered fails at once
@@ -73,6 +100,13 @@ export async function sendCommand<K extends CommandName>(
   }
   if (!reply.data.ok) {
     const e = reply.data.error;
+    if (unknownCommand(e)) {
+      throw new PanewardError(
+        'unsupported',
+        `host ${host} runs a paneward that cannot ${WHAT[op] ?? `run the ${op} command`} (it does not know the ${op} command; nothing was run): upgrade paneward on that host`,
+        { details: { op } },
+      );
+    }
     if (e.code === 'unauthorized') {
       throw new PanewardError(
         'host_refused',

@@ -13,7 +13,7 @@ import type {
   ObservationAnswer,
   ObservationBody,
 } from '../schemas/operations/index.js';
-import type { AttachCommand, SupervisorPort } from '../service/port.js';
+import type { AttachCommand, HostChange, SupervisorPort } from '../service/port.js';
 import type { Telemetry, TurnResult } from '../supervisor/supervisor.js';
 import type { TurnPayload } from '../schemas/turn-payload.js';
 import {
@@ -33,6 +33,8 @@ import { Heartbeat, StateEntry } from './schemas.js';
 
 /** How long a host may wait for an answered dialog to close, beside the command's own time. */
 const ANSWER_CLOSE_MS = 6_000;
+/** How often the view judges whether each host still answers (heartbeats expire silently). */
+const LIVENESS_CHECK_MS = 1_000;
 
 export interface FleetViewOptions {
   /** NATS server URL(s). */
@@ -95,6 +97,17 @@ export class FleetView implements SupervisorPort {
   private running: Array<{ stop(): void }> = [];
   private readonly tailSize: number;
   private readonly token: string | null;
+  private readonly hostChanges = new Subject<HostChange>();
+  /**
+   * Hosts that stopped answering, or answer again, judged only while this view is connected
+   * and has read the heartbeats afresh: its own loss of NATS is not a host's.
+   */
+  readonly hostChanges$: Observable<HostChange> = this.hostChanges.asObservable();
+  /** Whether each host answered when last judged; absent: never seen answering. */
+  private readonly answering = new Map<string, boolean>();
+  /** Since when the current connection's heartbeats have been read; null: hosts are not judged. */
+  private judgingSince: number | null = null;
+  private readonly livenessTimer: NodeJS.Timeout;
 
   constructor(options: FleetViewOptions) {
     this.token = options.token ?? null;
@@ -116,6 +129,8 @@ export class FleetView implements SupervisorPort {
     );
     const servers = Array.isArray(options.nats) ? options.nats.join(',') : options.nats;
     this.conn = new FleetConnection(servers, 'paneward-fleet', this.log, options.natsAuth);
+    this.livenessTimer = setInterval(() => this.judgeHosts(), LIVENESS_CHECK_MS);
+    this.livenessTimer.unref();
     // Each (re)connection reads everything afresh: nothing seen through a stale watcher stays.
     this.subs.push(
       this.conn.connected$.subscribe((up) => {
@@ -325,6 +340,8 @@ export class FleetView implements SupervisorPort {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    clearInterval(this.livenessTimer);
+    this.hostChanges.complete();
     this.stop$.next();
     for (const s of this.subs) s.unsubscribe();
     this.halt();
@@ -390,15 +407,51 @@ export class FleetView implements SupervisorPort {
     if (!this.conn.connected) {
       return `the fleet view has no connection to NATS${this.conn.refusal ? `: ${this.conn.refusal}` : ''}`;
     }
+    return `host ${host} is unreachable: ${this.silence(host)}`;
+  }
+
+  /** Why a host does not answer, as its heartbeats say. */
+  private silence(host: string): string {
     const seen = this.hosts.get(host);
-    if (!seen || seen.seenAt === 0) return `host ${host} is unreachable: no heartbeat seen`;
-    if (seen.stopped) return `host ${host} is unreachable: its edge stopped`;
-    const ago = Math.round((Date.now() - seen.seenAt) / 1000);
-    return `host ${host} is unreachable: no heartbeat for ${ago} s`;
+    if (!seen || seen.seenAt === 0) return 'no heartbeat seen';
+    if (seen.stopped) return 'its edge stopped';
+    return `no heartbeat for ${Math.round((Date.now() - seen.seenAt) / 1000)} s`;
+  }
+
+  /**
+   * Tells of each host that stopped answering since it was last judged, or answers again: only
+   * on a change, only for a host this view has seen answering, and only while this view is
+   * connected and has read the heartbeats of its current connection.
+   */
+  private judgeHosts(): void {
+    if (this.stopped || this.judgingSince === null || !this.conn.connected) return;
+    // Back from an outage of its own, the view gives each host one heartbeat expiry to be heard
+    // again (its edge may reconnect later than the view did), unless its edge said it stopped.
+    const settling = Date.now() - this.judgingSince < this.limits.heartbeatTtlSeconds * 1000;
+    for (const host of [...this.hosts.keys()].sort()) {
+      const now = this.hostView(host).reachable;
+      const before = this.answering.get(host);
+      if (before === undefined && !now) continue;
+      if (before === true && !now && settling && !this.hosts.get(host)?.stopped) continue;
+      this.answering.set(host, now);
+      if (before === undefined || before === now) continue;
+      const terminalIds = [...this.terminals.entries()]
+        .filter(([, t]) => t.host === host)
+        .map(([id]) => id)
+        .sort();
+      const reason = now
+        ? `host ${host} answers again`
+        : `host ${host} stopped answering: ${this.silence(host)}`;
+      const fields = { host, reachable: now, terminals: terminalIds.length };
+      if (now) this.log?.info(fields, reason);
+      else this.log?.warn(fields, reason);
+      this.hostChanges.next({ host, reachable: now, reason, terminalIds });
+    }
   }
 
   /** Stops the watchers of the current connection. */
   private halt(): void {
+    this.judgingSince = null;
     for (const r of this.running) r.stop();
     this.running = [];
   }
@@ -429,6 +482,8 @@ export class FleetView implements SupervisorPort {
       watchBucket(h.hosts, follower, (key, entry) => this.onHeartbeat(key, entry)),
       watchBucket(h.state, follower, (key, entry) => this.onState(key, entry)),
     ]);
+    // The heartbeats of this connection are read: whether a host answers can be judged again.
+    if (live && !this.stopped) this.judgingSince = Date.now();
     // Entries gone while the view was away are dropped (the watch brings only those that exist).
     const known = [...this.terminals].map(([id, t]): [string, string] => [
       id,
@@ -443,6 +498,8 @@ export class FleetView implements SupervisorPort {
     if (entry === null || entry.value === null) {
       const seen = this.hosts.get(key);
       if (seen) seen.stopped = true;
+      // An edge that stopped removed its heartbeat: told now, not when it would have expired.
+      this.judgeHosts();
       return;
     }
     const beat = Heartbeat.safeParse(safeJson(entry.value));
@@ -450,6 +507,7 @@ export class FleetView implements SupervisorPort {
     // A value read back after a reconnect may be old: it counts from when it was written.
     const seenAt = Math.min(Date.now(), entry.created.getTime());
     this.hosts.set(key, { beat: beat.data, seenAt, stopped: false });
+    this.judgeHosts();
   }
 
   private onState(key: string, entry: { value: string | null } | null): void {

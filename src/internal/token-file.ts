@@ -20,7 +20,17 @@ function kindOf(st: Stats): string {
  * non-blocking, so a FIFO with no writer is refused at once instead of waiting for one, and
  * `/dev/zero` is refused rather than read without end. Errors name `field` and the file.
  */
-export function readTokenFile(file: string, field: string): string {
+export function readTokenFile(
+  file: string,
+  field: string,
+  /** What the file holds, for its errors, and how large it may be. */
+  holds: { what: string; kind: string; maxBytes: number; trim?: boolean } = {
+    what: 'the token',
+    kind: 'a token file',
+    maxBytes: MAX_TOKEN_FILE_BYTES,
+  },
+): string {
+  const max = holds.maxBytes;
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
@@ -35,30 +45,31 @@ export function readTokenFile(file: string, field: string): string {
     if (!st.isFile()) {
       throw new PanewardError(
         'invalid_input',
-        `${field}: ${file} is ${kindOf(st)}; the token must be in a regular file`,
+        `${field}: ${file} is ${kindOf(st)}; ${holds.what} must be in a regular file`,
       );
     }
-    if (st.size > MAX_TOKEN_FILE_BYTES) {
+    if (st.size > max) {
       throw new PanewardError(
         'invalid_input',
-        `${field}: ${file} has ${st.size} bytes; a token file holds at most ${MAX_TOKEN_FILE_BYTES}`,
+        `${field}: ${file} has ${st.size} bytes; ${holds.kind} holds at most ${max}`,
       );
     }
     // Read to its end, one byte past the cap at most (the file may grow while it is read).
-    const buf = Buffer.alloc(MAX_TOKEN_FILE_BYTES + 1);
+    const buf = Buffer.alloc(max + 1);
     let n = 0;
     for (;;) {
       const got = readSync(fd, buf, n, buf.length - n, null);
       if (got === 0) break;
       n += got;
-      if (n > MAX_TOKEN_FILE_BYTES) {
+      if (n > max) {
         throw new PanewardError(
           'invalid_input',
-          `${field}: ${file} has more than ${MAX_TOKEN_FILE_BYTES} bytes; a token file holds at most ${MAX_TOKEN_FILE_BYTES}`,
+          `${field}: ${file} has more than ${max} bytes; ${holds.kind} holds at most ${max}`,
         );
       }
     }
-    return buf.subarray(0, n).toString('utf8').trim();
+    const text = buf.subarray(0, n).toString('utf8');
+    return holds.trim === false ? text : text.trim();
   } finally {
     closeSync(fd);
   }

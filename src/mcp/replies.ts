@@ -42,6 +42,8 @@ export function adviceFor(f: BackendFailure, where: string): string {
       return 'tmux refused; nothing more was typed; read terminal_state before trying again';
     case 'host_refused':
       return "the pane's host refused the fleet server's signature: nothing was done; the fleet server and that host need the same fleet token";
+    case 'unsupported':
+      return "nothing was done: the pane's host runs an older paneward; upgrade it, or ask the operator to act in the pane";
     case 'unauthorized':
     case 'http_401':
       return 'paneward wants a token: give `paneward mcp` --token-file or PANEWARD_TOKEN';

@@ -11,6 +11,8 @@ export interface Happening {
   outcome?: NotifyEvent['outcome'];
   /** Set for `question`: the blocked prompt as the record changed it, when it did. */
   prompt?: string | null;
+  /** Set for what a fleet server tells of a host (`gone` when it stopped answering, `back`). */
+  reason?: string;
 }
 
 /**
@@ -124,6 +126,7 @@ export function eventOf(
     ...(h.kind === 'question'
       ? { prompt: h.prompt !== undefined ? h.prompt : (state?.surface.blockedPrompt ?? null) }
       : {}),
+    ...(h.reason !== undefined ? { reason: h.reason } : {}),
     coalesced,
     state: state ? stateOf(state) : UNKNOWN_STATE,
   };

@@ -205,6 +205,18 @@ export class Notifier {
       if (r.terminalId !== null) this.remember(r.terminalId);
       for (const h of happenings) this.happened(h);
     });
+    // A fleet host that stops answering says so in no record: the fleet view tells of it.
+    const changes = port.hostChanges$?.subscribe((c) => {
+      for (const terminalId of c.terminalIds) {
+        this.happened({
+          kind: c.reachable ? 'back' : 'gone',
+          terminalId,
+          host: c.host,
+          reason: c.reason,
+        });
+      }
+    });
+    if (changes) this.sub.add(changes);
   }
 
   /** Puts the notifier's metrics on a registry (the service's `/metrics`). */

@@ -177,6 +177,7 @@ export function eventEnv(event: NotifyEvent): Record<string, string> {
   if (event.turnId !== undefined) env.PANEWARD_EVENT_TURN_ID = clean(event.turnId);
   if (event.outcome !== undefined) env.PANEWARD_EVENT_OUTCOME = event.outcome;
   if (typeof event.prompt === 'string') env.PANEWARD_EVENT_PROMPT = clean(event.prompt);
+  if (event.reason !== undefined) env.PANEWARD_EVENT_REASON = clean(event.reason);
   return env;
 }
 

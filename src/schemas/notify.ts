@@ -6,9 +6,10 @@ export const NOTIFY_FORMAT = 1;
 /**
  * What a person is told about (docs/notify.md): the agent asks the operator something
  * (`question`), a turn ended (`turn_ended`), the terminal stalled (`stalled`), the agent CLI
- * exited (`exited`), the pane is gone or detached (`gone`).
+ * exited (`exited`), the pane is gone or detached, or its fleet host stopped answering (`gone`),
+ * its fleet host answers again after it had stopped (`back`, fleet server only).
  */
-export const NotifyKind = z.enum(['question', 'turn_ended', 'stalled', 'exited', 'gone']);
+export const NotifyKind = z.enum(['question', 'turn_ended', 'stalled', 'exited', 'gone', 'back']);
 export type NotifyKind = z.infer<typeof NotifyKind>;
 
 /** The turn outcomes a `turn_ended` notification carries. */
@@ -35,6 +36,11 @@ export const NotifyEvent = z.strictObject({
   outcome: NotifyOutcome.optional(),
   /** What the agent waits for (`question` only): `surface.blockedPrompt`; null if unnamed. */
   prompt: z.string().nullable().optional(),
+  /**
+   * Why, for what the fleet server tells of a host rather than of a record: `gone` of a host
+   * that stopped answering, and `back`. A sentence naming the host.
+   */
+  reason: z.string().optional(),
   /** How many events of this kind for this terminal this one stands for (debounce); 1 alone. */
   coalesced: z.number().int().positive(),
   /** The terminal's state when it was sent. */

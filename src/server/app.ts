@@ -86,6 +86,8 @@ const STATUS: Partial<Record<PanewardErrorCode | string, ContentfulStatusCode>> 
   host_timeout: 504,
   // The owning host refused the fleet server's signature (another fleet token): not run.
   host_refused: 502,
+  // The owning host runs a paneward too old for the command (it does not know it): not run.
+  unsupported: 501,
   // The client went away (or aborted) before the answer: nobody reads this status.
   aborted: 499 as ContentfulStatusCode,
 };

@@ -71,6 +71,18 @@ export type AttachCommand = AttachRequest & { host?: string };
  * held in memory); commands may go over the network. Errors are `PanewardError`s, whose code
  * decides the HTTP status.
  */
+/**
+ * A fleet host that stopped answering (its heartbeat expired, or its edge stopped) or that
+ * answers again after it had stopped, with the terminals of that host, by qualified id.
+ */
+export interface HostChange {
+  host: string;
+  reachable: boolean;
+  /** Why, in a sentence naming the host. */
+  reason: string;
+  terminalIds: string[];
+}
+
 export interface SupervisorPort {
   readonly journal: RecordFeed;
   /** Sample and append latencies for the metrics (a fleet view has none of its own). */
@@ -124,6 +136,11 @@ export interface SupervisorPort {
   observer?(): SourceHealth | null;
   /** A fleet server's hosts, for `/healthz` and per-host metrics; absent on a single server. */
   hostViews?(): FleetHost[];
+  /**
+   * A fleet server's hosts as they stop answering and answer again (notifications of `gone`
+   * and `back`); absent on a single server.
+   */
+  readonly hostChanges$?: Observable<HostChange>;
   /** More to say in `/healthz` (the fleet names its hosts). */
   healthDetails?(): Record<string, unknown>;
   /** Extra fields of a terminal's view (the fleet names its host). */

@@ -15,6 +15,9 @@ import type { ObserverEnding } from './witness.js';
 /** The pause after each step of an exit command: a CLI's menu settles before the next key. */
 const EXIT_STEP_PAUSE_MS = 400;
 
+/** The pause between the keys of an answer typed one at a time (arrows, then Enter). */
+const ANSWER_KEY_GAP_MS = 200;
+
 /** At most this many presses of a profile's clear keys for a draft the CLI put back. */
 const MAX_DRAFT_LINES_CLEARED = 8;
 
@@ -203,8 +206,14 @@ export class TerminalCommands {
           { details: { field: 'choice', valid, questionId: asked.id } },
         );
       }
-      // The dialog as drawn right now, not as last polled: it may have changed in between.
-      const now = this.profile.parse({ text: await this.typing.capture() }).question ?? null;
+      // The dialog as drawn right now, not as last polled: it may have changed in between. A
+      // dialog whose highlight is drawn by colour alone is captured with its escapes, and the
+      // profile reads the keys from where the highlight stands now.
+      const screen =
+        asked.highlight === undefined
+          ? { text: await this.typing.capture() }
+          : await this.typing.captureWithEscapes();
+      const now = this.profile.parse(screen).question ?? null;
       if (now?.id !== asked.id) {
         throw refuse(
           now === null
@@ -212,6 +221,15 @@ export class TerminalCommands {
             : `the dialog changed before the answer was typed (now ${now.id})`,
           { questionId: now?.id ?? null },
         );
+      }
+      const keys = now.choices.find((c) => c.id === chosen.id)?.keys ?? [];
+      if (keys.length === 0) {
+        // The highlighted option could not be read without a guess: nothing is typed.
+        const why = now.highlight?.problem ?? `no keys for "${chosen.id}"`;
+        throw refuse(`the highlighted option of ${asked.id} cannot be read: ${why}`, {
+          questionId: asked.id,
+          choice: chosen.id,
+        });
       }
       const record = (outcome: 'closed' | 'still_open' | 'typing_failed') =>
         this.pipeline.recordAnswer({
@@ -222,7 +240,15 @@ export class TerminalCommands {
           outcome,
         });
       try {
-        await this.typing.keys(chosen.keys);
+        if (asked.highlight === undefined || keys.length === 1) await this.typing.keys(keys);
+        else {
+          // Arrows from a colour-only highlight: a CLI that reads a whole chunk as one key
+          // (grok-cli, on Ink) drops arrows and Enter sent together, so each is its own send.
+          for (const [i, key] of keys.entries()) {
+            if (i > 0) await sleep(ANSWER_KEY_GAP_MS);
+            await this.typing.keys([key]);
+          }
+        }
       } catch (error) {
         await record('typing_failed');
         throw commandError(error);

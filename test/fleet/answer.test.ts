@@ -10,8 +10,16 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Kvm } from '@nats-io/kv';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { PanewardError } from '../../src/errors.js';
+import { checkSignature } from '../../src/fleet/auth.js';
 import { FleetEdge } from '../../src/fleet/edge.js';
+import { commandSubject, HOSTS_BUCKET, STATE_BUCKET, stateKey } from '../../src/fleet/names.js';
+import { CommandRequest, type Heartbeat, type StateEntry } from '../../src/fleet/schemas.js';
+import { describeZodError } from '../../src/internal/zod-errors.js';
 import { FleetView } from '../../src/fleet/view.js';
 import { createSupervisor, type Supervisor } from '../../src/index.js';
 import { createClaudeCodeProfile } from '../../src/profiles/claude_code/index.js';
@@ -241,6 +249,92 @@ describe('answering a question through the fleet', () => {
     expect(run.stderr).toContain('no question waits');
     expect(typed('d1')).toEqual(['"3"']);
     expect(answeredOnHost('d1')).toHaveLength(1);
+  }, 60_000);
+
+  it('an edge older than the answer command: 501 unsupported, saying to upgrade it; sent once, nothing typed', async () => {
+    // host-old runs a paneward from before `answer`: its commands, read as its responder read
+    // them (the signature first, then its union of the commands it knew), over real NATS.
+    const OldCommand = z.discriminatedUnion(
+      'op',
+      CommandRequest.options.filter((o) => o.shape.op.value !== 'answer') as unknown as [
+        (typeof CommandRequest.options)[number],
+      ],
+    );
+    const nc: NatsConnection = await connect({ servers: nats.url });
+    const asked: string[] = [];
+    const replies: unknown[] = [];
+    nc.subscribe(commandSubject('host-old'), {
+      callback: (_err, msg) => {
+        asked.push(msg.string());
+        const why = checkSignature(FLEET_TOKEN, msg.subject, msg.string(), msg.headers);
+        const parsed = OldCommand.safeParse(msg.json());
+        const reply =
+          why !== null
+            ? { ok: false, error: new PanewardError('unauthorized', why).toJSON() }
+            : parsed.success
+              ? { ok: false, error: new PanewardError('internal', 'not in this test').toJSON() }
+              : {
+                  ok: false,
+                  error: new PanewardError(
+                    'invalid_input',
+                    `command: ${describeZodError(parsed.error)}`,
+                    { details: parsed.error.issues },
+                  ).toJSON(),
+                };
+        replies.push(reply);
+        msg.respond(JSON.stringify(reply));
+      },
+    });
+    // Its heartbeat and a terminal showing a question (the state of a real one), in the buckets.
+    const kvm = new Kvm(nc);
+    const beat: Heartbeat = {
+      host: 'host-old',
+      pid: process.pid,
+      startedAt: Date.now(),
+      at: Date.now(),
+      terminals: 1,
+      durableSeq: 0,
+      publishedSeq: 0,
+      observer: null,
+    };
+    const hosts = await kvm.open(HOSTS_BUCKET);
+    const beating = setInterval(
+      () => void hosts.put('host-old', JSON.stringify({ ...beat, at: Date.now() })),
+      2000,
+    );
+    await hosts.put('host-old', JSON.stringify(beat));
+    const shown = sup.get('d2');
+    expect(shown.surface.question).not.toBeNull();
+    const entry: StateEntry = { host: 'host-old', terminalId: 'o1', at: Date.now(), state: shown };
+    await (await kvm.open(STATE_BUCKET)).put(stateKey('host-old', 'o1'), JSON.stringify(entry));
+    try {
+      const q = await question('host-old/o1');
+      const before = [typed('d1'), typed('d2')];
+      const r = await post('host-old/o1', { questionId: q.id, choice: 'deny' });
+      // What the old edge said: a schema error on `op`, which the fleet does not pass on as is.
+      expect(replies).toHaveLength(1);
+      expect(replies[0]).toMatchObject({
+        ok: false,
+        error: { code: 'invalid_input', message: expect.stringMatching(/^command: field `op`/) },
+      });
+      expect(r.status).toBe(501);
+      expect(r.body.error).toMatchObject({
+        code: 'unsupported',
+        message:
+          'host host-old runs a paneward that cannot answer questions (it does not know the answer command; nothing was run): upgrade paneward on that host',
+      });
+      // The CLI: the same sentence, and the exit code of a refusal (nothing ran).
+      const run = await cli('answer', 'host-old/o1', 'deny');
+      expect(run.code).toBe(3);
+      expect(run.stderr).toContain('host host-old runs a paneward that cannot answer questions');
+      // Each asked once (never sent again), and no key typed anywhere.
+      expect(asked).toHaveLength(2);
+      expect(asked.map((a) => (JSON.parse(a) as { op: string }).op)).toEqual(['answer', 'answer']);
+      expect([typed('d1'), typed('d2')]).toEqual(before);
+    } finally {
+      clearInterval(beating);
+      await nc.close();
+    }
   }, 60_000);
 
   it('a dialog still drawn after the keys: answer_failed across the wire, typed once', async () => {

@@ -53,8 +53,11 @@ describe("a replayed terminal's charts", () => {
     expect(terminal).toBeDefined();
     expect(parentOf(terminal)).toBeUndefined();
     // Every other actor is the terminal's child: its five charts, its runtime, one completion
-    // chart per turn; nothing else runs.
-    const others = actors.filter((a) => a !== terminal);
+    // chart per turn; and the witness chart, which the turn driver starts with the settings the
+    // runtime gives it (a root of its own). Nothing else runs.
+    const witness = actors.filter((a) => a.id !== 'standalone' && parentOf(a) === undefined);
+    expect(witness.map((a) => (a.src as { id?: string }).id)).toEqual(['witness']);
+    const others = actors.filter((a) => a !== terminal && !witness.includes(a));
     expect(others.every((a) => parentOf(a) === terminal)).toBe(true);
     const ids = others.map((a) => a.id);
     expect(ids.filter((id) => !id.startsWith('completion:')).sort()).toEqual(

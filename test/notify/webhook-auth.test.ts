@@ -271,7 +271,7 @@ describe('notify: the options, refused before anything starts', () => {
   });
 
   it('refuses an unknown kind, listing the kinds there are', async () => {
-    const valid = 'the kinds are question, turn_ended, stalled, exited, gone';
+    const valid = 'the kinds are question, turn_ended, stalled, exited, gone, back';
     expect(await refused({ notify: [url], notifyKinds: ['turn_ended,blocked'] })).toBe(
       `serve: field \`notifyKinds\`: --notify-kinds names "blocked", which is not a kind (a blocked terminal is told as \`question\`); ${valid}`,
     );

@@ -36,6 +36,8 @@ export const TERMINAL_ERRORS = [
   'host_unreachable',
   'host_timeout',
   'host_refused',
+  // Through a fleet: the owning host's paneward is too old to know the command; nothing ran.
+  'unsupported',
   'aborted',
   'internal',
 ] as const satisfies readonly PanewardErrorCode[];

@@ -4,6 +4,10 @@
 // Once the file `DIALOG_SWAP` exists it draws another dialog (another command) in its place.
 // With `DIALOG_ARROWS` it draws Claude Code's folder trust dialog instead: no numbers, the cursor
 // `❯` moved by the arrows, Enter closes it (with `DIALOG_STUCK` the Enter does nothing, the cursor moved).
+// With `DIALOG_COLOUR` it draws grok-cli's confirmation, its highlight colour only (black on
+// cyan, the others white, as grok-cli 0.0.34 draws them) on the options listed in
+// `DIALOG_COLOUR` (`2`: the third; `` : none; `0,1`: two); the arrows move a single highlight,
+// Enter and Escape close it.
 import { appendFileSync, existsSync } from 'node:fs';
 
 const dialog = (command) =>
@@ -33,11 +37,33 @@ const trust = (cursor) =>
     cursor === 1 ? ' ❯ Yes, I trust this folder' : '   Yes, I trust this folder',
     ' Enter to confirm · Esc to cancel',
   ].join('\r\n');
+const GROK_OPTIONS = ['Yes', "Yes, and don't ask again this session", 'No', 'No, with feedback'];
+const grok = (lit) =>
+  [
+    '  ⏺ Run bash command(touch paneward-approved.txt)',
+    '    ⎿ Requesting user confirmation',
+    '',
+    '  Do you want to proceed with this operation?',
+    '',
+    ...GROK_OPTIONS.map(
+      (o, i) =>
+        `   ${lit.includes(i) ? '\x1b[30m\x1b[46m' : '\x1b[37m'}${i + 1}. ${o}\x1b[39m\x1b[49m`,
+    ),
+    '',
+    '  ↑↓ navigate • Enter select • Esc cancel',
+  ].join('\r\n');
 const draw = (text) => process.stdout.write(`\x1b[2J\x1b[H${text}`);
 let open = true;
 let cursor = 0;
 const arrows = !!process.env.DIALOG_ARROWS;
-draw(arrows ? trust(cursor) : dialog('touch paneward-approved.txt'));
+const colour = process.env.DIALOG_COLOUR;
+let lit = (colour ?? '')
+  .split(',')
+  .filter((x) => x !== '')
+  .map(Number);
+draw(
+  colour !== undefined ? grok(lit) : arrows ? trust(cursor) : dialog('touch paneward-approved.txt'),
+);
 const swap = setInterval(() => {
   if (process.env.DIALOG_SWAP && existsSync(process.env.DIALOG_SWAP)) {
     clearInterval(swap);
@@ -49,6 +75,20 @@ process.stdin.on('data', (chunk) => {
   const key = chunk.toString('utf8');
   appendFileSync(process.env.DIALOG_KEYS, `${JSON.stringify(key)}\n`);
   if (key === '\x03') process.exit(0);
+  if (colour !== undefined) {
+    // eslint-disable-next-line no-control-regex
+    for (const k of key.match(/\x1b\[[AB]|[\s\S]/g) ?? []) {
+      if (!open) break;
+      if ((k === '\x1b[B' || k === '\x1b[A') && lit.length === 1) {
+        lit = [(lit[0] + (k === '\x1b[B' ? 1 : 3)) % 4];
+        draw(grok(lit));
+      } else if (k === '\r' || k === '\x1b') {
+        open = false;
+        draw(`  ⏺ ${k === '\r' ? `Chose ${GROK_OPTIONS[lit[0]]}` : 'Cancelled'}.\r\n`);
+      }
+    }
+    return;
+  }
   if (arrows) {
     // The keys of one `send-keys` may come in one chunk: each in turn.
     // eslint-disable-next-line no-control-regex
