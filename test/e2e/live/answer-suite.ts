@@ -135,7 +135,12 @@ export function describeLiveAnswer(c: LiveAnswerCase): void {
       const turnId = await sup.submit(id, `create ${file}`);
       const { s } = await timeline.waitFor(
         'the question',
-        (x) => x.readiness.status === 'blocked' && x.surface.question?.kind === 'tool_permission',
+        // With its command drawn: a dialog caught mid-draw reads as a question without it (a
+        // question of another id, which an answer naming this one could never reach).
+        (x) =>
+          x.readiness.status === 'blocked' &&
+          x.surface.question?.kind === 'tool_permission' &&
+          x.surface.question.subject === `touch ${file}`,
         // On a loaded machine some CLIs take a minute to send the request.
         { from, timeoutMs: 150_000 },
       );
