@@ -206,6 +206,9 @@ export class TerminalCommands {
           { details: { field: 'choice', valid, questionId: asked.id } },
         );
       }
+      // A CLI that lets early keys only move a new dialog's cursor gets its dialog's time first.
+      const settle = this.profile.answerSettleMs ?? 0;
+      if (settle > 0) await sleep(settle);
       // The dialog as drawn right now, not as last polled: it may have changed in between. A
       // dialog whose highlight is drawn by colour alone is captured with its escapes, and the
       // profile reads the keys from where the highlight stands now.
@@ -258,7 +261,7 @@ export class TerminalCommands {
       const frameMs = Math.max(250, cfg.pollIntervalSeconds * 1000);
       const closed = await firstValueFrom(
         this.pipeline.state$.pipe(
-          filter((s) => s.t > typedAt && !sameDialog(s.surface.question, asked)),
+          filter((s) => s.t > typedAt && dialogGone(s, asked)),
           rxTimeout({
             first: Math.max(5000, 10 * frameMs),
             scheduler: this.scheduler,
@@ -269,9 +272,13 @@ export class TerminalCommands {
       );
       if (closed === null) {
         await record('still_open');
+        const drawn = sameDialog(this.pipeline.state.surface.question, asked);
+        const what = drawn
+          ? 'was still drawn'
+          : 'was not seen to close (the screen read as neither it nor a prompt)';
         throw new PanewardError(
           'answer_failed',
-          `terminal ${state.terminalId}: the dialog ${asked.id} was still drawn after "${chosen.id}" was typed; nothing more was typed, look at the pane`,
+          `terminal ${state.terminalId}: the dialog ${asked.id} ${what} after "${chosen.id}" was typed; nothing more was typed, look at the pane`,
           { details: { questionId: asked.id, choice: chosen.id } },
         );
       }
@@ -435,6 +442,18 @@ export class TerminalCommands {
  * (an arrow dialog's id holds the cursor's place, so arrows that moved it and an Enter that did
  * nothing give another id on a dialog that did not close).
  */
+/**
+ * True when a state shows positively that the asked dialog is gone: another dialog, a prompt, a
+ * working screen, the CLI exited or the pane gone. A screen read as neither (a CLI redrawing, a
+ * dialog whose cursor moved off the option the profile knows) is no evidence that it closed.
+ */
+function dialogGone(s: TerminalState, asked: ReadQuestion): boolean {
+  if (sameDialog(s.surface.question, asked)) return false;
+  const gone = s.diagnostics.availability;
+  if (gone === 'tui_down' || gone === 'unavailable') return true;
+  return s.surface.businessState !== 'unknown' || s.surface.uiContext === 'exited';
+}
+
 function sameDialog(now: TerminalState['surface']['question'], asked: ReadQuestion): boolean {
   if (now === null) return false;
   if (now.id === asked.id) return true;

@@ -1,6 +1,6 @@
 // A stand-in CLI that draws a permission dialog as Claude Code draws it, for the answer tests.
-// It reads keys raw and appends each to the file `DIALOG_KEYS`. A digit 1-3 closes the dialog (a prompt
-// `❯ ` is drawn instead) unless `DIALOG_STUCK` is set, when it keeps the dialog whatever comes.
+// It reads keys raw and appends each to the file `DIALOG_KEYS`. A digit 1-3 closes the dialog (Claude Code's
+// prompt box is drawn instead) unless `DIALOG_STUCK` is set, when it keeps the dialog whatever comes.
 // Once the file `DIALOG_SWAP` exists it draws another dialog (another command) in its place.
 // With `DIALOG_ARROWS` it draws Claude Code's folder trust dialog instead: no numbers, the cursor
 // `❯` moved by the arrows, Enter closes it (with `DIALOG_STUCK` the Enter does nothing, the cursor moved).
@@ -8,9 +8,13 @@
 // cyan, the others white, as grok-cli 0.0.34 draws them) on the options listed in
 // `DIALOG_COLOUR` (`2`: the third; `` : none; `0,1`: two); the arrows move a single highlight,
 // Enter and Escape close it.
+// With `DIALOG_GUARD_MS` a digit that arrives sooner than that after the dialog was drawn only
+// moves the cursor `❯` to its option, as Claude Code 2.1.332 does; a later digit chooses.
+// With `DIALOG_LIMBO` a digit clears the dialog to a screen that is neither a dialog nor a
+// prompt (the logo line alone) and it stays so.
 import { appendFileSync, existsSync } from 'node:fs';
 
-const dialog = (command) =>
+const dialog = (command, at = 0) =>
   [
     '─'.repeat(60),
     ' Bash command',
@@ -19,9 +23,9 @@ const dialog = (command) =>
     ` ${command}`,
     '╌'.repeat(60),
     ' Do you want to proceed?',
-    ' ❯ 1. Yes',
-    '   2. Yes, and always allow access to /work from this project',
-    '   3. No',
+    ...['Yes', 'Yes, and always allow access to /work from this project', 'No'].map(
+      (o, i) => `${i === at ? ' ❯' : '  '} ${i + 1}. ${o}`,
+    ),
     '',
     ' Esc to cancel · Tab to amend',
   ].join('\r\n');
@@ -52,6 +56,20 @@ const grok = (lit) =>
     '',
     '  ↑↓ navigate • Enter select • Esc cancel',
   ].join('\r\n');
+// Claude Code's idle prompt box under a reply, as it draws it once a dialog is answered.
+const prompt = (reply) =>
+  [`● ${reply}`, '', '─'.repeat(60), '❯ ', '─'.repeat(60), '  ? for shortcuts'].join('\r\n');
+// grok-cli's idle input box under a line of the transcript.
+const grokPrompt = (line) =>
+  [
+    `  ⏺ ${line}.`,
+    '',
+    `  ╭${'─'.repeat(70)}╮`,
+    `  │ ❯ Ask me anything...${' '.repeat(49)}│`,
+    `  ╰${'─'.repeat(70)}╯`,
+    '',
+    '  ⏸ auto-edit: off (shift + tab)  ≋ fake-model',
+  ].join('\r\n');
 const draw = (text) => process.stdout.write(`\x1b[2J\x1b[H${text}`);
 let open = true;
 let cursor = 0;
@@ -61,6 +79,7 @@ let lit = (colour ?? '')
   .split(',')
   .filter((x) => x !== '')
   .map(Number);
+const drawnAt = Date.now();
 draw(
   colour !== undefined ? grok(lit) : arrows ? trust(cursor) : dialog('touch paneward-approved.txt'),
 );
@@ -84,7 +103,7 @@ process.stdin.on('data', (chunk) => {
         draw(grok(lit));
       } else if (k === '\r' || k === '\x1b') {
         open = false;
-        draw(`  ⏺ ${k === '\r' ? `Chose ${GROK_OPTIONS[lit[0]]}` : 'Cancelled'}.\r\n`);
+        draw(grokPrompt(k === '\r' ? `Chose ${GROK_OPTIONS[lit[0]]}` : 'Cancelled'));
       }
     }
     return;
@@ -99,14 +118,25 @@ process.stdin.on('data', (chunk) => {
         draw(trust(cursor));
       } else if (k === '\r' && !process.env.DIALOG_STUCK) {
         open = false;
-        draw('● Trusted.\r\n\r\n❯ ');
+        draw(prompt('Trusted.'));
       }
     }
+    return;
+  }
+  const guard = Number(process.env.DIALOG_GUARD_MS ?? 0);
+  if (open && /^[1-3]$/.test(key) && Date.now() - drawnAt < guard) {
+    draw(dialog('touch paneward-approved.txt', Number(key) - 1));
+    return;
+  }
+  if (open && /^[1-3]$/.test(key) && process.env.DIALOG_LIMBO) {
+    open = false;
+    clearInterval(swap);
+    draw(' ▐▛███▜▌   Claude Code v2.1.332\r\n');
     return;
   }
   if (open && /^[1-3]$/.test(key) && !process.env.DIALOG_STUCK) {
     open = false;
     clearInterval(swap);
-    draw('● Ran it.\r\n\r\n❯ ');
+    draw(prompt('Ran it.'));
   }
 });
