@@ -286,6 +286,26 @@ describe('variants of the real frames never give a guessed choice', () => {
     expect(q).toEqual(question);
   });
 
+  it("Claude Code's dialog with its cursor moved to any option: still the dialog, the same question", () => {
+    // As drawn live after a digit came too soon after the dialog appeared: the cursor on `4.`.
+    const { p, text, question } = firstDialog('claude_code/2.1.332/permission-prompt');
+    for (const n of [2, 3, 4]) {
+      const lines = text.split('\n');
+      const from = lines.findIndex((l) => /^ ❯ 1\. Yes$/.test(l));
+      const to = lines.findIndex((l) => l.startsWith(`   ${n}. `));
+      expect(from >= 0 && to > from, `option ${n}`).toBe(true);
+      lines[from] = lines[from]!.replace(' ❯ 1.', '   1.');
+      lines[to] = lines[to]!.replace(`   ${n}.`, ` ❯ ${n}.`);
+      const result = p.parse({ text: lines.join('\n') });
+      expect(result.surface.uiContext, `cursor on ${n}`).toBe('permission_prompt');
+      expect(result.question, `cursor on ${n}`).toEqual(question);
+    }
+    // No cursor at all is no dialog Claude Code draws: not read as one.
+    const bare = p.parse({ text: text.replace(' ❯ 1. Yes', '   1. Yes') });
+    expect(bare.surface.uiContext).not.toBe('permission_prompt');
+    expect(bare.question ?? null).toBeNull();
+  });
+
   it('a shortcut Codex did not draw: no keys to guess, other', () => {
     const { p, text } = firstDialog('codex/0.171.0/permission-prompt');
     const q = p.parse({ text: text.replace('Yes, proceed (y)', 'Yes, proceed') }).question!;
