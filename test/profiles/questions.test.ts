@@ -85,6 +85,12 @@ const QWEN = (file: string) => ({
   subject: `touch ${file}`,
   choices: ['allow_once=1', 'allow_always=2', 'allow_always_user=3', 'deny=4'],
 });
+// Qwen Code's trust dialog names no path (only the folder's name, in its labels).
+const QWEN_TRUST = {
+  kind: 'trust_folder',
+  subject: null,
+  choices: ['trust=1', 'trust_parent=2', 'dont_trust=3'],
+};
 const COPILOT = (file: string) => ({
   kind: 'tool_permission',
   subject: `touch ${file}`,
@@ -158,6 +164,13 @@ const EXPECTED: Record<string, { kind: string; subject: string | null; choices: 
   'qwen_code/0.24.4/permission-denied': QWEN('denied.txt'),
   'qwen_code/0.24.4/size-250x60-permission-approved': QWEN('approved.txt'),
   'qwen_code/0.24.4/screen-reader-slow-turn-then-permission': QWEN('approved.txt'),
+  'qwen_code/startup-dialogs': QWEN_TRUST,
+  'qwen_code/0.24.4/startup-dialogs': QWEN_TRUST,
+  'copilot/startup-dialogs': {
+    kind: 'trust_folder',
+    subject: '/tmp/pw-clis-rec/copilot/startup-dialogs',
+    choices: ['trust=Enter', 'trust_always=Down+Enter', 'dont_trust=Escape'],
+  },
   'copilot/permission-approved': COPILOT('approved.txt'),
   'copilot/permission-denied': COPILOT('denied.txt'),
   'cline/permission-approved': CLINE('approved.txt'),
@@ -212,9 +225,14 @@ describe('variants of the real frames never give a guessed choice', () => {
       'gemini_cli/permission-prompt',
       'qwen_code/permission-approved',
       'copilot/permission-approved',
+      'copilot/startup-dialogs',
+      'qwen_code/0.24.4/startup-dialogs',
     ]) {
       const { p, text } = firstDialog(path);
-      const renamed = text.replace(/2\. (Yes, and|Allow for|Always allow)/, '2. Perhaps $1');
+      const renamed = text.replace(
+        /2\. (Yes, and|Allow for|Always allow|Trust parent)/,
+        '2. Perhaps $1',
+      );
       expect(renamed, path).not.toBe(text);
       const q = p.parse({ text: renamed }).question!;
       expect(q.kind, path).toBe('other');

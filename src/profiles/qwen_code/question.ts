@@ -13,11 +13,24 @@ const PERMISSION_CHOICES: ChoiceTable = [
 ];
 
 /**
+ * The folder trust dialog's options, each naming its folder (startup-dialogs:
+ * `Trust folder (work)`, `Trust parent folder (qwen_code)`, `Don't trust (esc)`).
+ */
+const TRUST_CHOICES: ChoiceTable = [
+  [/^Trust folder \(.+\)$/, 'trust'],
+  [/^Trust parent folder \(.+\)$/, 'trust_parent'],
+  [/^Don't trust \(esc\)$/, 'dont_trust'],
+];
+
+/**
  * Reads a Qwen Code dialog as a question: the tool confirmation, a numbered list (in a box, or
  * plain lines under a screen reader, `(checked)` marking the cursor), the digit of an option
- * chooses it. The command is the first line under the title.
+ * chooses it. The command is the first line under the title. The folder trust dialog is a
+ * numbered list too, taken by its digit as Gemini CLI's is; it draws no path, only the folder's
+ * name in each label, so the question has no subject.
  */
 export function readQwenQuestion(screen: Screen, dialog: DialogContext): ReadQuestion | null {
+  if (dialog === 'trust_prompt') return readQwenTrust(screen);
   if (dialog !== 'permission_prompt') return null;
   const lines = screenLines(screen.text).map(unboxed);
   const title = lines.findLastIndex((l) => /^\s*(?:\?\s+|Confirming: )\S+ \S/.test(l));
@@ -36,6 +49,22 @@ export function readQwenQuestion(screen: Screen, dialog: DialogContext): ReadQue
     subject,
     list.options,
     PERMISSION_CHOICES,
+    'digit',
+  );
+}
+
+function readQwenTrust(screen: Screen): ReadQuestion | null {
+  const lines = screenLines(screen.text).map(unboxed);
+  const title = lines.findLastIndex((l) => /^\s*Do you trust this folder\?\s*$/.test(l));
+  if (title < 0) return null;
+  const list = numberedOptions(lines.slice(title));
+  if (list === null) return null;
+  return listQuestion(
+    lines.slice(title, title + list.end),
+    'trust_folder',
+    null,
+    list.options,
+    TRUST_CHOICES,
     'digit',
   );
 }

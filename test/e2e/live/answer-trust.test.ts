@@ -6,7 +6,7 @@
  * success). Nothing reached the model before the answer, and the CLI's own config records the
  * trust after it. Two refusals: Claude Code's `exit` (the CLI quits and its pane closes) and
  * Gemini CLI's `dont_trust` (it goes on in its restricted mode, records the refusal, and still
- * answers prompts).
+ * answers prompts). Claude Code, Codex, Gemini CLI, Copilot CLI and Qwen Code ask.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
@@ -22,8 +22,11 @@ import {
   prepareCodex,
   stopCodexDaemons,
 } from '../../../src/tooling/agents/codex.js';
+import { copilotAgent } from '../../../src/tooling/agents/copilot.js';
 import { geminiCliAgent, prepareGeminiCli } from '../../../src/tooling/agents/gemini_cli.js';
+import { qwenCodeAgent } from '../../../src/tooling/agents/qwen_code.js';
 import { anthropicProtocol } from '../../../src/tooling/model-server/anthropic.js';
+import { chatCompletionsProtocol } from '../../../src/tooling/model-server/chat-completions.js';
 import { geminiProtocol } from '../../../src/tooling/model-server/gemini.js';
 import { openaiProtocol } from '../../../src/tooling/model-server/openai.js';
 import {
@@ -44,6 +47,8 @@ interface LiveTrustCase {
   cleanup?(scratch: string): Promise<unknown>;
   /** The choices its trust dialog offers, in order. */
   choices: string[];
+  /** The choice that trusts the folder in the CLI's config (`trust` unless said). */
+  trustChoice?: string;
   /** What the CLI's own config says of the folder's trust (undefined: it says nothing). */
   trustRecord(scratch: string, work: string): unknown;
   /** That record once the folder is trusted. */
@@ -186,7 +191,8 @@ function describeLiveTrust(c: LiveTrustCase, refuse?: (c: LiveTrustCase) => void
           // says nothing of it yet.
           expect(r.server.log().filter((e) => e.streaming)).toHaveLength(0);
           expect(c.trustRecord(r.scratch, resolve(r.work))).not.toEqual(c.trustedRecord);
-          const answer = r.sup.answer(r.id, { questionId: question.id, choice: 'trust' });
+          const choice = c.trustChoice ?? 'trust';
+          const answer = r.sup.answer(r.id, { questionId: question.id, choice });
           if (c.restartsOnTrust) {
             // The key went through, but the old process may leave the dialog drawn while it
             // restarts, past the answer's 5 s check on a loaded machine: then `answer_failed`
@@ -197,7 +203,7 @@ function describeLiveTrust(c: LiveTrustCase, refuse?: (c: LiveTrustCase) => void
             });
             await restarted(r, c.startupTimeoutMs);
           } else {
-            await expect(answer).resolves.toMatchObject({ closed: true, choice: 'trust' });
+            await expect(answer).resolves.toMatchObject({ closed: true, choice });
           }
           const seenFrom = r.timeline.seen.length;
           await r.timeline.waitFor(
@@ -217,7 +223,7 @@ function describeLiveTrust(c: LiveTrustCase, refuse?: (c: LiveTrustCase) => void
           expect(r.server.log().filter((e) => e.streaming)).toHaveLength(1);
           const records = r.sup.history(r.id, 500).filter((x) => x.kind === 'question.answered');
           expect(records).toMatchObject([
-            { questionId: question.id, questionKind: 'trust_folder', choice: 'trust' },
+            { questionId: question.id, questionKind: 'trust_folder', choice },
           ]);
         },
         c.startupTimeoutMs * 2 + 90_000,
@@ -375,4 +381,57 @@ describeLiveTrust(geminiCli, (c) => {
       await r.close();
     }
   }, 150_000);
+});
+
+/** A JSON file the CLI writes, or undefined while it has not. */
+const readJsonIfAny = (file: string): unknown => (existsSync(file) ? readJson(file) : undefined);
+
+/** Copilot CLI's config.json, which it writes with `//` comment lines above the JSON. */
+const readCopilotConfig = (file: string): { trustedFolders?: string[] } | undefined =>
+  existsSync(file)
+    ? (JSON.parse(
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .filter((l) => !/^\s*\/\//.test(l))
+          .join('\n'),
+      ) as { trustedFolders?: string[] })
+    : undefined;
+
+describeLiveTrust({
+  tool: 'copilot',
+  label: 'Copilot CLI',
+  bin: copilotAgent.bin,
+  protocol: chatCompletionsProtocol,
+  prepare: async ({ scratch, work, serverUrl }) =>
+    copilotAgent.prepare({ scratch, workDir: work, serverUrl, retries: 'capped', fresh: true }),
+  choices: ['trust', 'trust_always', 'dont_trust'],
+  // `Yes` trusts the folder for this session only; the config keeps the one that remembers it.
+  trustChoice: 'trust_always',
+  namesFolder: true,
+  trustRecord: (scratch, work) =>
+    readCopilotConfig(join(scratch, 'home', '.copilot', 'config.json'))?.trustedFolders?.includes(
+      work,
+    ) ?? false,
+  trustedRecord: true,
+  startupTimeoutMs: copilotAgent.startupTimeoutMs,
+});
+
+describeLiveTrust({
+  tool: 'qwen_code',
+  label: 'Qwen Code',
+  bin: qwenCodeAgent.bin,
+  protocol: chatCompletionsProtocol,
+  prepare: async ({ scratch, work, serverUrl }) =>
+    qwenCodeAgent.prepare({ scratch, workDir: work, serverUrl, retries: 'capped', fresh: true }),
+  // Trusting the folder relaunches Qwen Code through its launcher (exit code 42).
+  restartsOnTrust: true,
+  choices: ['trust', 'trust_parent', 'dont_trust'],
+  namesFolder: false,
+  trustRecord: (scratch, work) =>
+    (
+      readJsonIfAny(join(scratch, 'home', '.qwen', 'trustedFolders.json')) as
+        Record<string, unknown> | undefined
+    )?.[work],
+  trustedRecord: 'TRUST_FOLDER',
+  startupTimeoutMs: qwenCodeAgent.startupTimeoutMs,
 });
