@@ -7,3 +7,4 @@ export * from './watchdog.js';
 export * from './terminal.js';
 export * from './supervisor.js';
 export * from './respawn.js';
+export * from './witness.js';

@@ -8,6 +8,7 @@ import {
   type ActorRefFrom,
   type AnyActorRef,
 } from 'xstate';
+import type { TerminalState } from '../src/schemas/terminal-state.js';
 import { completionMachine } from './completion.js';
 import { diagnosticsMachine } from './diagnostics.js';
 import { lastTurnMachine } from './lastTurn.js';
@@ -52,13 +53,12 @@ export interface TerminalInput {
   /** A turn left open when the terminal last stopped (restored from the journal). */
   openTurn?: { turn: TurnInfo; hadEvidence: boolean } | null;
   /** The public state to show until the runtime publishes one. */
-  state?: unknown;
+  state?: TerminalState | null;
   /**
-   * Run the charts as child actors, so an inspector sees each of them (`running.actors`);
-   * otherwise the runtime steps the same machines as pure state machines (`running.cells`),
-   * which keeps a terminal's memory small.
+   * The pane needs no preparing (a recording replayed, a test): the terminal runs its charts at
+   * once, with `request` and `openTurn` as given.
    */
-  chartActors?: boolean;
+  prepared?: boolean;
 }
 
 /** A turn's completion actor, as the terminal spawned it. */
@@ -72,7 +72,7 @@ export type TerminalRuntimeEvent = { type: 'turn.completion'; turnId: string; re
 
 export type TerminalEvent =
   | { type: 'evt_runtime_failed'; error: string }
-  | { type: 'evt_state'; state: unknown }
+  | { type: 'evt_state'; state: TerminalState }
   | { type: 'evt_turn_armed'; turnId: string; baseline: string }
   | { type: 'evt_turn_closed' }
   /** The runtime saw a different tool start in the pane: prepare again. */
@@ -89,7 +89,7 @@ export interface TerminalContext extends TerminalInput {
   restarts: number;
   lastError: string | null;
   /** The public state the runtime last published (survives restarts). */
-  state: unknown;
+  state: TerminalState | null;
   /** Child id of the running turn's completion actor. */
   completionId: string | null;
   /** The running turn's completion actor. */
@@ -111,8 +111,6 @@ export interface TerminalRuntimeInput {
   terminalId: string;
   request: TerminalRequest;
   restarts: number;
-  /** The charts are the terminal's children (`running.actors`): the runtime drives those. */
-  chartActors?: boolean;
   /** The turn left open that preparing found (the turn-phase chart starts with it). */
   openTurn?: TerminalInput['openTurn'];
 }
@@ -122,13 +120,13 @@ const errorText = (error: unknown): string =>
 
 /**
  * One supervised terminal. `attaching` prepares the pane (the tool detected when not given,
- * and again when the runtime sees an agent start in a pane that had none);
- * `running` runs the runtime that feeds the statecharts (diagnostics, readiness, turn phase,
- * last turn, watchdog, and one completion chart per turn) from the pane's frames: as child
- * actors (`actors`, while the actor system is inspected) or stepped by the runtime as pure
- * state machines of the same definitions (`cells`); when the runtime or a chart fails, `restarting` waits a capped exponential
- * backoff and prepares again, with fresh charts restored from the journal, while the last
- * public state stays readable. Commands are answered only while `running`.
+ * and again when the runtime sees an agent start in a pane that had none; a terminal given a
+ * prepared pane, as a replay is, starts `running` at once);
+ * `running` invokes the statecharts as its children (diagnostics, readiness, turn phase,
+ * last turn, watchdog; it spawns one completion chart per turn) and the runtime that feeds
+ * them from the pane's frames; when the runtime or a chart fails, `restarting` waits a capped
+ * exponential backoff and prepares again, with fresh charts restored from the journal, while
+ * the last public state stays readable. Commands are answered only while `running`.
  */
 export const terminalMachine = setup({
   types: {
@@ -162,7 +160,7 @@ export const terminalMachine = setup({
       openTurn: output.openTurn,
     })),
     /** On `evt_state` only. */
-    publish_state: assign({ state: ({ event }) => (event as { state: unknown }).state }),
+    publish_state: assign({ state: ({ event }) => (event as { state: TerminalState }).state }),
     /** Spawns the turn's completion actor. */
     start_turn: assign(({ context, spawn }, turn: { turnId: string; baseline: string }) => {
       const id = `completion:${turn.turnId}`;
@@ -187,8 +185,8 @@ export const terminalMachine = setup({
     forget_tool: assign({ request: ({ context }) => ({ ...context.request, tool: 'auto' }) }),
   },
   guards: {
-    /** The charts run as child actors (someone inspects the actor system). */
-    chart_actors: ({ context }) => context.chartActors === true,
+    /** The pane needs no preparing (a replay, a test). */
+    pane_prepared: ({ context }) => context.prepared === true,
   },
   delays: {
     /** Capped exponential backoff: the first delay doubles per restart up to the cap. */
@@ -198,7 +196,7 @@ export const terminalMachine = setup({
   },
 }).createMachine({
   id: 'terminal',
-  initial: 'attaching',
+  initial: 'starting',
   context: ({ input }) => ({
     ...input,
     restarts: 0,
@@ -212,6 +210,9 @@ export const terminalMachine = setup({
     evt_state: { actions: 'publish_state' },
   },
   states: {
+    starting: {
+      always: [{ guard: 'pane_prepared', target: 'running' }, { target: 'attaching' }],
+    },
     attaching: {
       invoke: {
         src: 'prepare',
@@ -229,84 +230,59 @@ export const terminalMachine = setup({
       },
     },
     running: {
-      initial: 'choosing',
-      states: {
-        choosing: {
-          always: [{ guard: 'chart_actors', target: 'actors' }, { target: 'cells' }],
+      // The charts first: the runtime starts after them and drives them.
+      invoke: [
+        {
+          id: 'diagnostics',
+          src: 'diagnostics',
+          onError: { target: '#terminal.restarting', actions: 'record_failure' },
         },
-        /** The runtime steps the charts itself, as pure state machines of the same definitions. */
-        cells: {
-          invoke: {
-            id: 'runtime',
-            src: 'runtime',
-            input: ({ context, self }) => ({
-              terminal: self,
-              terminalId: context.terminalId,
-              request: context.request,
-              restarts: context.restarts,
-              chartActors: context.chartActors === true,
-              openTurn: context.openTurn ?? null,
-            }),
-            onError: { target: '#terminal.restarting', actions: 'record_failure' },
-          },
+        {
+          id: 'readiness',
+          src: 'readiness',
+          input: ({ context }) => context.config,
+          onError: { target: '#terminal.restarting', actions: 'record_failure' },
         },
-        /** The charts are child actors (an inspector sees each); the runtime starts after them. */
-        actors: {
-          invoke: [
-            {
-              id: 'diagnostics',
-              src: 'diagnostics',
-              onError: { target: '#terminal.restarting', actions: 'record_failure' },
-            },
-            {
-              id: 'readiness',
-              src: 'readiness',
-              input: ({ context }) => context.config,
-              onError: { target: '#terminal.restarting', actions: 'record_failure' },
-            },
-            {
-              id: 'turnPhase',
-              src: 'turnPhase',
-              input: ({ context }) => ({
-                settleSeconds: context.config.settleSeconds,
-                staleActiveSeconds: context.config.staleActiveSeconds,
-                openTurn: context.openTurn ?? null,
-              }),
-              onError: { target: '#terminal.restarting', actions: 'record_failure' },
-            },
-            {
-              id: 'lastTurn',
-              src: 'lastTurn',
-              onError: { target: '#terminal.restarting', actions: 'record_failure' },
-            },
-            {
-              id: 'watchdog',
-              src: 'watchdog',
-              input: ({ context }) => ({
-                budgetSeconds: context.request.watchdogBudgetSeconds ?? 0,
-              }),
-              onError: { target: '#terminal.restarting', actions: 'record_failure' },
-            },
-            {
-              id: 'runtime',
-              src: 'runtime',
-              input: ({ context, self }) => ({
-                terminal: self,
-                terminalId: context.terminalId,
-                request: context.request,
-                restarts: context.restarts,
-                chartActors: context.chartActors === true,
-                openTurn: context.openTurn ?? null,
-              }),
-              onError: { target: '#terminal.restarting', actions: 'record_failure' },
-            },
-          ],
+        {
+          id: 'turnPhase',
+          src: 'turnPhase',
+          input: ({ context }) => ({
+            settleSeconds: context.config.settleSeconds,
+            staleActiveSeconds: context.config.staleActiveSeconds,
+            openTurn: context.openTurn ?? null,
+          }),
+          onError: { target: '#terminal.restarting', actions: 'record_failure' },
         },
-      },
+        {
+          id: 'lastTurn',
+          src: 'lastTurn',
+          onError: { target: '#terminal.restarting', actions: 'record_failure' },
+        },
+        {
+          id: 'watchdog',
+          src: 'watchdog',
+          input: ({ context }) => ({
+            budgetSeconds: context.request.watchdogBudgetSeconds ?? 0,
+          }),
+          onError: { target: '#terminal.restarting', actions: 'record_failure' },
+        },
+        {
+          id: 'runtime',
+          src: 'runtime',
+          input: ({ context, self }) => ({
+            terminal: self,
+            terminalId: context.terminalId,
+            request: context.request,
+            restarts: context.restarts,
+            openTurn: context.openTurn ?? null,
+          }),
+          onError: { target: '#terminal.restarting', actions: 'record_failure' },
+        },
+      ],
       exit: 'stop_turn',
       on: {
         evt_runtime_failed: { target: 'restarting', actions: 'record_failure' },
-        // A new turn ends the previous one's completion actor (charts as actors only).
+        // A new turn ends the previous one's completion actor.
         evt_turn_armed: {
           actions: [
             'stop_turn',

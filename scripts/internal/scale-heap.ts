@@ -138,7 +138,6 @@ async function startFleet(count: number, dataDir: string | null): Promise<Fleet>
     config,
     backoff: { initialSeconds: 0.5, maxSeconds: 30 },
     onRestart: () => {},
-    chartActors: hub.observed,
   });
   for (let i = 0; i < count; i++) {
     const rec = recordings[i % recordings.length]!;

@@ -473,10 +473,11 @@ function checkTargets(rows: RowResult[]): TargetCheck[] {
   });
   const heaps = (['idle', 'busy', 'staggered'] as const).flatMap((w) => control(1000, w) ?? []);
   const heap = heaps.length > 0 ? Math.max(...heaps.map((o) => o.heapPerPaneKB)) : null;
+  // With the charts as the terminal's child actors on every path (docs/scale.md).
   out.push({
-    target: '≤ 30 KB retained heap per terminal at 1000 terminals',
+    target: '≤ 45 KB retained heap per terminal at 1000 terminals',
     measured: heap === null ? 'not measured in this run' : `${heap.toFixed(1)} KB`,
-    met: heap === null ? null : heap <= 30,
+    met: heap === null ? null : heap <= 45,
   });
   return out;
 }

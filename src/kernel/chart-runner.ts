@@ -5,7 +5,6 @@ import type {
   EventObject,
   InspectionEvent,
 } from 'xstate';
-import { ChartCell } from './chart-cell.js';
 import { sameData } from '../internal/same-data.js';
 
 /** One transition of one chart, with the name of what caused it. */
@@ -31,12 +30,18 @@ type MicrostepEvent = Extract<InspectionEvent, { type: '@xstate.microstep' }>;
  */
 export class InspectionHub {
   private readonly listeners = new Map<unknown, (ev: MicrostepEvent) => void>();
+  /**
+   * Every event is sent to the charts, also one that would change nothing (see
+   * `RepeatOptions.skipRepeats`): the tests that prove skipping changes nothing compare runs
+   * with and without it. Whether an inspector watches does not change what is sent.
+   */
+  readonly everyEvent: boolean;
 
-  constructor(private readonly observer?: (ev: InspectionEvent) => void) {}
-
-  /** True when someone outside the terminal watches every event the charts take. */
-  get observed(): boolean {
-    return this.observer !== undefined;
+  constructor(
+    private readonly observer?: (ev: InspectionEvent) => void,
+    options: { everyEvent?: boolean } = {},
+  ) {
+    this.everyEvent = options.everyEvent ?? false;
   }
 
   /** Give this to `createActor(..., { inspect })` of the system's root. */
@@ -101,8 +106,8 @@ export interface RepeatOptions {
   /**
    * An event equal to the last one sent, which left the chart's state and context as they
    * were and emitted nothing, is not sent again: it would do the same. Only for a chart whose
-   * guards and actions are pure (`raise`, `emit`, `assign`), and only while nobody outside
-   * watches the events (an inspector would miss the repeats).
+   * guards and actions are pure (`raise`, `emit`, `assign`). Skipped whether or not an
+   * inspector watches: the chart never takes the repeat, so there is nothing to see.
    */
   skipRepeats?: boolean;
   /**
@@ -142,12 +147,12 @@ export class ChartRunner<TActor extends AnyActorRef> {
   private readonly contextByValue: boolean = false;
   private readonly offEmitted: { unsubscribe(): void } | null = null;
   /** Events the chart actor emitted (counted only while repeats are skipped). */
-  private emittedByActor = 0;
+  private emitted = 0;
   /** The last event sent, when it changed nothing. */
   private unchanged: Unchanged | null = null;
   /** Microsteps of the event being sent that left the chart's state as it was, oldest first. */
   private unread: Array<[AnyMachineSnapshot, EventObject]> | null = null;
-  private readonly unwatchActor: (() => void) | null = null;
+  private readonly unwatchActor: () => void;
 
   constructor(
     readonly actor: TActor,
@@ -160,21 +165,17 @@ export class ChartRunner<TActor extends AnyActorRef> {
     options: RepeatOptions = {},
   ) {
     this.last = actor.getSnapshot() as AnyMachineSnapshot;
-    if (options.skipRepeats && !hub.observed) {
+    if (options.skipRepeats && !hub.everyEvent) {
       this.skipRepeats = true;
       this.repeatKey = options.repeatKey ?? null;
       this.contextByValue = options.contextByValue ?? false;
-      // A cell counts what it emits; an actor is listened to.
-      if (!(actor instanceof ChartCell)) {
-        this.offEmitted = actor.on('*' as never, () => void this.emittedByActor++);
-      }
+      this.offEmitted = actor.on('*' as never, () => void this.emitted++);
     }
     this.current = valueOf(this.last);
-    if (actor instanceof ChartCell) actor.watch(this);
-    else this.unwatchActor = hub.watch(actor, (ev) => this.microstep(ev));
+    this.unwatchActor = hub.watch(actor, (ev) => this.microstep(ev));
   }
 
-  /** A microstep the chart took (told by the cell, or by the inspection hub for an actor). */
+  /** A microstep the chart took (told by the inspection hub). */
   microstep(ev: MicrostepEvent): void {
     const before = this.last;
     this.last = ev.snapshot as AnyMachineSnapshot;
@@ -209,11 +210,6 @@ export class ChartRunner<TActor extends AnyActorRef> {
     this.current = to;
     this.collected?.push(step);
     this.onStep?.(step, (ev.snapshot as { context?: unknown }).context);
-  }
-
-  /** Events the chart emitted so far (counted only while repeats are skipped). */
-  private get emitted(): number {
-    return this.actor instanceof ChartCell ? this.actor.emits : this.emittedByActor;
   }
 
   get state(): string {
@@ -282,7 +278,6 @@ export class ChartRunner<TActor extends AnyActorRef> {
 
   dispose(): void {
     this.offEmitted?.unsubscribe();
-    if (this.actor instanceof ChartCell) this.actor.unwatch(this);
-    else this.unwatchActor?.();
+    this.unwatchActor();
   }
 }

@@ -1,64 +1,42 @@
 import { Subject, asyncScheduler, type Observable, type SchedulerLike } from 'rxjs';
-import { createActor, type ActorRefFrom } from 'xstate';
-import { completionMachine, type CompletionInput } from '../../machines/completion.js';
-import { readinessMachine, type ReadinessInput } from '../../machines/readiness.js';
+import type { completionMachine } from '../../machines/completion.js';
+import type { readinessMachine } from '../../machines/readiness.js';
 import type { Evidence, SurfaceObservation } from '../../machines/surface.js';
 import { KernelConfig, type KernelConfigInput, type KernelRecord } from '../schemas/kernel.js';
 import { InspectionHub } from './chart-runner.js';
+import { standaloneSite, type ChartHost, type StandaloneSite } from './charts.js';
 import { CompletionDriver, type CompletionObserver } from './completion-driver.js';
 import { ReadinessDriver } from './readiness-driver.js';
 import { Timers } from './timers.js';
 
-/** Where the kernel's chart actors live: children of a terminal actor, or roots of their own. */
-export interface ChartHost {
-  readonly hub: InspectionHub;
-  readiness(input: ReadinessInput): ActorRefFrom<typeof readinessMachine>;
-  /** A new completion actor for a turn (the previous one is already stopped). */
-  completion(turnId: string, input: CompletionInput): ActorRefFrom<typeof completionMachine>;
-  /** Stops a turn's completion actor. */
-  stopCompletion(turnId: string): void;
-  /** Stops every chart this host created itself. */
-  dispose?(): void;
-}
+export type { ChartHost } from './charts.js';
 
 /**
- * A host that creates each chart as a root actor (the kernel on its own: scenarios, tests);
- * `logic` replaces a chart's machine (tests that check they would notice a wrong one).
+ * A host for the kernel on its own (scenarios, tests): a terminal actor of its own, started
+ * with its pane prepared when the kernel asks for its readiness chart (its settings are the
+ * kernel's), whose children are the charts; `logic` replaces a chart's machine (tests that
+ * check they would notice a wrong one).
  */
 export function standaloneHost(
   hub = new InspectionHub(),
   logic: { readiness?: typeof readinessMachine; completion?: typeof completionMachine } = {},
 ): ChartHost {
-  // Turns by id; the readiness chart apart, so no turn id can stand for it.
-  const roots = new Map<string, { stop(): void }>();
-  let readiness: { stop(): void } | null = null;
+  let site: StandaloneSite | null = null;
+  const start = (config: KernelConfig): StandaloneSite => {
+    site?.dispose();
+    return (site = standaloneSite({ config, hub, logic, terminalId: 'kernel' }));
+  };
   return {
     hub,
-    readiness: (input) => {
-      const actor = createActor(logic.readiness ?? readinessMachine, {
-        input,
-        inspect: hub.inspect,
-      }).start();
-      readiness = actor;
-      return actor;
-    },
-    completion: (turnId, input) => {
-      const actor = createActor(logic.completion ?? completionMachine, {
-        input,
-        inspect: hub.inspect,
-      }).start();
-      roots.set(turnId, actor);
-      return actor;
-    },
-    stopCompletion: (turnId) => {
-      roots.get(turnId)?.stop();
-      roots.delete(turnId);
-    },
+    // The kernel hands its readiness chart its chart settings (stability included), which
+    // are the terminal's settings here; what it leaves out takes the defaults.
+    readiness: (input) => start(KernelConfig.parse(input)).charts.readiness,
+    completion: (turnId, input) =>
+      (site ?? start(KernelConfig.parse(input))).completion(turnId, input),
+    stopCompletion: (turnId) => site?.stopCompletion(turnId),
     dispose: () => {
-      readiness?.stop();
-      readiness = null;
-      for (const actor of roots.values()) actor.stop();
-      roots.clear();
+      site?.dispose();
+      site = null;
     },
   };
 }

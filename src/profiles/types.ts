@@ -59,6 +59,14 @@ export interface ToolProfile {
    * CLI that drops an Enter arriving right after a paste.
    */
   submitDelayMs?: number;
+  /**
+   * How long a dialog must have been drawn before it takes a choice, in ms (default 0). Claude
+   * Code 2.1.332 lets keys that arrive right after its permission dialog appears only move the
+   * cursor, so a keystroke meant for the prompt box cannot approve a command. Its digit then
+   * moves the cursor and nothing is confirmed. paneward waits this long after reading the
+   * dialog, reads it again, and only then types the answer.
+   */
+  answerSettleMs?: number;
   /** Parses one frame. */
   parse(screen: Screen): ProfileResult;
 }

@@ -161,6 +161,14 @@ export type Question = z.infer<typeof Question>;
 /** A question as the profile read it: each choice with the keys that give it (never public). */
 export const ReadQuestion = Question.extend({
   choices: z.array(QuestionChoice.extend({ keys: z.array(z.string()) })),
+  /**
+   * Present when the keys of some choices depend on which option is highlighted, and the
+   * highlight is drawn by colour alone: those keys are read from a capture with escapes
+   * (`Screen.ansi`), taken right before an answer is typed. Until then (or when the highlight
+   * cannot be read without a guess) those choices carry no keys and `problem` says why; null
+   * once every choice has its keys.
+   */
+  highlight: z.object({ problem: z.string().nullable() }).optional(),
 });
 export type ReadQuestion = z.infer<typeof ReadQuestion>;
 

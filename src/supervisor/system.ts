@@ -144,7 +144,6 @@ export abstract class SupervisorSystem {
       config: this.config,
       backoff: this.options.restartBackoff,
       onRestart: (rec) => this.restarts.push(rec),
-      chartActors: hub.observed,
     });
     this.attacher = new Attach({
       transport: this.transport,

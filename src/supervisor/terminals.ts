@@ -7,9 +7,14 @@ import {
   startWith,
   type SchedulerLike,
 } from 'rxjs';
-import type { Actor, AnyActorRef } from 'xstate';
+import type { Actor } from 'xstate';
 import type { supervisorMachine } from '../../machines/supervisor.js';
-import type { TerminalContext, TerminalInput, TerminalRequest } from '../../machines/terminal.js';
+import type {
+  TerminalActorRef,
+  TerminalContext,
+  TerminalInput,
+  TerminalRequest,
+} from '../../machines/terminal.js';
 import { PanewardError } from '../errors.js';
 import { clampBudgetSeconds } from '../internal/bounds.js';
 import type { Journal } from '../journal/journal.js';
@@ -28,11 +33,16 @@ export interface TerminalActorsOptions {
   backoff: { initialSeconds: number; maxSeconds: number };
   /** Told about each restart of a terminal's runtime (already journaled). */
   onRestart(record: RestartRecord): void;
-  /**
-   * Run each terminal's charts as its child actors (an inspector watches the actor system);
-   * otherwise they are stepped as pure state machines, a fraction of the memory.
-   */
-  chartActors?: boolean;
+}
+
+/**
+ * The public state a terminal shows: the one its runtime last published, or the one it was
+ * attached with (a terminal is always attached with one).
+ */
+function stateOf(snapshot: { context: TerminalContext }): TerminalState {
+  const { state, terminalId } = snapshot.context;
+  if (!state) throw new PanewardError('internal', `terminal ${terminalId} has no state`);
+  return state;
 }
 
 /**
@@ -59,23 +69,28 @@ export class TerminalActors {
     );
   }
 
-  /** The attached terminal's actor, if any. */
-  ref(id: string): AnyActorRef | undefined {
-    const ref = (this.actor.getSnapshot().children as Record<string, AnyActorRef | undefined>)[id];
+  /**
+   * The attached terminal's actor, if any: a child of the supervisor that is a running terminal
+   * of that id (the supervisor's other child, its flush at stop, is none).
+   */
+  ref(id: string): TerminalActorRef | undefined {
+    const ref = this.actor.getSnapshot().children[id];
     const snap = ref?.getSnapshot() as
       { status?: string; context?: { terminalId?: unknown } } | undefined;
-    return snap?.status === 'active' && snap.context?.terminalId === id ? ref : undefined;
+    return snap?.status === 'active' && snap.context?.terminalId === id
+      ? (ref as TerminalActorRef)
+      : undefined;
   }
 
   /** The attached terminal's actor; `unknown_terminal` when there is none. */
-  get(id: string): AnyActorRef {
+  get(id: string): TerminalActorRef {
     const ref = this.ref(id);
     if (!ref) throw new PanewardError('unknown_terminal', `no terminal with id ${id}`);
     return ref;
   }
 
   context(id: string): TerminalContext {
-    return (this.get(id).getSnapshot() as { context: TerminalContext }).context;
+    return this.get(id).getSnapshot().context;
   }
 
   request(id: string): TerminalRequest {
@@ -89,7 +104,7 @@ export class TerminalActors {
   }
 
   state(id: string): TerminalState {
-    return this.context(id).state as TerminalState;
+    return stateOf(this.get(id).getSnapshot());
   }
 
   /**
@@ -99,8 +114,6 @@ export class TerminalActors {
    */
   state$(id: string): Observable<TerminalState> {
     const ref = this.get(id);
-    const stateOf = (s: unknown) =>
-      (s as { context: TerminalContext }).context.state as TerminalState;
     return new Observable<TerminalState>((subscriber) => {
       // An actor tells its subscribers about changes only: start with where it is now.
       let last = stateOf(ref.getSnapshot());
@@ -152,7 +165,6 @@ export class TerminalActors {
       config: { ...this.o.config, ...request.config },
       backoff: { initialSeconds, maxSeconds },
       openTurn: null,
-      ...(this.o.chartActors ? { chartActors: true } : {}),
       state: initialState({
         t: this.o.scheduler.now() / 1000,
         terminalId: id,

@@ -15,6 +15,9 @@ import type { ObserverEnding } from './witness.js';
 /** The pause after each step of an exit command: a CLI's menu settles before the next key. */
 const EXIT_STEP_PAUSE_MS = 400;
 
+/** The pause between the keys of an answer typed one at a time (arrows, then Enter). */
+const ANSWER_KEY_GAP_MS = 200;
+
 /** At most this many presses of a profile's clear keys for a draft the CLI put back. */
 const MAX_DRAFT_LINES_CLEARED = 8;
 
@@ -203,8 +206,17 @@ export class TerminalCommands {
           { details: { field: 'choice', valid, questionId: asked.id } },
         );
       }
-      // The dialog as drawn right now, not as last polled: it may have changed in between.
-      const now = this.profile.parse({ text: await this.typing.capture() }).question ?? null;
+      // A CLI that lets early keys only move a new dialog's cursor gets its dialog's time first.
+      const settle = this.profile.answerSettleMs ?? 0;
+      if (settle > 0) await sleep(settle);
+      // The dialog as drawn right now, not as last polled: it may have changed in between. A
+      // dialog whose highlight is drawn by colour alone is captured with its escapes, and the
+      // profile reads the keys from where the highlight stands now.
+      const screen =
+        asked.highlight === undefined
+          ? { text: await this.typing.capture() }
+          : await this.typing.captureWithEscapes();
+      const now = this.profile.parse(screen).question ?? null;
       if (now?.id !== asked.id) {
         throw refuse(
           now === null
@@ -212,6 +224,15 @@ export class TerminalCommands {
             : `the dialog changed before the answer was typed (now ${now.id})`,
           { questionId: now?.id ?? null },
         );
+      }
+      const keys = now.choices.find((c) => c.id === chosen.id)?.keys ?? [];
+      if (keys.length === 0) {
+        // The highlighted option could not be read without a guess: nothing is typed.
+        const why = now.highlight?.problem ?? `no keys for "${chosen.id}"`;
+        throw refuse(`the highlighted option of ${asked.id} cannot be read: ${why}`, {
+          questionId: asked.id,
+          choice: chosen.id,
+        });
       }
       const record = (outcome: 'closed' | 'still_open' | 'typing_failed') =>
         this.pipeline.recordAnswer({
@@ -222,7 +243,15 @@ export class TerminalCommands {
           outcome,
         });
       try {
-        await this.typing.keys(chosen.keys);
+        if (asked.highlight === undefined || keys.length === 1) await this.typing.keys(keys);
+        else {
+          // Arrows from a colour-only highlight: a CLI that reads a whole chunk as one key
+          // (grok-cli, on Ink) drops arrows and Enter sent together, so each is its own send.
+          for (const [i, key] of keys.entries()) {
+            if (i > 0) await sleep(ANSWER_KEY_GAP_MS);
+            await this.typing.keys([key]);
+          }
+        }
       } catch (error) {
         await record('typing_failed');
         throw commandError(error);
@@ -232,7 +261,7 @@ export class TerminalCommands {
       const frameMs = Math.max(250, cfg.pollIntervalSeconds * 1000);
       const closed = await firstValueFrom(
         this.pipeline.state$.pipe(
-          filter((s) => s.t > typedAt && !sameDialog(s.surface.question, asked)),
+          filter((s) => s.t > typedAt && dialogGone(s, asked)),
           rxTimeout({
             first: Math.max(5000, 10 * frameMs),
             scheduler: this.scheduler,
@@ -243,9 +272,13 @@ export class TerminalCommands {
       );
       if (closed === null) {
         await record('still_open');
+        const drawn = sameDialog(this.pipeline.state.surface.question, asked);
+        const what = drawn
+          ? 'was still drawn'
+          : 'was not seen to close (the screen read as neither it nor a prompt)';
         throw new PanewardError(
           'answer_failed',
-          `terminal ${state.terminalId}: the dialog ${asked.id} was still drawn after "${chosen.id}" was typed; nothing more was typed, look at the pane`,
+          `terminal ${state.terminalId}: the dialog ${asked.id} ${what} after "${chosen.id}" was typed; nothing more was typed, look at the pane`,
           { details: { questionId: asked.id, choice: chosen.id } },
         );
       }
@@ -409,6 +442,18 @@ export class TerminalCommands {
  * (an arrow dialog's id holds the cursor's place, so arrows that moved it and an Enter that did
  * nothing give another id on a dialog that did not close).
  */
+/**
+ * True when a state shows positively that the asked dialog is gone: another dialog, a prompt, a
+ * working screen, the CLI exited or the pane gone. A screen read as neither (a CLI redrawing, a
+ * dialog whose cursor moved off the option the profile knows) is no evidence that it closed.
+ */
+function dialogGone(s: TerminalState, asked: ReadQuestion): boolean {
+  if (sameDialog(s.surface.question, asked)) return false;
+  const gone = s.diagnostics.availability;
+  if (gone === 'tui_down' || gone === 'unavailable') return true;
+  return s.surface.businessState !== 'unknown' || s.surface.uiContext === 'exited';
+}
+
 function sameDialog(now: TerminalState['surface']['question'], asked: ReadQuestion): boolean {
   if (now === null) return false;
   if (now.id === asked.id) return true;

@@ -17,7 +17,7 @@ import type {
 } from '../schemas/record.js';
 import { type ProfileResult } from '../schemas/signals.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
-import { standaloneSite, type StandaloneSite, type TerminalHost } from './charts.js';
+import { standaloneSite, type StandaloneSite, type TerminalHost } from '../kernel/charts.js';
 import type { PipelineOptions } from './options.js';
 import { evidenceOf } from './frame.js';
 import {

@@ -6,7 +6,7 @@ import type { KernelConfigInput } from '../schemas/kernel.js';
 import type { RestoreFacts } from '../schemas/record.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import type { TurnPayload } from '../schemas/turn-payload.js';
-import type { TerminalHost } from './charts.js';
+import type { TerminalHost } from '../kernel/charts.js';
 import type { WitnessConfig } from './witness.js';
 
 /** What a {@link TerminalPipeline} is built from. */

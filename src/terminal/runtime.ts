@@ -1,14 +1,11 @@
 import { exhaustMap, filter, from, interval, take, type SchedulerLike } from 'rxjs';
 import { fromCallback, fromPromise } from 'xstate';
 import {
-  chartsOf,
   terminalMachine,
-  type CompletionRef,
   type Preparation,
   type TerminalRuntimeEvent,
   type TerminalRuntimeInput,
 } from '../../machines/terminal.js';
-import { PanewardError } from '../errors.js';
 import { inOrder } from '../internal/in-order.js';
 import type { Journal } from '../journal/journal.js';
 import type { InspectionHub } from '../kernel/chart-runner.js';
@@ -16,10 +13,9 @@ import type { FrameSource } from '../observe/frame-source.js';
 import type { PaneProbe } from '../observe/probe.js';
 import { detectToolVersion } from '../observe/tool-version.js';
 import type { ToolProfile } from '../profiles/types.js';
-import type { TurnPhaseInput } from '../../machines/turnPhase.js';
-import { KernelConfig } from '../schemas/kernel.js';
+import type { KernelConfig } from '../schemas/kernel.js';
 import type { TurnPayload } from '../schemas/turn-payload.js';
-import { standaloneSite, type TerminalHost } from './charts.js';
+import { terminalSite } from '../kernel/charts.js';
 import { TerminalCommands } from './commands.js';
 import { TerminalPipeline } from './pipeline.js';
 import { PaneTyping } from './typing.js';
@@ -113,8 +109,7 @@ function startRuntime(
   const profile = deps.profileFor(input.request.tool, input.request.toolVersion);
   const now = () => deps.scheduler.now() / 1000;
   const target = input.request.target;
-  const config = KernelConfig.parse({ ...deps.config, ...input.request.config });
-  const host = terminalHost(input, config, deps.hub, input.openTurn ?? null, receive, sendBack);
+  const host = terminalSite(id, deps.hub, { terminal: input.terminal, receive, sendBack });
   // A live terminal can always be told a turn's ending by a completion observer (the library's,
   // or one posting to the service), so it has a witness unless the screen alone is asked for.
   const witness = deps.sessionClaims
@@ -252,54 +247,6 @@ function startRuntime(
     commands.abort();
     pipeline.dispose();
     host.dispose?.();
-  };
-}
-
-/**
- * Where the terminal's charts live. Inspected (`chartActors`), the terminal actor hosts them:
- * the long-lived ones are its children; a turn's completion actor is spawned by it when the
- * runtime arms the turn, and handed back (`turn.completion`) before the arming returns.
- * Otherwise the runtime steps them itself as pure state machines ({@link standaloneSite}):
- * five chart actors per terminal took about 12 KB of heap, their cells a snapshot each.
- */
-function terminalHost(
-  input: TerminalRuntimeInput,
-  config: KernelConfig,
-  hub: InspectionHub,
-  openTurn: TurnPhaseInput['openTurn'],
-  receive: (listener: (event: TerminalRuntimeEvent) => void) => void,
-  sendBack: (event: { type: string; [k: string]: unknown }) => void,
-): TerminalHost {
-  if (!input.chartActors) {
-    return standaloneSite({
-      config,
-      hub,
-      watchdogBudgetSeconds: input.request.watchdogBudgetSeconds ?? 0,
-      openTurn,
-    });
-  }
-  const charts = chartsOf(input.terminal);
-  let handed: { turnId: string; ref: CompletionRef } | null = null;
-  receive((event) => {
-    handed = { turnId: event.turnId, ref: event.ref };
-  });
-  return {
-    hub,
-    charts,
-    readiness: () => charts.readiness,
-    completion: (turnId, turn) => {
-      handed = null;
-      sendBack({ type: 'evt_turn_armed', turnId, baseline: turn.baseline ?? '' });
-      const got = handed as { turnId: string; ref: CompletionRef } | null;
-      if (got?.turnId !== turnId) {
-        throw new PanewardError(
-          'internal',
-          `terminal ${input.terminalId} spawned no completion for ${turnId}`,
-        );
-      }
-      return got.ref;
-    },
-    stopCompletion: () => sendBack({ type: 'evt_turn_closed' }),
   };
 }
 

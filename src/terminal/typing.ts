@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PanewardError, isPanewardError } from '../errors.js';
 import type { TmuxTransport } from '../observe/transport.js';
+import { stripEscapes } from '../profiles/internal/highlight.js';
 import type { ToolProfile } from '../profiles/types.js';
 
 /** How long a submit waits for the pasted text to be drawn, and how often it looks. */
@@ -59,6 +60,16 @@ export class PaneTyping {
   /** The pane as drawn now, without trailing blanks. */
   async capture(): Promise<string> {
     return normalise(await this.tmux(['capture-pane', '-p', '-t', this.target]));
+  }
+
+  /**
+   * The pane as drawn now with its colours and attributes (`capture-pane -p -e`): `ansi` as
+   * tmux prints it, `text` the same capture with the escapes taken out. Only an answer to a
+   * dialog whose highlight is drawn by colour alone asks for it; every poll reads plain text.
+   */
+  async captureWithEscapes(): Promise<{ text: string; ansi: string }> {
+    const ansi = await this.tmux(['capture-pane', '-p', '-e', '-t', this.target]);
+    return { text: normalise(stripEscapes(ansi)), ansi };
   }
 
   /**

@@ -37,6 +37,7 @@ describe('paneward machines --json', () => {
       'terminal',
       'turnPhase',
       'watchdog',
+      'witness',
     ]);
     for (const [id, machine] of all) {
       const rebuilt = createMachine(json[id] as Parameters<typeof createMachine>[0]);

@@ -232,6 +232,7 @@ describe('ChartRunner skipping repeats', () => {
   function counting(
     observer?: (ev: InspectionEvent) => void,
     repeatKey?: (event: { type: string }) => string,
+    everyEvent = false,
   ) {
     let asked = 0;
     const machine = setup({
@@ -245,7 +246,7 @@ describe('ChartRunner skipping repeats', () => {
         high: { on: { ping: { actions: 'tell' }, reset: { target: 'low' } } },
       },
     });
-    const hub = new InspectionHub(observer);
+    const hub = new InspectionHub(observer, { everyEvent });
     const actor = createActor(machine, { inspect: hub.inspect }).start();
     const runner = new ChartRunner(actor, hub, undefined, { skipRepeats: true, repeatKey });
     return { runner, asked: () => asked };
@@ -274,9 +275,19 @@ describe('ChartRunner skipping repeats', () => {
     expect(told).toHaveLength(2);
   });
 
-  it('skips nothing while someone outside watches the events', () => {
-    const seen: string[] = [];
-    const { runner, asked } = counting((ev) => ev.type === '@xstate.event' && seen.push(ev.type));
+  it('skips a repeat also while someone outside watches: the watcher sees only events taken', () => {
+    const seen: unknown[] = [];
+    const { runner, asked } = counting((ev) => {
+      if (ev.type === '@xstate.event' && ev.event.type === 'ping') seen.push(ev.event);
+    });
+    runner.send({ type: 'ping', n: 1 });
+    runner.send({ type: 'ping', n: 1 });
+    expect(asked()).toBe(1);
+    expect(seen).toEqual([{ type: 'ping', n: 1 }]);
+  });
+
+  it('skips nothing on a hub that sends every event', () => {
+    const { runner, asked } = counting(undefined, undefined, true);
     runner.send({ type: 'ping', n: 1 });
     runner.send({ type: 'ping', n: 1 });
     expect(asked()).toBe(2);

@@ -58,13 +58,16 @@ afterEach(() => {
 });
 
 describe('standaloneHost', () => {
-  it('makes root actors; stopping a turn stops only that turn, dispose stops the rest', () => {
+  it("runs the charts as a terminal actor's children: a new turn stops the last, stopping a turn stops only that turn, dispose stops the rest", () => {
     const host = standaloneHost();
     const readiness = host.readiness(INPUT);
+    const parent = (readiness as unknown as { _parent?: { id: string } })._parent;
+    expect(parent?.id).toBe('kernel');
     const one = host.completion('turn-1', { ...INPUT, baseline: 'a' });
+    expect((one as unknown as { _parent?: unknown })._parent).toBe(parent);
     const two = host.completion('turn-2', { ...INPUT, baseline: 'b' });
-    host.stopCompletion('turn-1');
     expect(one.getSnapshot().status).toBe('stopped');
+    host.stopCompletion('turn-1');
     expect(two.getSnapshot().status).toBe('active');
     expect(readiness.getSnapshot().status).toBe('active');
     host.dispose?.();
@@ -180,9 +183,9 @@ describe('Kernel: turns on a host', () => {
     k.submit(0, 'b');
     const before = stop.mock.calls.length;
     k.dispose();
+    // The terminal actor the charts are children of (a child stops with its parent).
     const stopped = stop.mock.contexts.slice(before) as Array<{ logic: { id: string } }>;
-    expect(stopped.map((a) => a.logic.id)).toContain('readiness');
-    expect(stopped.map((a) => a.logic.id)).toContain('completion');
+    expect(stopped.map((a) => a.logic.id)).toContain('terminal');
   });
 
   it('disposing completes the record stream', () => {

@@ -1,3 +1,4 @@
+import type { TerminalState } from '../../src/schemas/terminal-state.js';
 import { describe, expect, it } from 'vitest';
 import {
   createActor,
@@ -27,21 +28,23 @@ const CONFIG: ChartConfig = {
 
 const BACKOFF = { initialSeconds: 0.5, maxSeconds: 3 };
 
-/** Charts as child actors (as an inspected supervisor runs them): the tree these tests check. */
+/** A terminal attached to a pane (it prepares the pane first). */
 const baseInput = (over: Partial<TerminalInput> = {}): TerminalInput => ({
   terminalId: 't1',
   request: { target: '%1', tool: 'claude_code' },
   config: CONFIG,
   backoff: BACKOFF,
-  chartActors: true,
   ...over,
 });
 
-/** The top-level state (`running` has two ways of running its charts). */
+/** The top-level state. */
 const top = (value: unknown): string =>
   typeof value === 'string' ? value : Object.keys(value as object)[0]!;
 
 const flush = () => new Promise((r) => setTimeout(r, 0));
+
+/** A stand-in for a public state: the terminal carries it without reading it. */
+const shown = (n: number) => ({ shown: n }) as unknown as TerminalState;
 
 /**
  * One terminal actor on a simulated clock, with a prepare step and a runtime the test
@@ -99,13 +102,13 @@ function terminal(input: TerminalInput = baseInput(), charts: Record<string, unk
 
 describe('terminal actor: attaching (statecharts.md §8)', () => {
   it('starts attaching, with no restart, no error, no turn and the given public state', () => {
-    const t = terminal(baseInput({ state: { shown: 1 } }));
+    const t = terminal(baseInput({ state: shown(1) }));
     expect(t.snap().value).toBe('attaching');
     expect(t.snap().context).toMatchObject({
       restarts: 0,
       lastError: null,
       completionId: null,
-      state: { shown: 1 },
+      state: shown(1),
     });
   });
 
@@ -130,7 +133,7 @@ describe('terminal actor: attaching (statecharts.md §8)', () => {
       request: { target: '%1', tool: 'codex', detect: true },
       openTurn: { turn, hadEvidence: true },
     });
-    expect(t.snap().value).toEqual({ running: 'actors' });
+    expect(t.snap().value).toEqual('running');
     expect(t.snap().context.request).toEqual({ target: '%1', tool: 'codex', detect: true });
     expect(t.snap().context.openTurn).toEqual({ turn, hadEvidence: true });
     // The restored turn reaches the turn-phase chart: it is open, and the phase active.
@@ -144,21 +147,18 @@ describe('terminal actor: attaching (statecharts.md §8)', () => {
       terminalId: 't1',
       request: { target: '%1', tool: 'codex', detect: true },
       restarts: 0,
-      chartActors: true,
       openTurn: { turn, hadEvidence: true },
     });
   });
 
-  it('without chart actors, runs the runtime alone and hands it the open turn', async () => {
-    const t = terminal(baseInput({ chartActors: false }));
-    const turn = { id: 'u1', source: 'explicit_input' as const, startedAt: 4 };
-    await t.prepared({ openTurn: { turn, hadEvidence: true } });
-    expect(t.snap().value).toEqual({ running: 'cells' });
-    expect(Object.keys(t.children())).toEqual(['runtime']);
-    expect(t.runtimes[0]!.input).toMatchObject({
-      chartActors: false,
-      openTurn: { turn, hadEvidence: true },
-    });
+  it('given a prepared pane (a replay), runs its charts at once, with no prepare step', () => {
+    const t = terminal(baseInput({ prepared: true }));
+    expect(t.snap().value).toBe('running');
+    expect(t.prepares).toHaveLength(0);
+    expect(Object.keys(t.children()).sort()).toEqual(
+      ['diagnostics', 'lastTurn', 'readiness', 'runtime', 'turnPhase', 'watchdog'].sort(),
+    );
+    expect(t.runtimes).toHaveLength(1);
     t.runtimes[0]!.sendBack({ type: 'evt_runtime_failed', error: 'x' });
     expect(t.snap().value).toBe('restarting');
     expect(t.runtimes[0]!.stopped).toBe(true);
@@ -167,7 +167,7 @@ describe('terminal actor: attaching (statecharts.md §8)', () => {
   it('without a prepare step of its own, runs with the request as given and no open turn', async () => {
     const actor = createActor(terminalMachine, { input: baseInput() }).start();
     await flush();
-    expect(actor.getSnapshot().value).toEqual({ running: 'actors' });
+    expect(actor.getSnapshot().value).toEqual('running');
     expect(actor.getSnapshot().context.request).toEqual({ target: '%1', tool: 'claude_code' });
     expect(actor.getSnapshot().context.openTurn).toBeNull();
     actor.stop();
@@ -220,11 +220,11 @@ describe('terminal actor: running', () => {
   });
 
   it('publishes the state its runtime sends, in any lifecycle state', async () => {
-    const t = terminal(baseInput({ state: { shown: 0 } }));
-    t.actor.send({ type: 'evt_state', state: { shown: 1 } });
+    const t = terminal(baseInput({ state: shown(0) }));
+    t.actor.send({ type: 'evt_state', state: shown(1) });
     expect(t.snap().context.state).toEqual({ shown: 1 });
     await t.prepared();
-    t.runtimes[0]!.sendBack({ type: 'evt_state', state: { shown: 2 } });
+    t.runtimes[0]!.sendBack({ type: 'evt_state', state: shown(2) });
     expect(t.snap().context.state).toEqual({ shown: 2 });
     // Another event leaves it as published.
     t.actor.send({ type: 'evt_turn_closed' });
@@ -341,7 +341,7 @@ describe('terminal actor: failures and restarts with capped backoff', () => {
       expect(t.snap().context.restarts).toBe(n + 1);
       expect(t.prepares.at(-1)!.input.restarts).toBe(n + 1);
       await t.prepared();
-      expect(t.snap().value).toEqual({ running: 'actors' });
+      expect(t.snap().value).toEqual('running');
       expect(t.runtimes.at(-1)!.input.restarts).toBe(n + 1);
     }
   });

@@ -5,6 +5,7 @@ import { readinessMachine } from '../../machines/readiness.js';
 import { terminalMachine } from '../../machines/terminal.js';
 import { turnPhaseMachine } from '../../machines/turnPhase.js';
 import { watchdogMachine } from '../../machines/watchdog.js';
+import { witnessMachine } from '../../machines/witness.js';
 import { failingPaths, type MachineOverrides, type ModelSpec } from './internal/harness.js';
 import { specs as completion } from './internal/suts/completion.js';
 import { specs as lastTurn } from './internal/suts/lastTurn.js';
@@ -12,6 +13,7 @@ import { specs as readiness } from './internal/suts/readiness.js';
 import { specs as terminal } from './internal/suts/terminal.js';
 import { specs as turnPhase } from './internal/suts/turnPhase.js';
 import { specs as watchdog } from './internal/suts/watchdog.js';
+import { specs as witness } from './internal/suts/witness.js';
 
 /** The same machine with one transition's target changed (its rules kept). */
 function retarget<M extends AnyStateMachine>(
@@ -171,6 +173,39 @@ const MUTANTS: Array<{ name: string; specs: ModelSpec[]; machines: MachineOverri
       }),
     },
   },
+  {
+    name: 'a screen success not held while the record turn is open',
+    specs: witness,
+    machines: { witness: witnessMachine.provide({ guards: { marker_turn_open: () => false } }) },
+  },
+  {
+    name: 'the record waited for under `markers` as under `both`',
+    specs: witness,
+    machines: {
+      witness: witnessMachine.provide({ guards: { marker_decides_under_markers: () => false } }),
+    },
+  },
+  {
+    name: 'a held success the record ended otherwise kept for the window',
+    specs: witness,
+    machines: {
+      witness: witnessMachine.provide({ guards: { marker_disproves_held_success: () => false } }),
+    },
+  },
+  {
+    name: 'a halved disagreement window',
+    specs: witness,
+    machines: {
+      witness: witnessMachine.provide({
+        actions: {
+          start_window: emit(({ context, event }) => ({
+            type: 'window.start' as const,
+            due: (event as { t: number }).t + context.config!.windowSeconds / 2,
+          })),
+        },
+      }),
+    },
+  },
 ];
 
 describe('the generated path tests notice a wrong machine', () => {
@@ -194,6 +229,7 @@ describe('the generated path tests notice a wrong machine', () => {
       ...turnPhase,
       ...watchdog,
       ...terminal,
+      ...witness,
     ]) {
       expect(await failingPaths(spec, {}), spec.name).toMatchObject({ failed: 0 });
     }

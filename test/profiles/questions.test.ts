@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { getProfile } from '../../src/profiles/index.js';
+import { stripEscapes } from '../../src/profiles/internal/highlight.js';
 import type { ReadQuestion } from '../../src/schemas/signals.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
@@ -94,10 +95,11 @@ const CLINE = (file: string) => ({
   subject: `touch ${file}`,
   choices: ['allow_once=y', 'deny=n'],
 });
+// The selection is colour only: read without escapes, allowing has no keys yet.
 const OPENCODE = (file: string) => ({
   kind: 'tool_permission',
   subject: `touch ${file}`,
-  choices: [],
+  choices: ['allow_once=', 'deny=Escape'],
 });
 
 /** Each recording: the one question its dialog frames read as. */
@@ -163,7 +165,7 @@ const EXPECTED: Record<string, { kind: string; subject: string | null; choices: 
   'grok_cli/permission-approved': {
     kind: 'tool_permission',
     subject: 'touch approved.txt',
-    choices: ['deny=Escape'],
+    choices: ['allow_once=', 'allow_always=', 'deny=Escape'],
   },
   'opencode/permission-approved': OPENCODE('approved.txt'),
   'opencode/permission-denied': OPENCODE('denied.txt'),
@@ -288,5 +290,157 @@ describe('variants of the real frames never give a guessed choice', () => {
     const { p, text } = firstDialog('codex/0.171.0/permission-prompt');
     const q = p.parse({ text: text.replace('Yes, proceed (y)', 'Yes, proceed') }).question!;
     expect(q.kind).toBe('other');
+  });
+});
+
+/** A capture with escapes from `test/fixtures/<tool>/highlight/`, and its plain text. */
+function colourScreen(tool: string, name: string): { text: string; ansi: string } {
+  const ansi = readFileSync(`${FIXTURES}${tool}/highlight/${name}.ansi`, 'utf8');
+  const text = stripEscapes(ansi)
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .join('\n')
+    .trimEnd();
+  return { text, ansi };
+}
+
+/** The choices that carry keys, as `id=keys`. */
+const keyed = (q: ReadQuestion) =>
+  q.choices.filter((c) => c.keys.length > 0).map((c) => `${c.id}=${c.keys.join('+')}`);
+
+// Real captures with escapes of the live dialogs, the highlight where the CLI drew it.
+const COLOUR: Array<[tool: string, capture: string, choices: string[]]> = [
+  ['opencode', 'on-once', ['allow_once=Enter', 'deny=Escape']],
+  ['opencode', 'on-always', ['allow_once=Left+Enter', 'deny=Escape']],
+  ['opencode', 'on-reject', ['allow_once=Left+Left+Enter', 'deny=Escape']],
+  ['kilo', 'on-once', ['allow_once=Enter', 'deny=Escape']],
+  ['kilo', 'on-always', ['allow_once=Left+Enter', 'deny=Escape']],
+  ['kilo', 'on-reject', ['allow_once=Left+Left+Enter', 'deny=Escape']],
+  ['grok_cli', 'on-yes', ['allow_once=Enter', 'allow_always=Down+Enter', 'deny=Escape']],
+  ['grok_cli', 'on-always', ['allow_once=Up+Enter', 'allow_always=Enter', 'deny=Escape']],
+  ['grok_cli', 'on-no', ['allow_once=Up+Up+Enter', 'allow_always=Up+Enter', 'deny=Escape']],
+];
+
+describe('a highlight drawn by colour only, read on a capture with escapes', () => {
+  for (const [tool, capture, choices] of COLOUR) {
+    it(`${tool} ${capture}: the arrows from the highlighted option`, () => {
+      const p = getProfile(tool);
+      const screen = colourScreen(tool, capture);
+      const plain = p.parse({ text: screen.text }).question!;
+      const coloured = p.parse(screen).question!;
+      // The same question either way (the id is the dialog's text); only the keys differ.
+      expect(coloured.id).toBe(plain.id);
+      expect(coloured.choices.map((c) => c.id)).toEqual(plain.choices.map((c) => c.id));
+      expect(plain.highlight?.problem).toMatch(/capture with escapes/);
+      expect(coloured.highlight).toEqual({ problem: null });
+      expect(keyed(coloured)).toEqual(choices);
+    });
+  }
+
+  it('the same dialog with the highlight on another option: the same id', () => {
+    for (const tool of ['opencode', 'kilo']) {
+      const p = getProfile(tool);
+      const ids = ['on-once', 'on-always', 'on-reject'].map(
+        (c) => p.parse(colourScreen(tool, c)).question!.id,
+      );
+      expect(new Set(ids).size, tool).toBe(1);
+    }
+  });
+
+  /**
+   * Variants of each real capture: the highlighted label drawn as the others (none lit), and
+   * another label drawn as the highlighted one (two lit). The allowing choices get no keys.
+   */
+  const VARIANTS: Array<
+    [tool: string, capture: string, lit: [string, string], two: [string, string]]
+  > = [
+    [
+      'opencode',
+      'on-once',
+      [
+        '\x1b[48;2;245;167;66m \x1b[38;2;10;10;10mAllow once',
+        '\x1b[48;2;30;30;30m \x1b[38;2;128;128;128mAllow once',
+      ],
+      [
+        '\x1b[38;2;128;128;128mAllow always',
+        '\x1b[48;2;245;167;66m\x1b[38;2;10;10;10mAllow always\x1b[48;2;30;30;30m',
+      ],
+    ],
+    [
+      'kilo',
+      'on-once',
+      [
+        '\x1b[48;2;204;167;0m \x1b[38;2;12;10;9mAllow once',
+        '\x1b[48;2;28;25;23m \x1b[38;2;166;160;155mAllow once',
+      ],
+      [
+        '\x1b[48;2;28;25;23m \x1b[38;2;166;160;155mAllow always',
+        '\x1b[48;2;204;167;0m \x1b[38;2;12;10;9mAllow always',
+      ],
+    ],
+    [
+      'grok_cli',
+      'on-yes',
+      ['\x1b[30m\x1b[46m1. Yes', '\x1b[37m1. Yes'],
+      ['\x1b[37m3. No\n', '\x1b[30m\x1b[46m3. No\x1b[49m\n'],
+    ],
+  ];
+  for (const [tool, capture, lit, two] of VARIANTS) {
+    const p = getProfile(tool);
+    const real = colourScreen(tool, capture);
+    const refused = (ansi: string, problem: RegExp) => {
+      const q = p.parse({ text: real.text, ansi }).question!;
+      expect(q.highlight?.problem, tool).toMatch(problem);
+      expect(keyed(q), tool).toEqual(['deny=Escape']);
+    };
+
+    it(`${tool}: no option highlighted, no keys to allow`, () => {
+      expect(real.ansi).toContain(lit[0]);
+      refused(real.ansi.replace(...lit), /no option is highlighted/);
+    });
+
+    it(`${tool}: two options highlighted, no keys to allow`, () => {
+      expect(real.ansi).toContain(two[0]);
+      refused(real.ansi.replace(...two), /2 options are highlighted/);
+    });
+
+    it(`${tool}: attributes it never saw (another theme), no keys to allow`, () => {
+      // A digit added to the last colour before the label: a colour the profile never saw.
+      const end = lit[0].indexOf('m', lit[0].lastIndexOf('\x1b['));
+      const themed = real.ansi.replace(lit[0], `${lit[0].slice(0, end)}1${lit[0].slice(end)}`);
+      expect(themed).not.toBe(real.ansi);
+      refused(themed, /unknown attributes|more than one style/);
+    });
+
+    it(`${tool}: a capture with escapes that is not the screen, no keys to allow`, () => {
+      const other = real.ansi.replace('touch approved.txt', 'touch elsewhere.txt');
+      expect(other).not.toBe(real.ansi);
+      const q = p.parse({ text: real.text, ansi: other }).question!;
+      expect(q.highlight?.problem).toMatch(/does not match the screen/);
+      expect(keyed(q)).toEqual(['deny=Escape']);
+    });
+  }
+
+  it('a changed label: not the known dialog, nothing to answer', () => {
+    for (const [tool, capture, label] of [
+      ['opencode', 'on-once', 'Allow once'],
+      ['kilo', 'on-once', 'Allow once'],
+      ['grok_cli', 'on-yes', '1. Yes'],
+    ] as const) {
+      const real = colourScreen(tool, capture);
+      const swap = (t: string) => t.replace(label, label.replace(/once|Yes/, 'ever'));
+      const q = getProfile(tool).parse({ text: swap(real.text), ansi: swap(real.ansi) }).question;
+      expect(q?.kind ?? 'other', tool).toBe('other');
+      expect(q?.choices ?? [], tool).toEqual([]);
+    }
+  });
+
+  it("Kilo's second question after Reject: deny by Enter, back by Escape, no subject", () => {
+    const q = getProfile('kilo').parse(colourScreen('kilo', 'reject-stage')).question!;
+    expect(short(q)).toEqual({
+      kind: 'tool_permission',
+      subject: null,
+      choices: ['deny=Enter', 'back=Escape'],
+    });
   });
 });

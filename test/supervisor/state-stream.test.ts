@@ -1,6 +1,6 @@
 import { asyncScheduler } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { assign, createActor, setup } from 'xstate';
+import { assign, createActor, setup, type AnyActorRef } from 'xstate';
 import { supervisorMachine } from '../../machines/supervisor.js';
 import { Journal } from '../../src/journal/journal.js';
 import { KernelConfig } from '../../src/schemas/kernel.js';
@@ -35,7 +35,8 @@ function fleet() {
     onRestart: () => {},
   });
   terminals.spawn('t1', { target: '%1', tool: 'claude_code' }, false);
-  return { actor, terminals, ref: terminals.get('t1') };
+  // Not a terminal machine: it takes this test's own events.
+  return { actor, terminals, ref: terminals.get('t1') as AnyActorRef };
 }
 
 describe("a terminal's state$", () => {

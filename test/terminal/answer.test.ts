@@ -17,8 +17,16 @@ afterEach(async () => {
   session = undefined;
 });
 
-async function start(env: Record<string, string>, pollIntervalSeconds: number) {
-  running = await startDialogStandIn({ env, pollIntervalSeconds });
+async function start(
+  env: Record<string, string>,
+  pollIntervalSeconds: number,
+  answerSettleMs?: number,
+) {
+  running = await startDialogStandIn({
+    env,
+    pollIntervalSeconds,
+    ...(answerSettleMs === undefined ? {} : { answerSettleMs }),
+  });
   session = running.session;
   const { id, sup, question, typed } = running;
   return { id, s: sup, question, typed };
@@ -111,5 +119,42 @@ describe('answer: only the question asked, only while it is drawn', () => {
     });
     // `deny` is option 3 here: its digit, as drawn.
     expect(typed()).toEqual(['"3"']);
+  }, 40_000);
+
+  it('a digit the dialog takes only as a cursor move: the same question, answer_failed, typed once', async () => {
+    // As Claude Code 2.1.332 does with a digit right after it draws the dialog.
+    const { id, s, question, typed } = await start({ DIALOG_GUARD_MS: '60000' }, 0.25, 0);
+    await expect(s.answer(id, { questionId: question.id, choice: 'deny' })).rejects.toMatchObject({
+      code: 'answer_failed',
+      message: expect.stringMatching(/was still drawn after "deny"/),
+    });
+    expect(await session!.capture()).toMatch(/❯ 3\. No/);
+    // The cursor moved; the digits were the same, so it is the same question, still asking.
+    expect(s.get(id).surface.question?.id).toBe(question.id);
+    expect(typed()).toEqual(['"3"']);
+  }, 40_000);
+
+  it("the profile's settle time: the digit comes after the dialog's guard and chooses", async () => {
+    const { id, s, question, typed } = await start({ DIALOG_GUARD_MS: '1500' }, 0.25, 2000);
+    await expect(s.answer(id, { questionId: question.id, choice: 'deny' })).resolves.toMatchObject({
+      choice: 'deny',
+      closed: true,
+    });
+    expect(typed()).toEqual(['"3"']);
+  }, 40_000);
+
+  it('a screen read as neither the dialog nor a prompt after the keys is no evidence it closed', async () => {
+    const { id, s, question, typed } = await start({ DIALOG_LIMBO: '1' }, 0.25);
+    await expect(
+      s.answer(id, { questionId: question.id, choice: 'allow_once' }),
+    ).rejects.toMatchObject({
+      code: 'answer_failed',
+      message: expect.stringMatching(/was not seen to close/),
+    });
+    expect(s.get(id).surface.question).toBeNull();
+    expect(s.get(id).surface.uiContext).toBe('unplaced');
+    expect(typed()).toEqual(['"1"']);
+    const records = s.history(id, 100).filter((r) => r.kind === 'question.answered');
+    expect(records).toMatchObject([{ choice: 'allow_once', outcome: 'still_open' }]);
   }, 40_000);
 });

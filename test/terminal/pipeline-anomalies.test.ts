@@ -10,7 +10,7 @@ import { Journal } from '../../src/journal/journal.js';
 import { VirtualClock } from '../../src/kernel/virtual-time.js';
 import { KernelConfig } from '../../src/schemas/kernel.js';
 import type { JournalRecord } from '../../src/schemas/record.js';
-import { standaloneSite } from '../../src/terminal/charts.js';
+import { standaloneSite } from '../../src/kernel/charts.js';
 import { TerminalPipeline } from '../../src/terminal/pipeline.js';
 import { lineProfile, linePipeline } from './internal/line-profile.js';
 

@@ -71,7 +71,7 @@ describe('a terminal runtime', () => {
     expect(t.running.get('t1')).toBeUndefined();
     detected('claude_code');
     await settle();
-    expect(t.actor.getSnapshot().value).toEqual({ running: 'cells' });
+    expect(t.actor.getSnapshot().value).toEqual('running');
     expect(t.running.get('t1')?.screen()).toBeNull();
     t.actor.send({ type: 'evt_runtime_failed', error: 'pane vanished' });
     expect(t.actor.getSnapshot().value).toBe('restarting');
@@ -79,7 +79,7 @@ describe('a terminal runtime', () => {
   });
 
   it('types a prompt through typed calls, on the completion actor the terminal handed it', async () => {
-    const t = runtime(undefined, { chartActors: true });
+    const t = runtime();
     await settle();
     const commands = t.running.get('t1')!;
     const turnId = await commands.submit({ text: 'fix the test', force: true });
@@ -97,18 +97,6 @@ describe('a terminal runtime', () => {
     expect(verbs.slice(0, 2)).toEqual(['load-buffer', 'paste-buffer']);
     expect(verbs.slice(2, enter)).toEqual(['capture-pane', 'capture-pane']);
     expect(t.typed[enter]).toEqual(['send-keys', '-t', '%1', 'Enter']);
-  }, 10_000);
-
-  it('without chart actors, runs each turn on a completion chart of its own', async () => {
-    const t = runtime();
-    await settle();
-    expect(Object.keys(t.actor.getSnapshot().children)).toEqual(['runtime']);
-    const turnId = await t.running.get('t1')!.submit({ text: 'fix the test', force: true });
-    const terminal = t.actor.getSnapshot();
-    expect(Object.keys(terminal.children)).toEqual(['runtime']);
-    expect(terminal.context.completionId).toBeNull();
-    const state = terminal.context.state as { completion: { turnId: string; status: string } };
-    expect(state.completion).toMatchObject({ turnId, status: 'waiting' });
   }, 10_000);
 
   it('refuses a prompt the gate refuses, typing nothing', async () => {

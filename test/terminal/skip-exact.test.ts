@@ -6,7 +6,7 @@ import { encodeLine } from '../../src/journal/codec.js';
 import { InspectionHub } from '../../src/kernel/chart-runner.js';
 import { getProfile } from '../../src/profiles/index.js';
 import { KernelConfig } from '../../src/schemas/kernel.js';
-import { standaloneSite } from '../../src/terminal/charts.js';
+import { standaloneSite } from '../../src/kernel/charts.js';
 import { TerminalPipeline } from '../../src/terminal/pipeline.js';
 import { VirtualClock } from '../../src/kernel/virtual-time.js';
 import {
@@ -46,16 +46,13 @@ interface Played {
   frames: number;
 }
 
-/**
- * Replays a recording as replay does; `watched` attaches an inspector to the charts, under
- * which no event is ever skipped (it would miss them).
- */
-async function play(rec: ParsedRecording, watched: boolean): Promise<Played> {
+/** Replays a recording as replay does; `every`: with every event sent, none skipped. */
+async function play(rec: ParsedRecording, every: boolean): Promise<Played> {
   const clock = new VirtualClock();
   const config = KernelConfig.parse({});
   const site = standaloneSite({
     config,
-    hub: new InspectionHub(watched ? () => {} : undefined),
+    hub: new InspectionHub(undefined, { everyEvent: every }),
   });
   let turnFrames = 0;
   const send = site.charts.turnPhase.send.bind(site.charts.turnPhase);

@@ -40,8 +40,15 @@ describe('turn driver: repeated frames', () => {
     expect(h.snapshot().lastTurn).toMatchObject({ result: 'success', turnId: id });
   });
 
-  it('sends every frame while an inspector watches the chart', () => {
+  it('skips the repeats also while an inspector watches the chart', () => {
     const h = new TurnHarness({}, { inspect: () => {} });
+    const frames = countFrames(h);
+    for (let i = 0; i < 4; i++) h.activeFrame();
+    expect(frames()).toBe(2);
+  });
+
+  it('sends every frame on a hub that sends every event', () => {
+    const h = new TurnHarness({}, { everyEvent: true });
     const frames = countFrames(h);
     for (let i = 0; i < 4; i++) h.activeFrame();
     expect(frames()).toBe(4);

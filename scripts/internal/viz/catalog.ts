@@ -9,6 +9,7 @@ import {
   terminalMachine,
   turnPhaseMachine,
   watchdogMachine,
+  witnessMachine,
 } from '../../../machines/index.js';
 import {
   completionSeed,
@@ -75,6 +76,11 @@ export const catalog: readonly CatalogEntry[] = [
     description: 'Session wall-clock watchdog (no seed diagram; prose only). Statecharts §7.',
   },
   {
+    machine: witnessMachine,
+    description:
+      'Completion witness: who settles a turn (screen, session record, hooks, completion observers) under the completion authority (no seed diagram). Statecharts §9; docs/witness.md.',
+  },
+  {
     machine: terminalMachine,
     description:
       'One supervised terminal actor: prepares the pane, runs its charts and runtime, restarts them with capped backoff (no chart). Statecharts §8.',
@@ -87,6 +93,6 @@ export const catalog: readonly CatalogEntry[] = [
   {
     machine: respawnMachine,
     description:
-      'Restart policy of a CLI paneward started: backoff, limit, giving up; a death while paneward stops it is no failure (no chart in statecharts.md; docs/spawn.md).',
+      'Restart policy of a CLI paneward started: backoff, limit, giving up; a death while paneward stops it is no failure (no seed diagram). Statecharts §10; docs/spawn.md.',
   },
 ];

@@ -14,6 +14,9 @@ export const createClaudeCodeProfile = defineProfile({
   processNames: ['claude'],
   interruptKeys: ['Escape'],
   submitKeys: ['Enter'],
+  // A digit typed as soon as the permission dialog is seen only moves its cursor; 150 ms later
+  // it chooses (measured on 2.1.332). Half a second leaves room for a loaded machine.
+  answerSettleMs: 500,
   editions: [{ label: '2.1', covers: (major) => major >= 2, vocabulary: CLAUDE_CODE_2_1 }],
   read: readClaudeCodeScreen,
   question: readClaudeCodeQuestion,

@@ -43,7 +43,10 @@ export interface ClaudeCodeVocabulary {
   replyLine: RegExp;
   /** Dim hints in an empty prompt box, whole: a draft may start the same way (error-then-success). */
   placeholders: readonly RegExp[];
-  /** `Do you want to proceed?` and its numbered options (permission-prompt). */
+  /**
+   * `Do you want to proceed?` and its numbered options, the cursor on any of them
+   * (permission-prompt; the cursor leaves `1.` when a digit arrives too early, or the user moves it).
+   */
   permission: RegExp;
   dialogOption: RegExp;
   /** The folder trust dialog (trust-prompt). */
@@ -81,7 +84,7 @@ export const CLAUDE_CODE_2_1: ClaudeCodeVocabulary = {
   replyLine: /^● /,
   placeholders: [/^Resend your message to try again$/, /^Try "[^"]+"$/],
   permission: /^\s*Do you want to (proceed|make this edit|create|allow|run)\b.*\?$/,
-  dialogOption: /^\s*❯ 1\. /,
+  dialogOption: /^\s*❯ \d+\. /,
   trust: /(Yes, I trust this folder|Is this a project you created or one you trust)/,
   autoModeDialog: /Make auto mode your default permission mode\?/,
   selectedOption: /^\s*❯ \S/,

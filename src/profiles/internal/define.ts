@@ -28,6 +28,8 @@ export interface ProfileDefinition<V> {
   /** See {@link ToolProfile.clearPutBackDraftKeys}. */
   clearPutBackDraftKeys?: readonly string[];
   submitKeys: readonly string[];
+  /** See {@link ToolProfile.answerSettleMs}. */
+  answerSettleMs?: number;
   /** Editions newest first; the first that covers the version is used, the newest when unknown. */
   editions: ReadonlyArray<VocabularyEdition<V>>;
   /** Reads one screen with one edition's vocabulary. */
@@ -86,6 +88,7 @@ export function defineProfile<V>(def: ProfileDefinition<V>): ProfileFactory {
         ? {}
         : { clearPutBackDraftKeys: def.clearPutBackDraftKeys }),
       submitKeys: def.submitKeys,
+      ...(def.answerSettleMs === undefined ? {} : { answerSettleMs: def.answerSettleMs }),
       // Under the strict gate a newer release is not read until verified: it may draw a known
       // shape with a new meaning.
       parse: drifted

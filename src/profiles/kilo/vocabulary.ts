@@ -12,6 +12,11 @@ export const KILO_7_7: OpencodeVocabulary = {
   logo: /██ {2}██ ██/,
   // cli-exit: beside the logo, `kilo -s ses_…` to resume the session.
   exitNote: /\bkilo -s ses_\w+$/,
+  // Kilo's theme: near-black on amber; the others light grey on warm dark grey.
+  highlight: {
+    selected: ['fg=38;2;12;10;9 bg=48;2;204;167;0'],
+    unselected: ['fg=38;2;166;160;155 bg=48;2;28;25;23'],
+  },
   permissionDialogs: [
     ...OPENCODE_1_18.permissionDialogs,
     // permission-denied: after Reject, `△ Reject permission`, `Tell Kilo what to do differently`.

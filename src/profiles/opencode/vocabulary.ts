@@ -1,5 +1,6 @@
 import type { FailureKind } from '../../schemas/signals.js';
 import { PROVIDER_MESSAGES } from '../internal/failure.js';
+import type { HighlightStyles } from '../internal/highlight.js';
 
 /**
  * The screen vocabulary of opencode and of its fork Kilo (one layout, other words). Every
@@ -38,6 +39,12 @@ export interface OpencodeVocabulary {
    * (permission-approved; Kilo asks what to do instead after a rejection: permission-denied).
    */
   permissionDialogs: ReadonlyArray<{ title: RegExp; keys: RegExp }>;
+  /**
+   * How the permission dialog draws its options, selected and not, with the default theme: the
+   * selection is drawn by colour alone (`capture-pane -e` of the live dialog, in
+   * `test/fixtures/<tool>/highlight/`). Another theme draws other colours: unknown, never guessed.
+   */
+  highlight: HighlightStyles;
   /** The start screen's logo rows (startup). */
   logo: RegExp;
   /** Printed under the logo on the way out: `Continue  opencode -s ses_…` (cli-exit). */
@@ -62,6 +69,11 @@ export const OPENCODE_1_18: OpencodeVocabulary = {
   permissionDialogs: [
     { title: /^\s*┃\s+△ Permission required$/, keys: /Allow once\s+Allow always\s+Reject/ },
   ],
+  // Near-black on orange; the others grey on the dialog's dark grey.
+  highlight: {
+    selected: ['fg=38;2;10;10;10 bg=48;2;245;167;66'],
+    unselected: ['fg=38;2;128;128;128 bg=48;2;30;30;30'],
+  },
   logo: /█▀▀█ █▀▀█ █▀▀█ █▀▀▄/,
   exitNote: /^\s*Continue\s+opencode -s ses_\w+/,
   failures: PROVIDER_MESSAGES,

@@ -50,6 +50,17 @@ export interface LiveAnswerCase {
    * the command's result: it never ran) and the model's reply ends the turn, a success.
    */
   deniedResult?: 'interrupted' | 'no_claim' | 'told';
+  /**
+   * A CLI that asks again once refused (Kilo: `△ Reject permission`, what to do instead): the
+   * choice that answers that second question, which draws no command.
+   */
+  denyFollowUp?: string;
+  /**
+   * For a highlight drawn by colour only: keys that move it off the first option before allowing
+   * (as an operator at the pane might), so the answer must read where it stands and come back.
+   * Each is pressed on its own; an Enter alone would then choose the option moved to.
+   */
+  moveHighlight?: string[];
   /** How long its first ready screen may take (90 s unless said). */
   startupTimeoutMs?: number;
 }
@@ -115,7 +126,7 @@ export function describeLiveAnswer(c: LiveAnswerCase): void {
     const ready = () =>
       timeline.waitFor('ready', (s) => s.readiness.status === 'ready' && s.turn.phase === 'ready', {
         from: Math.max(0, timeline.seen.length - 1),
-        timeoutMs: 60_000,
+        timeoutMs: 120_000,
       });
 
     const ask = async (file: string) => {
@@ -124,8 +135,14 @@ export function describeLiveAnswer(c: LiveAnswerCase): void {
       const turnId = await sup.submit(id, `create ${file}`);
       const { s } = await timeline.waitFor(
         'the question',
-        (x) => x.readiness.status === 'blocked' && x.surface.question?.kind === 'tool_permission',
-        { from, timeoutMs: 60_000 },
+        // With its command drawn: a dialog caught mid-draw reads as a question without it (a
+        // question of another id, which an answer naming this one could never reach).
+        (x) =>
+          x.readiness.status === 'blocked' &&
+          x.surface.question?.kind === 'tool_permission' &&
+          x.surface.question.subject === `touch ${file}`,
+        // On a loaded machine some CLIs take a minute to send the request.
+        { from, timeoutMs: 150_000 },
       );
       return { turnId, question: s.surface.question! };
     };
@@ -192,11 +209,21 @@ export function describeLiveAnswer(c: LiveAnswerCase): void {
         const { turnId, question } = await ask(file);
         expect(question.subject).toBe(`touch ${file}`);
         expect(question.choices.map((x) => x.id)).toEqual(c.choices);
+        if (c.moveHighlight !== undefined) {
+          const before = await session.capture();
+          for (const key of c.moveHighlight) {
+            await session.sendKeys(key);
+            await new Promise((r) => setTimeout(r, 700));
+          }
+          // The text is the same (the highlight is colour only): the same question.
+          expect(await session.capture()).toBe(before);
+          expect(sup.get(id).surface.question?.id).toBe(question.id);
+        }
 
         await answerUnderAttack(question, 'allow_once', file, logFrom);
 
         const result = await sup.waitForTurn(id, turnId, {
-          timeoutMs: 60_000,
+          timeoutMs: 120_000,
         });
         expect(
           result.lastTurn.result,
@@ -206,7 +233,7 @@ export function describeLiveAnswer(c: LiveAnswerCase): void {
         // The command ran and its result went to the model: a second request in the same turn.
         expect(streaming(logFrom)).toHaveLength(2);
       },
-      150_000,
+      400_000,
     );
 
     it('deny: the dialog closes and the command never runs', async () => {
@@ -221,6 +248,19 @@ export function describeLiveAnswer(c: LiveAnswerCase): void {
         await expect(
           sup.answer(id, { questionId: question.id, choice: 'deny' }),
         ).resolves.toMatchObject({ closed: true, choice: 'deny' });
+        if (c.denyFollowUp !== undefined) {
+          const { s } = await timeline.waitFor(
+            'the question after the refusal',
+            (x) => x.surface.question !== null && x.surface.question.id !== question.id,
+            { from: Math.max(0, timeline.seen.length - 1), timeoutMs: 30_000 },
+          );
+          const next = s.surface.question!;
+          expect(next).toMatchObject({ kind: 'tool_permission', subject: null });
+          expect(existsSync(join(work, file))).toBe(false);
+          await expect(
+            sup.answer(id, { questionId: next.id, choice: c.denyFollowUp }),
+          ).resolves.toMatchObject({ closed: true, choice: c.denyFollowUp });
+        }
       } else {
         await answerUnderAttack(question, 'deny', file, logFrom);
       }
@@ -247,7 +287,7 @@ export function describeLiveAnswer(c: LiveAnswerCase): void {
         expect(ended, why).toMatchObject({ lastTurn: { turnId, result } });
       }
       expect(sup.get(id).surface.question).toBeNull();
-    }, 150_000);
+    }, 400_000);
 
     it('an answer while a turn runs with no dialog is refused and types nothing', async () => {
       await ready();
@@ -280,6 +320,6 @@ export function describeLiveAnswer(c: LiveAnswerCase): void {
       expect(streaming(logFrom)).toHaveLength(1);
       expect(answered()).toBe(before);
       await ready();
-    }, 120_000);
+    }, 300_000);
   });
 }

@@ -4,7 +4,7 @@ import type { ProfileResult } from '../../../src/schemas/signals.js';
 import type { ChartTransition, JournalRecord } from '../../../src/schemas/record.js';
 import { KernelConfig } from '../../../src/schemas/kernel.js';
 import { TerminalPipeline, type ProbeFacts } from '../../../src/terminal/pipeline.js';
-import { standaloneSite } from '../../../src/terminal/charts.js';
+import { standaloneSite } from '../../../src/kernel/charts.js';
 import type { MachineOverrides } from './harness.js';
 import { recordedScreens } from '../../profiles/real-frame.js';
 import type { Edge } from './transitions.js';

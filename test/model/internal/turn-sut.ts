@@ -6,7 +6,12 @@ import { Timers } from '../../../src/kernel/timers.js';
 import { VirtualClock } from '../../../src/kernel/virtual-time.js';
 import type { ChartTransition } from '../../../src/schemas/record.js';
 import type { TurnSignals } from '../../../src/schemas/signals.js';
-import { TurnDriver, type TurnLifecycle } from '../../../src/terminal/turn-driver.js';
+import {
+  TurnDriver,
+  type TurnLifecycle,
+  type WitnessDisagreement,
+} from '../../../src/terminal/turn-driver.js';
+import type { WitnessConfig } from '../../../machines/witness.js';
 import type { MachineOverrides } from './harness.js';
 import type { Edge } from './transitions.js';
 
@@ -38,17 +43,25 @@ export class TurnHarness {
   readonly hub: InspectionHub;
   readonly transitions: Array<{ t: number } & ChartTransition> = [];
   readonly turns: TurnLifecycle[] = [];
+  readonly disagreements: WitnessDisagreement[] = [];
   readonly turnPhase;
   readonly lastTurn;
   readonly driver: TurnDriver;
   private nextTurn = 1;
 
-  /** `inspect`: an observer of every chart event (the Stately inspector, say). */
+  /**
+   * `inspect`: an observer of every chart event (the Stately inspector, say); `everyEvent`:
+   * repeats are sent too.
+   */
   constructor(
     machines: MachineOverrides = {},
-    o: { inspect?: (ev: InspectionEvent) => void } = {},
+    o: {
+      inspect?: (ev: InspectionEvent) => void;
+      everyEvent?: boolean;
+      witness?: WitnessConfig;
+    } = {},
   ) {
-    this.hub = new InspectionHub(o.inspect);
+    this.hub = new InspectionHub(o.inspect, { everyEvent: o.everyEvent ?? false });
     this.turnPhase = createActor(machines.turnPhase ?? turnPhaseMachine, {
       input: { settleSeconds: SETTLE_SECONDS, staleActiveSeconds: STALE_SECONDS },
       inspect: this.hub.inspect,
@@ -62,6 +75,9 @@ export class TurnHarness {
       hub: this.hub,
       timers: this.timers,
       nextTurnId: () => `turn-${this.nextTurn}`,
+      ...(o.witness ? { witness: o.witness } : {}),
+      ...(machines.witness ? { witnessLogic: machines.witness } : {}),
+      onDisagreement: (d) => this.disagreements.push(d),
       onTransition: (t, tr) => this.transitions.push({ t, ...tr }),
       onTurn: (ev) => {
         this.turns.push(ev);

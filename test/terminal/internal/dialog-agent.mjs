@@ -1,12 +1,20 @@
 // A stand-in CLI that draws a permission dialog as Claude Code draws it, for the answer tests.
-// It reads keys raw and appends each to the file `DIALOG_KEYS`. A digit 1-3 closes the dialog (a prompt
-// `❯ ` is drawn instead) unless `DIALOG_STUCK` is set, when it keeps the dialog whatever comes.
+// It reads keys raw and appends each to the file `DIALOG_KEYS`. A digit 1-3 closes the dialog (Claude Code's
+// prompt box is drawn instead) unless `DIALOG_STUCK` is set, when it keeps the dialog whatever comes.
 // Once the file `DIALOG_SWAP` exists it draws another dialog (another command) in its place.
 // With `DIALOG_ARROWS` it draws Claude Code's folder trust dialog instead: no numbers, the cursor
 // `❯` moved by the arrows, Enter closes it (with `DIALOG_STUCK` the Enter does nothing, the cursor moved).
+// With `DIALOG_COLOUR` it draws grok-cli's confirmation, its highlight colour only (black on
+// cyan, the others white, as grok-cli 0.0.34 draws them) on the options listed in
+// `DIALOG_COLOUR` (`2`: the third; `` : none; `0,1`: two); the arrows move a single highlight,
+// Enter and Escape close it.
+// With `DIALOG_GUARD_MS` a digit that arrives sooner than that after the dialog was drawn only
+// moves the cursor `❯` to its option, as Claude Code 2.1.332 does; a later digit chooses.
+// With `DIALOG_LIMBO` a digit clears the dialog to a screen that is neither a dialog nor a
+// prompt (the logo line alone) and it stays so.
 import { appendFileSync, existsSync } from 'node:fs';
 
-const dialog = (command) =>
+const dialog = (command, at = 0) =>
   [
     '─'.repeat(60),
     ' Bash command',
@@ -15,9 +23,9 @@ const dialog = (command) =>
     ` ${command}`,
     '╌'.repeat(60),
     ' Do you want to proceed?',
-    ' ❯ 1. Yes',
-    '   2. Yes, and always allow access to /work from this project',
-    '   3. No',
+    ...['Yes', 'Yes, and always allow access to /work from this project', 'No'].map(
+      (o, i) => `${i === at ? ' ❯' : '  '} ${i + 1}. ${o}`,
+    ),
     '',
     ' Esc to cancel · Tab to amend',
   ].join('\r\n');
@@ -33,11 +41,48 @@ const trust = (cursor) =>
     cursor === 1 ? ' ❯ Yes, I trust this folder' : '   Yes, I trust this folder',
     ' Enter to confirm · Esc to cancel',
   ].join('\r\n');
+const GROK_OPTIONS = ['Yes', "Yes, and don't ask again this session", 'No', 'No, with feedback'];
+const grok = (lit) =>
+  [
+    '  ⏺ Run bash command(touch paneward-approved.txt)',
+    '    ⎿ Requesting user confirmation',
+    '',
+    '  Do you want to proceed with this operation?',
+    '',
+    ...GROK_OPTIONS.map(
+      (o, i) =>
+        `   ${lit.includes(i) ? '\x1b[30m\x1b[46m' : '\x1b[37m'}${i + 1}. ${o}\x1b[39m\x1b[49m`,
+    ),
+    '',
+    '  ↑↓ navigate • Enter select • Esc cancel',
+  ].join('\r\n');
+// Claude Code's idle prompt box under a reply, as it draws it once a dialog is answered.
+const prompt = (reply) =>
+  [`● ${reply}`, '', '─'.repeat(60), '❯ ', '─'.repeat(60), '  ? for shortcuts'].join('\r\n');
+// grok-cli's idle input box under a line of the transcript.
+const grokPrompt = (line) =>
+  [
+    `  ⏺ ${line}.`,
+    '',
+    `  ╭${'─'.repeat(70)}╮`,
+    `  │ ❯ Ask me anything...${' '.repeat(49)}│`,
+    `  ╰${'─'.repeat(70)}╯`,
+    '',
+    '  ⏸ auto-edit: off (shift + tab)  ≋ fake-model',
+  ].join('\r\n');
 const draw = (text) => process.stdout.write(`\x1b[2J\x1b[H${text}`);
 let open = true;
 let cursor = 0;
 const arrows = !!process.env.DIALOG_ARROWS;
-draw(arrows ? trust(cursor) : dialog('touch paneward-approved.txt'));
+const colour = process.env.DIALOG_COLOUR;
+let lit = (colour ?? '')
+  .split(',')
+  .filter((x) => x !== '')
+  .map(Number);
+const drawnAt = Date.now();
+draw(
+  colour !== undefined ? grok(lit) : arrows ? trust(cursor) : dialog('touch paneward-approved.txt'),
+);
 const swap = setInterval(() => {
   if (process.env.DIALOG_SWAP && existsSync(process.env.DIALOG_SWAP)) {
     clearInterval(swap);
@@ -49,6 +94,20 @@ process.stdin.on('data', (chunk) => {
   const key = chunk.toString('utf8');
   appendFileSync(process.env.DIALOG_KEYS, `${JSON.stringify(key)}\n`);
   if (key === '\x03') process.exit(0);
+  if (colour !== undefined) {
+    // eslint-disable-next-line no-control-regex
+    for (const k of key.match(/\x1b\[[AB]|[\s\S]/g) ?? []) {
+      if (!open) break;
+      if ((k === '\x1b[B' || k === '\x1b[A') && lit.length === 1) {
+        lit = [(lit[0] + (k === '\x1b[B' ? 1 : 3)) % 4];
+        draw(grok(lit));
+      } else if (k === '\r' || k === '\x1b') {
+        open = false;
+        draw(grokPrompt(k === '\r' ? `Chose ${GROK_OPTIONS[lit[0]]}` : 'Cancelled'));
+      }
+    }
+    return;
+  }
   if (arrows) {
     // The keys of one `send-keys` may come in one chunk: each in turn.
     // eslint-disable-next-line no-control-regex
@@ -59,14 +118,25 @@ process.stdin.on('data', (chunk) => {
         draw(trust(cursor));
       } else if (k === '\r' && !process.env.DIALOG_STUCK) {
         open = false;
-        draw('● Trusted.\r\n\r\n❯ ');
+        draw(prompt('Trusted.'));
       }
     }
+    return;
+  }
+  const guard = Number(process.env.DIALOG_GUARD_MS ?? 0);
+  if (open && /^[1-3]$/.test(key) && Date.now() - drawnAt < guard) {
+    draw(dialog('touch paneward-approved.txt', Number(key) - 1));
+    return;
+  }
+  if (open && /^[1-3]$/.test(key) && process.env.DIALOG_LIMBO) {
+    open = false;
+    clearInterval(swap);
+    draw(' ▐▛███▜▌   Claude Code v2.1.332\r\n');
     return;
   }
   if (open && /^[1-3]$/.test(key) && !process.env.DIALOG_STUCK) {
     open = false;
     clearInterval(swap);
-    draw('● Ran it.\r\n\r\n❯ ');
+    draw(prompt('Ran it.'));
   }
 });

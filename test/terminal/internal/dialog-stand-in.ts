@@ -41,6 +41,10 @@ export async function startDialogStandIn(o: {
   env?: Record<string, string>;
   pollIntervalSeconds: number;
   id?: string;
+  /** The profile that reads it (Claude Code 2.1.332 unless said). */
+  profile?: ProfileFactory;
+  /** The Claude Code profile's settle time before an answer, replaced (0: none). */
+  answerSettleMs?: number;
 }): Promise<DialogStandIn> {
   const dir = mkdtempSync(join(tmpdir(), 'pw-answer-'));
   const keys = join(dir, 'keys');
@@ -63,7 +67,13 @@ export async function startDialogStandIn(o: {
     socketName: session.socketName,
     dataDir: join(dir, 'data'),
     source: 'polling',
-    profiles: { dialog_stand_in: dialogProfile },
+    profiles: {
+      dialog_stand_in:
+        o.profile ??
+        (o.answerSettleMs === undefined
+          ? dialogProfile
+          : () => ({ ...dialogProfile(), answerSettleMs: o.answerSettleMs })),
+    },
     config: { pollIntervalSeconds: o.pollIntervalSeconds },
   });
   const close = async () => {
