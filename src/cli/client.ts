@@ -1,23 +1,16 @@
 import type { Command } from 'commander';
 import { PanewardError, type PanewardErrorCode } from '../errors.js';
-import type { TerminalView, TurnResponse } from '../schemas/operations/index.js';
-import type { JournalRecord } from '../schemas/record.js';
+import type { TurnResponse } from '../schemas/operations/index.js';
 import { DEFAULT_URL } from '../service/address.js';
-import {
-  ApiClient,
-  causeOf,
-  CliExit,
-  ClientError,
-  EXIT,
-  exitFor,
-  type ClientOptions,
-} from './client-api.js';
+import { ApiClient, CliExit, ClientError, EXIT, type ClientOptions } from './client-api.js';
 import { briefRecord } from './journal.js';
-import { toolVersionLabel } from './labels.js';
 import { terminalTable } from './table.js';
 import { untilStopSignal } from './signals.js';
 import { CLIENT_FIELDS, cliMessage, fieldNamesOf, type FieldNames } from './messages.js';
 import { ResolveError, resolveTerminal } from './resolve.js';
+import { defaultIo, type ClientIo } from './client-io.js';
+import { describeState, printReply } from './describe.js';
+import { followEvents } from './follow-events.js';
 
 export {
   ApiClient,
@@ -28,46 +21,6 @@ export {
   exitFor,
   type ClientOptions,
 } from './client-api.js';
-
-export interface ClientIo {
-  out(line: string): void;
-  err(line: string): void;
-  env: NodeJS.ProcessEnv;
-  /** Colours are used only on a terminal, and never with NO_COLOR. */
-  color: boolean;
-}
-
-export const defaultIo = (): ClientIo => ({
-  out: (l) => process.stdout.write(`${l}\n`),
-  err: (l) => process.stderr.write(`${l}\n`),
-  env: process.env,
-  color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
-});
-
-/** What `paneward state` prints of one terminal. */
-/** The chat context as `state` and `ls` print it: `degraded (<reason>)` when degraded. */
-export function contextWords(c: TerminalView['chatContext']): string {
-  return c.state === 'degraded' ? `degraded (${c.degradedErrorType ?? 'unknown'})` : c.state;
-}
-
-export function describeState(v: TerminalView): string[] {
-  const op = (name: string, o: { allowed: string; reason: string }) =>
-    `  ${name}: ${o.allowed} (${o.reason})`;
-  return [
-    `${v.terminalId} ${v.target ?? ''} ${toolVersionLabel(v)}`,
-    `  diagnostics: ${v.diagnostics.availability}  readiness: ${v.readiness.status}  phase: ${v.turn.phase}${v.turn.current ? ` ${v.turn.current.id} (${v.turn.current.source})` : ''}`,
-    `  last turn: ${v.lastTurn.result}${v.lastTurn.turnId ? ` ${v.lastTurn.turnId} (${v.lastTurn.source}${v.lastTurn.witness ? `, witness ${v.lastTurn.witness}` : ''})` : ''}  session: ${v.session.status}`,
-    `  chat context: ${contextWords(v.chatContext)}`,
-    ...(v.witness
-      ? [
-          `  session record: ${v.witness.record} (completion authority ${v.witness.authority})${v.witness.why ? `: ${v.witness.why}` : ''}`,
-        ]
-      : []),
-    op('send input', v.operations.sendInput),
-    op('interrupt', v.operations.interrupt),
-    op('resume', v.operations.resume),
-  ];
-}
 
 /** Runs one client command: prints, and throws CliExit for a non-zero exit. */
 export async function run(
@@ -91,71 +44,6 @@ export async function run(
     code = error.exitCode;
   }
   if (code !== EXIT.ok) throw new CliExit(code);
-}
-
-/** `paneward events`: follows the record stream over SSE, resuming by id after a cut. */
-async function followEvents(
-  api: ApiClient,
-  io: ClientIo,
-  o: ClientOptions & { since?: number; terminal?: string },
-  signal: AbortSignal,
-): Promise<void> {
-  let last = o.since ?? 0;
-  const path = o.terminal ? `/v1/terminals/${encodeURIComponent(o.terminal)}/events` : '/v1/events';
-  while (!signal.aborted) {
-    let res: Response;
-    try {
-      res = await fetch(`${api.url}${path}`, {
-        headers: api.headers({ accept: 'text/event-stream', 'last-event-id': String(last) }),
-        signal,
-      });
-    } catch (error) {
-      if (signal.aborted) return;
-      throw new ClientError(
-        EXIT.unreachable,
-        'unreachable',
-        `cannot reach paneward at ${api.url}: ${causeOf(error)}`,
-      );
-    }
-    if (!res.ok || !res.body) {
-      const e = (
-        (await res.json().catch(() => null)) as {
-          error?: { code?: string; message?: string };
-        } | null
-      )?.error;
-      throw new ClientError(
-        exitFor(res.status, e?.code ?? ''),
-        e?.code ?? 'http',
-        e?.message ?? `HTTP ${res.status}`,
-      );
-    }
-    const decoder = new TextDecoder();
-    let buffer = '';
-    try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true });
-        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const fields = Object.fromEntries(
-            block
-              .split('\n')
-              .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trimStart()]),
-          );
-          if (fields.event === 'heartbeat' || fields.data === undefined) continue;
-          if (fields.event === 'overflow') break;
-          const record = JSON.parse(fields.data) as JournalRecord;
-          last = record.seq;
-          io.out(o.json ? JSON.stringify(record) : briefRecord(record));
-        }
-      }
-    } catch (error) {
-      if (signal.aborted) return;
-      void error;
-    }
-    // Cut off (fell behind, or the server restarted): resume from the last record seen.
-    await new Promise((r) => setTimeout(r, 500));
-  }
 }
 
 /** What a terminal argument accepts. */
@@ -442,24 +330,3 @@ export function registerClient(program: Command, io: () => ClientIo = defaultIo)
 }
 
 export type { PanewardErrorCode };
-
-/**
- * The turn's reply text on stdout, as it is (`send --wait --print`); where it came from, or why
- * there is none, on stderr.
- */
-function printReply(io: ClientIo, r: TurnResponse): void {
-  const reply = r.payload?.reply ?? null;
-  if (r.payload === undefined) {
-    io.err('paneward: this server answers no turn payloads: no reply to print');
-  } else if (reply === null || reply.source === null) {
-    io.err(
-      `paneward: ${r.turnId}: no reply text was found (not in a session record nor on the screen)`,
-    );
-  } else {
-    io.out(reply.text);
-    const cut = reply.truncated ? ', not whole (cut at 64 KiB, or its start had scrolled out)' : '';
-    io.err(
-      `paneward: ${r.turnId}: reply from the ${reply.source === 'record' ? 'session record' : 'screen'}${cut}`,
-    );
-  }
-}

@@ -4,7 +4,8 @@ import type { Command } from 'commander';
 import { PanewardError } from '../errors.js';
 import type { SpawnRequest } from '../schemas/operations/index.js';
 import { ClientError, EXIT, type ClientOptions } from './client-api.js';
-import { common, defaultIo, run, TERMINAL_ARG, terminalIdOf, type ClientIo } from './client.js';
+import { common, run, TERMINAL_ARG, terminalIdOf } from './client.js';
+import { defaultIo, type ClientIo } from './client-io.js';
 
 interface SpawnOptions extends ClientOptions {
   cwd?: string;

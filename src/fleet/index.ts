@@ -4,7 +4,8 @@
  * app (`createHttpApp(new FleetView({ nats }))`, from `paneward/server`).
  */
 export { FleetEdge, type EdgeOptions, type EdgeStatus } from './edge.js';
-export { FleetView, type FleetViewOptions, type HostView } from './view.js';
+export { FleetView } from './view.js';
+export type { FleetViewOptions, HostView } from './follower.js';
 export { FleetFeed, type FleetRecord } from './feed.js';
 export { DEFAULT_LIMITS, type FleetLimits } from './connection.js';
 export { SIGNATURE_HEADER, signCommand, checkSignature, type NatsAuth } from './auth.js';

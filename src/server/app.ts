@@ -15,7 +15,8 @@ import { isPublic, mountDashboard } from './dashboard.js';
 import { bearer, browserGuard, errorJson, hostName } from './guards.js';
 import { createMetrics, type ServerMetrics } from './metrics.js';
 import { houmaoRoutes } from './houmao.js';
-import { eventRoutes, hookRoutes, json, observationRoutes, terminalRoutes } from './routes.js';
+import { eventRoutes, json, terminalRoutes } from './routes.js';
+import { hookRoutes, observationRoutes } from './witness-routes.js';
 import { Health } from '../schemas/operations/index.js';
 import { DEFAULT_SSE, type SseOptions } from './sse.js';
 

@@ -1,56 +1,15 @@
-import { BehaviorSubject, asyncScheduler, type Observable } from 'rxjs';
-import type { ActorRefFrom } from 'xstate';
-import type { diagnosticsMachine } from '../../machines/diagnostics.js';
 import { normalizeProjection, type SurfaceObservation } from '../../machines/surface.js';
-import { ChartRunner } from '../kernel/chart-runner.js';
-import { Kernel } from '../kernel/kernel.js';
-import { TimerOrder, Timers } from '../kernel/timers.js';
-import { WatchdogDriver, type WatchdogCancelRequest } from '../kernel/watchdog-driver.js';
-import { Journal } from '../journal/journal.js';
 import { isVerified } from '../profiles/internal/define.js';
 import type { ToolProfile, Screen } from '../profiles/types.js';
 import { boundReason } from '../profiles/session-record.js';
-import { KernelConfig } from '../schemas/kernel.js';
 import type { ParseOutcome, ProbeOutcome } from '../schemas/probe.js';
-import type {
-  ChartTransition,
-  JournalRecord,
-  RecordDraft,
-  RecordEvidence,
-} from '../schemas/record.js';
+import type { RecordDraft } from '../schemas/record.js';
 import { NO_SIGNALS, type ProfileResult, type ReadQuestion } from '../schemas/signals.js';
-import type { TerminalState } from '../schemas/terminal-state.js';
-import { standaloneSite, type StandaloneSite, type TerminalHost } from '../kernel/charts.js';
 import type { PipelineOptions } from './options.js';
-import {
-  commandEvidence,
-  evidenceOf,
-  observationOf,
-  readFrame,
-  readProbe,
-  type ProbeFacts,
-} from './frame.js';
-import {
-  kernelAnomalyRecord,
-  turnRecord,
-  unrecognisedRecord,
-  unverifiedVersionRecord,
-  watchdogCancelRecord,
-  watchdogWindowRecord,
-  UnrecognisedScreens,
-} from './records.js';
+import { commandEvidence, observationOf, readFrame, readProbe, type ProbeFacts } from './frame.js';
+import { unrecognisedRecord, unverifiedVersionRecord, UnrecognisedScreens } from './records.js';
 import { sameData } from '../internal/same-data.js';
-import {
-  composeState,
-  sameFacts,
-  sameTimes,
-  settleTimes,
-  stableAt,
-  type StateFacts,
-  type StateTimes,
-} from './state.js';
-import { TurnDriver } from './turn-driver.js';
-import { TurnPayloads } from './payload.js';
+import { TerminalDrivers } from './drivers.js';
 import type { HookTurnEvent } from '../hooks/events.js';
 import type { ObserverEnding } from './witness.js';
 import type { ObserverReport } from '../sessions/observer.js';
@@ -69,36 +28,17 @@ function sameSurface(a: SurfaceKey, b: SurfaceKey | null): boolean {
  * completion, turn phase, last turn, watchdog) → the public terminal state and the record
  * stream. The same code runs live (charts as children of the terminal actor) and in replay
  * (on virtual time); it keeps time and evidence, the charts decide. Reading a frame
- * (frame.ts), composing the state (state.ts) and the records (records.ts) are pure functions.
+ * (frame.ts), composing the state (state.ts) and the records (records.ts) are pure functions;
+ * the drivers of the charts and the publishing of the state are {@link TerminalDrivers}'s
+ * (drivers.ts). This class takes what comes in: frames, probes, submits, witness reports.
  */
-export class TerminalPipeline {
-  readonly kernel: Kernel;
-  readonly journal: Journal;
-  readonly timers: Timers;
-  private readonly site: TerminalHost;
-  /** The site this pipeline made itself (none given), which it stops with itself. */
-  private readonly ownSite: StandaloneSite | null;
-  private readonly ownsJournal: boolean;
-  private readonly diagnostics: ChartRunner<ActorRefFrom<typeof diagnosticsMachine>>;
-  private readonly turns: TurnDriver;
-  private readonly watchdog: WatchdogDriver;
-  private readonly subject: BehaviorSubject<TerminalState>;
-  private profile: ToolProfile;
-  private toolVersion: string | undefined;
+export class TerminalPipeline extends TerminalDrivers {
   private readonly unrecognised = new UnrecognisedScreens();
-  private parsed: ProfileResult | null = null;
-  private probeOutcome: ProbeOutcome | null = null;
   private surfaceKey: SurfaceKey | null = null;
   /** The observation made of the last reading (while diagnostics were available). */
   private lastObservation: { result: ProfileResult; obs: SurfaceObservation } | null = null;
-  private readonly times: StateTimes;
-  private completionTurnId: string | null = null;
-  /** Transitions since the last published state, and what they were decided on. */
-  private transitions: ChartTransition[] = [];
-  private evidence: RecordEvidence | null = null;
-  private disposed = false;
-  /** The facts and times of the last publish that composed the state. */
-  private lastPublish: { facts: StateFacts; times: StateTimes } | null = null;
+  /** The latest capture, for people looking at the pane (never published or journaled). */
+  private lastScreen: { text: string; t: number } | null = null;
   /** The last screen read and its reading: a pane at rest is captured the same many times. */
   private lastReading: { profile: ToolProfile; screen: Screen; result: ProfileResult } | null =
     null;
@@ -121,119 +61,6 @@ export class TerminalPipeline {
     this.lastReading = { profile: this.profile, screen, result };
     return result;
   };
-  /**
-   * The completion witness as shown in the public state: absent under the screen alone, and
-   * until the session record was first found.
-   */
-  private witness: NonNullable<TerminalState['witness']> | undefined;
-  /** The latest capture, for people looking at the pane (never published or journaled). */
-  private lastScreen: { text: string; t: number } | null = null;
-  /** Each turn's payload, built when asked for (`onPayload`); never published or journaled. */
-  private readonly payloads: TurnPayloads | null;
-
-  constructor(private readonly o: PipelineOptions) {
-    this.profile = o.profile;
-    this.toolVersion = o.toolVersion;
-    const scheduler = o.scheduler ?? asyncScheduler;
-    const config = KernelConfig.parse(o.config ?? {});
-    this.times = {
-      now: 0,
-      readinessSince: null,
-      phaseSince: null,
-      surfaceSince: null,
-      stateSince: null,
-      stabilitySeconds: config.stabilitySeconds,
-    };
-    this.journal = o.journal ?? new Journal({ dataDir: null, scheduler });
-    this.ownsJournal = !o.journal;
-    this.payloads = o.onPayload ? new TurnPayloads(o.terminalId, o.onPayload) : null;
-    this.ownSite = o.site
-      ? null
-      : standaloneSite({
-          config,
-          watchdogBudgetSeconds:
-            o.watchdogBudgetSeconds ?? o.restore?.request.watchdogBudgetSeconds,
-          openTurn: o.restore?.openTurn ?? null,
-        });
-    const site = (this.site = o.site ?? this.ownSite!);
-    this.timers = new Timers(scheduler, o.originMs ?? 0);
-    this.kernel = new Kernel({
-      config,
-      host: site,
-      timers: this.timers,
-      // A success the session record confirms completes a candidate at once (docs/statecharts.md §2).
-      observer: (obs, ev) => o.observer?.(obs, ev) ?? this.turns.recordSuccessEvidence(),
-      onRecord: (r) => {
-        if ('anomaly' in r) {
-          void this.record(kernelAnomalyRecord(o.terminalId, r, this.profile.id));
-          return;
-        }
-        const { t: _t, turn, ...rest } = r;
-        this.transitions.push({
-          ...rest,
-          ...(turn !== undefined && this.completionTurnId ? { turnId: this.completionTurnId } : {}),
-        });
-      },
-    });
-    // Its actions are raise alone: a probe like the last, which changed nothing, is not sent.
-    this.diagnostics = new ChartRunner(
-      site.charts.diagnostics,
-      site.hub,
-      (step) => this.transitions.push({ machine: 'diagnostics', ...step }),
-      { skipRepeats: true },
-    );
-    this.turns = new TurnDriver({
-      turnPhase: site.charts.turnPhase,
-      lastTurn: site.charts.lastTurn,
-      hub: site.hub,
-      timers: this.timers,
-      nextTurnId: () => `turn-${this.journal.index.nextTurnOf(o.terminalId)}`,
-      onTransition: (_t, tr) => this.transitions.push(tr),
-      onTurn: (ev) => {
-        this.payloads?.turn(ev, this.projectionText);
-        void this.record(turnRecord(o.terminalId, ev));
-      },
-      ...(o.witness ? { witness: o.witness } : {}),
-      onDisagreement: (d) =>
-        void this.record({
-          kind: 'anomaly',
-          anomaly: 'witness_disagreement',
-          terminalId: o.terminalId,
-          ...d,
-        }),
-    });
-    this.witness = undefined;
-    this.watchdog = new WatchdogDriver({
-      actor: site.charts.watchdog,
-      hub: site.hub,
-      timers: this.timers,
-      // Stryker disable next-line StringLiteral: the name only has to differ from the terminal's other timers (turn.settle, surface.stability, readiness.*, completion.*), and an empty one does too
-      key: `watchdog.${o.terminalId}`,
-      cancel: (req) => this.cancelSession(req),
-      onStep: (step) => this.transitions.push({ machine: 'watchdog', ...step }),
-    });
-    const last = o.restore?.lastTurn;
-    if (last) this.turns.restoreLastTurn(last);
-    this.subject = new BehaviorSubject(this.compose());
-    this.timers.onFired((due) => {
-      this.evidence = null;
-      this.publish(due);
-    });
-  }
-
-  /** Every change of the public state (the current one first). */
-  get state$(): Observable<TerminalState> {
-    return this.subject.asObservable();
-  }
-
-  get state(): TerminalState {
-    return this.subject.getValue();
-  }
-
-  /** The latest parsed projection (the baseline a submit compares against). */
-  get projectionText(): string {
-    return this.parsed?.surface.projectionText ?? '';
-  }
 
   /**
    * Starts the session: continues the watchdog window the journal recorded (a fired one stays
@@ -264,12 +91,6 @@ export class TerminalPipeline {
     this.advance(t);
     this.watchdog.finish(t);
     this.publish(t);
-  }
-
-  /** Moves time to `t`, firing due timers. */
-  advance(t: number): void {
-    this.kernel.advance(t);
-    this.times.now = Math.max(this.times.now, t);
   }
 
   /** The dialog the latest frame shows, read as a question with its keys; null: none. */
@@ -528,118 +349,5 @@ export class TerminalPipeline {
       this.armStability(t);
     }
     this.publish(t);
-  }
-
-  /**
-   * The state turns stable when the window ends, not at the next frame: a pane that stops
-   * changing may send no frame for a long time (control mode samples on change).
-   */
-  private armStability(t: number): void {
-    this.timers.set(
-      // Stryker disable next-line StringLiteral: the name only has to differ from the terminal's other timers (turn.*, watchdog.*, readiness.*, completion.*), and an empty one does too
-      'surface.stability',
-      t + this.kernel.config.stabilitySeconds,
-      TimerOrder.surfaceStability,
-      () => {},
-    );
-  }
-
-  /** The chart asked to cancel the session: journal the record, then interrupt a running turn. */
-  private cancelSession(req: WatchdogCancelRequest): void {
-    const turnRunning = this.turns.snapshot().phase === 'active';
-    const durable = this.record(watchdogCancelRecord(this.o.terminalId, req, this.o.originMs ?? 0));
-    const interrupt = this.o.interrupt;
-    if (turnRunning && interrupt) {
-      // Only once the record is durable: a crash in between never cancels twice.
-      void durable.then((r) => (r !== null ? interrupt() : undefined)).catch(() => {});
-    }
-  }
-
-  private recordWindow(reason: 'started' | 'resumed'): void {
-    // No window open (no budget): nothing to record. Called right after a start or a resume, so
-    // a window is open exactly when the chart is armed.
-    const startedAt = this.watchdog.sessionStartedAt;
-    if (startedAt === null) return;
-    void this.record(
-      watchdogWindowRecord(this.o.terminalId, reason, startedAt, this.watchdog.budgetSeconds),
-    );
-  }
-
-  /** Appends a record; resolves once it is durable (null when the journal failed). */
-  private record(draft: RecordDraft): Promise<JournalRecord | null> {
-    return this.journal.append(draft).catch(() => null);
-  }
-
-  /**
-   * Composes the public state once and publishes it (with a state record) when it changed. The
-   * state is a function of its facts and times: facts and times like those of the last publish
-   * (the clock apart), with no transition since, compose the state that publish left but for
-   * its clock fields, so only the stability flag can have changed, and it is checked alone.
-   */
-  private publish(t: number): void {
-    if (this.disposed) return;
-    const times = this.times;
-    times.now = Math.max(times.now, t);
-    const prev = this.subject.getValue();
-    const facts = this.facts();
-    const last = this.lastPublish;
-    if (
-      last !== null &&
-      this.transitions.length === 0 &&
-      sameTimes(times, last.times) &&
-      sameFacts(facts, last.facts) &&
-      stableAt(times) === prev.stability.stable
-    ) {
-      return;
-    }
-    const next = composeState(facts, times);
-    const { changed, restarted } = settleTimes(prev, next, times);
-    if (restarted) this.armStability(times.now);
-    this.lastPublish = { facts, times: { ...times } };
-    const transitions = this.transitions;
-    this.transitions = [];
-    // Each chart's state is a public field (diagnostics.availability, readiness.status,
-    // completion.status, turn.phase, lastTurn, watchdog.state): transitions always come with a
-    // changed field, and a state record is a change of the public state.
-    if (Object.keys(changed).length === 0) return;
-    void this.record({
-      kind: 'state',
-      terminalId: this.o.terminalId,
-      t: times.now,
-      changed,
-      transitions,
-      // A plain copy: the screen hash is taken now, and the record keeps no screen text.
-      evidence: this.evidence && evidenceOf(this.evidence),
-    });
-    this.o.onState?.(next);
-    this.subject.next(next);
-  }
-
-  private compose(): TerminalState {
-    return composeState(this.facts(), this.times);
-  }
-
-  /** What the public state is made of now (the kernel's snapshot is read once). */
-  private facts(): StateFacts {
-    return {
-      terminalId: this.o.terminalId,
-      target: this.o.target ?? null,
-      tool: this.profile.id,
-      toolVersion: this.toolVersion ?? null,
-      diagnostics: this.diagnostics.state as TerminalState['diagnostics']['availability'],
-      probe: this.probeOutcome,
-      parse: this.probeOutcome?.parse ?? null,
-      probeError: this.probeOutcome?.error ?? null,
-      parsed: this.parsed,
-      kernel: this.kernel.snapshot(),
-      completionTurnId: this.completionTurnId,
-      turn: this.turns.snapshot(),
-      ...(this.witness ? { witness: this.witness } : {}),
-      watchdog: {
-        state: this.watchdog.state as TerminalState['watchdog']['state'],
-        sessionStartedAt: this.watchdog.sessionStartedAt,
-        budgetSeconds: this.watchdog.budgetSeconds,
-      },
-    };
   }
 }

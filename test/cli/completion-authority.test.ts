@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ServeOptions } from '../../src/cli/serve.js';
+import { ServeOptions } from '../../src/cli/serve-options.js';
 import { WatchOptions } from '../../src/cli/watch.js';
 import { AttachBody } from '../../src/schemas/operations/index.js';
 import { createSupervisor } from '../../src/index.js';

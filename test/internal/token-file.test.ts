@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/cli/client-api.js';
-import { readToken } from '../../src/cli/serve.js';
+import { readToken } from '../../src/cli/serve-secrets.js';
 import { MAX_TOKEN_FILE_BYTES, readTokenFile } from '../../src/internal/token-file.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pw-token-'));
