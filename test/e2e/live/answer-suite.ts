@@ -2,8 +2,9 @@
  * Answering a question, live, the same for every CLI that asks before it runs a shell command:
  * the real CLI against the loopback model server is asked (by the model) to run `touch FILE`;
  * paneward reads the dialog as a question and answers it with the CLI's own keys. Allow: the
- * command ran and its result went to the model in a next request. Deny: it did not run, the
- * dialog closed, no request carried a result, and the turn ends as the CLI's refusal path draws it.
+ * command ran and its result went to the model in a next request. Deny (through the HTTP route):
+ * it did not run, the dialog closed, no request carried a result, and the turn ends as the CLI's
+ * refusal path draws it.
  * And the attacks: a forged question id, a choice the question does not offer, two answers at
  * once (one types), an answer while a turn runs with no dialog (refused, nothing typed).
  */
@@ -11,6 +12,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSupervisor, type Supervisor, type TerminalState } from '../../../src/index.js';
+import { createHttpApp } from '../../../src/server/app.js';
 import type { AgentLaunch } from '../../../src/tooling/agents/chat-agent.js';
 import {
   startFakeModelServer,
@@ -245,9 +247,37 @@ export function describeLiveAnswer(c: LiveAnswerCase): void {
       expect(question.subject).toBe(`touch ${file}`);
       expect(question.choices.map((x) => x.id)).toEqual(c.choices);
       if (allows) {
-        await expect(
-          sup.answer(id, { questionId: question.id, choice: 'deny' }),
-        ).resolves.toMatchObject({ closed: true, choice: 'deny' });
+        // Through the HTTP route, as a dashboard or a script would: a choice it does not offer is
+        // a 400 naming `choice`; the refusal is journaled with the route and the token's id.
+        const { app } = createHttpApp(sup, { token: 'a-token-of-sixteen-chars' });
+        const post = (body: unknown) =>
+          app.request(`/v1/terminals/${id}/answer`, {
+            method: 'POST',
+            headers: {
+              host: '127.0.0.1:7420',
+              'content-type': 'application/json',
+              authorization: 'Bearer a-token-of-sixteen-chars',
+            },
+            body: JSON.stringify(body),
+          });
+        const bad = await post({ questionId: question.id, choice: 'DROP TABLE' });
+        expect(bad.status).toBe(400);
+        expect(JSON.stringify(await bad.json())).toMatch(/choice/);
+        const res = await post({ questionId: question.id, choice: 'deny' });
+        const body = (await res.json()) as unknown;
+        expect(res.status, JSON.stringify(body)).toBe(200);
+        expect(body).toMatchObject({ questionId: question.id, choice: 'deny', closed: true });
+        expect(
+          sup
+            .history(id, 500)
+            .filter((r) => r.kind === 'question.answered')
+            .at(-1),
+        ).toMatchObject({
+          questionId: question.id,
+          choice: 'deny',
+          by: { via: 'http', tokenId: expect.stringMatching(/^tok-[0-9a-f]{8}$/) },
+          outcome: 'closed',
+        });
         if (c.denyFollowUp !== undefined) {
           const { s } = await timeline.waitFor(
             'the question after the refusal',
