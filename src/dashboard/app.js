@@ -7,7 +7,7 @@ import { auth, health, needToken, request, setConnection } from './api.js';
 import { matchesFilter, renderGrid } from './grid.js';
 import { loadHistories, noteRecord, renderTimelines, timelinesChanged } from './timeline.js';
 import { addTransitions, openTerminal, renderDetail } from './terminal.js';
-import { notifyRecord } from './notify.js';
+import { notifyHosts, notifyRecord } from './notify.js';
 import './spawn.js';
 
 /** A stream this quiet (heartbeats come every 15 s) is not trusted: it is reconnected. */
@@ -125,13 +125,15 @@ async function checkObserver() {
     if (h.journal?.failure) said.unshift(`paneward cannot record: ${h.journal.failure.message}`);
     el.hidden = said.length === 0;
     el.textContent = said.join(' · ');
-    // A host that comes or goes makes no record: its terminals are read again when it does.
-    const hosts = JSON.stringify((h.fleet?.hosts ?? []).map((x) => [x.id, x.reachable]));
-    if (hostsSeen !== null && hosts !== hostsSeen) {
+    // A host that comes or goes makes no record: its terminals are read again when it does, and
+    // the person is told (when they asked to be).
+    const now = (h.fleet?.hosts ?? []).map((x) => ({ id: x.id, reachable: x.reachable }));
+    if (hostsSeen !== null && JSON.stringify(now) !== JSON.stringify(hostsSeen)) {
+      notifyHosts(hostsSeen, now);
       pending.add('*');
       refreshTimer ??= setTimeout(flush, 50);
     }
-    hostsSeen = hosts;
+    hostsSeen = now;
   } catch {
     /* shown by the connection state */
   }

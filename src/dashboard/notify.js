@@ -1,8 +1,9 @@
 /* global Notification */
 // Browser notifications for what a person cares about (docs/notify.md): a question, a turn's
-// end, a stall, the CLI's exit, a gone pane. Read from the records the page already follows, by
-// the same rules as `serve --notify`; off until the person asks for them with the header's
-// button (the browser's permission, remembered by the browser; the choice, by this page).
+// end, a stall, the CLI's exit, a gone pane, and on a fleet server a host that stops answering or
+// answers again. Read from the records the page already follows (and a fleet's hosts, from its
+// health), by the same rules as `serve --notify`; off until the person asks for them with the
+// header's button (the browser's permission, remembered by the browser; the choice, by this page).
 
 import { $, views } from './state.js';
 
@@ -56,27 +57,67 @@ export function happeningsOf(r) {
   return out;
 }
 
+/** Shows one notification unless one of the same key was shown within the debounce. */
+function raise(key, title, body, hash) {
+  const now = Date.now();
+  if (now - (lastShown.get(key) ?? -Infinity) < DEBOUNCE_MS) return;
+  lastShown.set(key, now);
+  try {
+    const n = new Notification(title, { body, tag: key });
+    n.onclick = () => {
+      window.focus();
+      location.hash = hash;
+    };
+  } catch {
+    /* a browser that only notifies from a service worker: nothing to show */
+  }
+}
+
 /** Raises a notification for each thing a record tells, when the person asked for them. */
 export function notifyRecord(r) {
   if (!enabled()) return;
   for (const h of happeningsOf(r)) {
-    const key = `${h.kind}\u0000${r.terminalId}`;
-    const now = Date.now();
-    if (now - (lastShown.get(key) ?? -Infinity) < DEBOUNCE_MS) continue;
-    lastShown.set(key, now);
     const tool = views.get(r.terminalId)?.tool;
-    try {
-      const n = new Notification(`${r.terminalId}${tool ? ` (${tool})` : ''}`, {
-        body: h.text,
-        tag: key,
-      });
-      n.onclick = () => {
-        window.focus();
-        location.hash = `#/t/${encodeURIComponent(r.terminalId)}`;
-      };
-    } catch {
-      /* a browser that only notifies from a service worker: nothing to show */
-    }
+    raise(
+      `${h.kind}\u0000${r.terminalId}`,
+      `${r.terminalId}${tool ? ` (${tool})` : ''}`,
+      h.text,
+      `#/t/${encodeURIComponent(r.terminalId)}`,
+    );
+  }
+}
+
+/**
+ * What a fleet's hosts tell between two reads of its health (`[{id, reachable}]` each): a host
+ * seen answering that stopped (`gone`), or one that answers again (`back`). A host first seen
+ * unreachable tells nothing, as on the server (src/notify/notifier.ts).
+ */
+export function hostHappenings(before, now) {
+  const was = new Map(before.map((h) => [h.id, h.reachable]));
+  const out = [];
+  for (const h of now) {
+    const prev = was.get(h.id);
+    if (prev === undefined || prev === h.reachable) continue;
+    out.push(
+      h.reachable
+        ? { host: h.id, kind: 'back', text: 'answers again' }
+        : { host: h.id, kind: 'gone', text: 'stopped answering: its terminals are not watched' },
+    );
+  }
+  return out;
+}
+
+/** One notification per fleet host that went or came back, naming how many terminals it has. */
+export function notifyHosts(before, now) {
+  if (!enabled()) return;
+  for (const h of hostHappenings(before, now)) {
+    const n = [...views.keys()].filter((id) => id.startsWith(`${h.host}/`)).length;
+    raise(
+      `${h.kind}\u0000host\u0000${h.host}`,
+      `host ${h.host}`,
+      `${h.text} (${n} terminal${n === 1 ? '' : 's'})`,
+      '#/',
+    );
   }
 }
 
@@ -96,7 +137,7 @@ function showButton() {
       : 'Notify me';
   button.title = enabled()
     ? 'Click to stop notifications'
-    : 'Be told when an agent asks, a turn ends, a terminal stalls, its CLI exits or its pane goes';
+    : 'Be told when an agent asks, a turn ends, a terminal stalls, its CLI exits, its pane goes or its host stops answering';
 }
 
 $('#notify-me').addEventListener('click', async () => {

@@ -3,7 +3,8 @@
  * The dashboard served by a fleet server, in a real browser (Debian's Chromium): two hosts, each
  * a supervisor on its own tmux server with an edge, on a real nats-server; one fleet view behind
  * the HTTP app. Every host's panes in one grid, a terminal page whose screen and prompt go to the
- * owning host, and each host's own trouble said as that host's.
+ * owning host, and each host's own trouble said as that host's; a browser notification when a
+ * host stops answering and when it answers again.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -154,7 +155,26 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)(
       );
     });
 
-    it("says a host's own trouble as that host's, and a host gone in its terminals' rows", async () => {
+    it("says a host's own trouble as that host's, a host gone in its terminals' rows, and notifies when it goes and comes back", async () => {
+      // Notifications on, each one noted (headless Chromium shows none).
+      await page.context().grantPermissions(['notifications'], { origin: base });
+      await page.addInitScript(() => {
+        localStorage.setItem('paneward.notify', 'on');
+        const Real = window.Notification;
+        const shown: Array<{ title: string; body: string | undefined }> = [];
+        (window as unknown as { shown: typeof shown }).shown = shown;
+        class Noted extends Real {
+          constructor(title: string, options?: NotificationOptions) {
+            shown.push({ title, body: options?.body });
+            super(title, options);
+          }
+        }
+        window.Notification = Noted;
+      });
+      const shown = () =>
+        page.evaluate(
+          () => (window as unknown as { shown: Array<{ title: string; body?: string }> }).shown,
+        );
       await page.goto(`${base}/`);
       await page.waitForSelector('#connection[data-state="live"]');
       // host-b's tmux server goes away: its supervisor's tmux client says so in its heartbeat.
@@ -179,6 +199,32 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)(
         undefined,
         { timeout: 15_000 },
       );
-    }, 60_000);
+      // The person is told once, by the host's name, with how many terminals it takes along.
+      await until(
+        'the host-gone notification',
+        async () => ((await shown()).some((n) => n.title === 'host host-a') ? true : undefined),
+        15_000,
+      );
+      expect((await shown()).filter((n) => n.title.startsWith('host '))).toEqual([
+        {
+          title: 'host host-a',
+          body: 'stopped answering: its terminals are not watched (1 terminal)',
+        },
+      ]);
+      // Its edge starts again: told it answers again.
+      a.edge = new FleetEdge({ supervisor: a.sup, nats: nats.url, hostId: 'host-a' });
+      await until(
+        'the host-back notification',
+        async () =>
+          (await shown()).some((n) => n.title === 'host host-a' && /answers again/.test(n.body!))
+            ? true
+            : undefined,
+        30_000,
+      );
+      expect((await shown()).filter((n) => n.title.startsWith('host ')).at(-1)).toEqual({
+        title: 'host host-a',
+        body: 'answers again (1 terminal)',
+      });
+    }, 90_000);
   },
 );
