@@ -438,11 +438,6 @@ export class TerminalCommands {
 }
 
 /**
- * The dialog `asked` is still drawn: the same question, or the same dialog with its cursor moved
- * (an arrow dialog's id holds the cursor's place, so arrows that moved it and an Enter that did
- * nothing give another id on a dialog that did not close).
- */
-/**
  * True when a state shows positively that the asked dialog is gone: another dialog, a prompt, a
  * working screen, the CLI exited or the pane gone. A screen read as neither (a CLI redrawing, a
  * dialog whose cursor moved off the option the profile knows) is no evidence that it closed.
@@ -454,6 +449,11 @@ function dialogGone(s: TerminalState, asked: ReadQuestion): boolean {
   return s.surface.businessState !== 'unknown' || s.surface.uiContext === 'exited';
 }
 
+/**
+ * The dialog `asked` is still drawn: the same question, or the same dialog with its cursor moved
+ * (an arrow dialog's id holds the cursor's place, so arrows that moved it and an Enter that did
+ * nothing give another id on a dialog that did not close).
+ */
 function sameDialog(now: TerminalState['surface']['question'], asked: ReadQuestion): boolean {
   if (now === null) return false;
   if (now.id === asked.id) return true;

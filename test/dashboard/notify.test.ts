@@ -16,7 +16,12 @@ import type { TerminalState } from '../../src/schemas/terminal-state.js';
 import { createHttpApp, type HttpApp } from '../../src/server/app.js';
 import { startAgentSession, type AgentSession } from '../e2e/harness/session.js';
 import { STAND_IN_AGENT, standInProfile } from '../supervisor/internal/stand-in-profile.js';
-import { CHROMIUM, launchBrowser } from './internal/browser.js';
+import {
+  CHROMIUM,
+  launchBrowser,
+  noteNotifications,
+  shownNotifications,
+} from './internal/browser.js';
 
 describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard notifications', () => {
   let agent: AgentSession;
@@ -53,20 +58,8 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard notificatio
     url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     browser = await launchBrowser();
     context = await browser.newContext();
-    await context.grantPermissions(['notifications'], { origin: url });
-    // Every notification the page raises is noted (headless Chromium shows none).
-    await context.addInitScript(() => {
-      const Real = window.Notification;
-      const shown: Array<{ title: string; body: string | undefined }> = [];
-      (window as unknown as { shown: typeof shown }).shown = shown;
-      class Noted extends Real {
-        constructor(title: string, options?: NotificationOptions) {
-          shown.push({ title, body: options?.body });
-          super(title, options);
-        }
-      }
-      window.Notification = Noted;
-    });
+    // Every notification the page raises is noted.
+    await noteNotifications(context, url);
     page = await context.newPage();
     await page.goto(`${url}/`);
     await page.waitForSelector('#connection[data-state="live"]');
@@ -82,10 +75,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('dashboard notificatio
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const shown = () =>
-    page.evaluate(
-      () => (window as unknown as { shown: Array<{ title: string; body?: string }> }).shown,
-    );
+  const shown = () => shownNotifications(page);
 
   it('raises nothing until asked, then tells of a question and of the turn that ended', async () => {
     expect(await page.textContent('#notify-me')).toBe('Notify me');

@@ -16,7 +16,12 @@ import { FleetEdge } from '../../src/fleet/edge.js';
 import { FleetView } from '../../src/fleet/view.js';
 import { createSupervisor, type Supervisor } from '../../src/index.js';
 import { createHttpApp, type HttpApp } from '../../src/server/app.js';
-import { CHROMIUM, launchBrowser } from '../dashboard/internal/browser.js';
+import {
+  CHROMIUM,
+  launchBrowser,
+  noteNotifications,
+  shownNotifications,
+} from '../dashboard/internal/browser.js';
 import { startAgentSession, type AgentSession } from '../e2e/harness/session.js';
 import { STAND_IN_AGENT, standInProfile } from '../supervisor/internal/stand-in-profile.js';
 import { freePort, NatsServer, until } from './internal/harness.js';
@@ -156,25 +161,9 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)(
     });
 
     it("says a host's own trouble as that host's, a host gone in its terminals' rows, and notifies when it goes and comes back", async () => {
-      // Notifications on, each one noted (headless Chromium shows none).
-      await page.context().grantPermissions(['notifications'], { origin: base });
-      await page.addInitScript(() => {
-        localStorage.setItem('paneward.notify', 'on');
-        const Real = window.Notification;
-        const shown: Array<{ title: string; body: string | undefined }> = [];
-        (window as unknown as { shown: typeof shown }).shown = shown;
-        class Noted extends Real {
-          constructor(title: string, options?: NotificationOptions) {
-            shown.push({ title, body: options?.body });
-            super(title, options);
-          }
-        }
-        window.Notification = Noted;
-      });
-      const shown = () =>
-        page.evaluate(
-          () => (window as unknown as { shown: Array<{ title: string; body?: string }> }).shown,
-        );
+      // Notifications on, each one noted.
+      await noteNotifications(page, base, true);
+      const shown = () => shownNotifications(page);
       await page.goto(`${base}/`);
       await page.waitForSelector('#connection[data-state="live"]');
       // host-b's tmux server goes away: its supervisor's tmux client says so in its heartbeat.

@@ -1,6 +1,12 @@
 import type { DialogContext, ReadQuestion } from '../../schemas/signals.js';
 import { screenLines } from '../internal/lines.js';
-import { listQuestion, numberedOptions, unboxed, type ChoiceTable } from '../internal/question.js';
+import {
+  listQuestion,
+  numberedOptions,
+  titledDigitList,
+  unboxed,
+  type ChoiceTable,
+} from '../internal/question.js';
 import type { Screen } from '../types.js';
 
 /** The tool confirmation's options (permission-prompt, edit-approval). */
@@ -41,17 +47,12 @@ export function readGeminiQuestion(screen: Screen, dialog: DialogContext): ReadQ
     );
   }
   if (dialog === 'trust_prompt') {
-    const title = lines.findLastIndex((l) => /Do you trust the files in this folder\?/.test(l));
-    if (title < 0) return null;
-    const list = numberedOptions(lines.slice(title));
-    if (list === null) return null;
-    return listQuestion(
-      lines.slice(title, title + list.end),
+    return titledDigitList(
+      lines,
+      /Do you trust the files in this folder\?/,
       'trust_folder',
       null,
-      list.options,
       TRUST_CHOICES,
-      'digit',
     );
   }
   return null;

@@ -137,3 +137,21 @@ export function drawnShortcut(label: string): string[] | null {
   if (!m) return null;
   return m[1]!.toLowerCase() === 'esc' ? ['Escape'] : [m[1]!.toLowerCase()];
 }
+
+/**
+ * The question a dialog asks whose last line matching `title` is followed by a numbered list
+ * taken by its digit (Gemini CLI's and Qwen Code's folder trust); null without one.
+ */
+export function titledDigitList(
+  lines: readonly string[],
+  title: RegExp,
+  kind: QuestionKind,
+  subject: string | null,
+  table: ChoiceTable,
+): ReadQuestion | null {
+  const at = lines.findLastIndex((l) => title.test(l));
+  if (at < 0) return null;
+  const list = numberedOptions(lines.slice(at));
+  if (list === null) return null;
+  return listQuestion(lines.slice(at, at + list.end), kind, subject, list.options, table, 'digit');
+}

@@ -1,6 +1,12 @@
 import type { DialogContext, ReadQuestion } from '../../schemas/signals.js';
 import { screenLines } from '../internal/lines.js';
-import { listQuestion, numberedOptions, unboxed, type ChoiceTable } from '../internal/question.js';
+import {
+  listQuestion,
+  numberedOptions,
+  titledDigitList,
+  unboxed,
+  type ChoiceTable,
+} from '../internal/question.js';
 import type { Screen } from '../types.js';
 
 /** The tool confirmation's options (permission-approved, permission-denied). */
@@ -55,16 +61,11 @@ export function readQwenQuestion(screen: Screen, dialog: DialogContext): ReadQue
 
 function readQwenTrust(screen: Screen): ReadQuestion | null {
   const lines = screenLines(screen.text).map(unboxed);
-  const title = lines.findLastIndex((l) => /^\s*Do you trust this folder\?\s*$/.test(l));
-  if (title < 0) return null;
-  const list = numberedOptions(lines.slice(title));
-  if (list === null) return null;
-  return listQuestion(
-    lines.slice(title, title + list.end),
+  return titledDigitList(
+    lines,
+    /^\s*Do you trust this folder\?\s*$/,
     'trust_folder',
     null,
-    list.options,
     TRUST_CHOICES,
-    'digit',
   );
 }
