@@ -22,7 +22,7 @@ interface Chunk {
     };
     finish_reason: string | null;
   }>;
-  usage?: { total_tokens: number };
+  usage?: { total_tokens: number; prompt_tokens: number };
 }
 
 /** The `data:` payloads of an SSE body, in order (`[DONE]` kept as the string). */
@@ -83,6 +83,22 @@ describe('Chat Completions protocol', () => {
     expect(chunks.at(-1)!.choices).toEqual([]);
     expect(chunks.at(-1)!.usage!.total_tokens).toBeGreaterThan(0);
     expect(server.log()[0]).toMatchObject({ outcome: 'completed', status: 200, streaming: true });
+  });
+
+  it('reports the input usage a plan asks for, even when the request did not ask for usage', async () => {
+    server = await startFakeModelServer({ protocols: [chatCompletionsProtocol] });
+    server.enqueue({ text: 'ok', usage: { inputTokens: 190_000 } });
+    const big = dataLines(await (await post(server, turnBody())).text());
+    expect(big.at(-1)).toBe('[DONE]');
+    const last = big.at(-2) as Chunk;
+    expect(last.usage!.prompt_tokens).toBe(190_000);
+    // No plan left: no usage chunk unless the request asks for one, then the usual small count.
+    const plain = dataLines(await (await post(server, turnBody())).text());
+    expect(plain.some((c) => c !== '[DONE]' && c.usage !== undefined)).toBe(false);
+    const asked = dataLines(
+      await (await post(server, turnBody({ stream_options: { include_usage: true } }))).text(),
+    );
+    expect((asked.at(-2) as Chunk).usage!.prompt_tokens).toBe(1200);
   });
 
   it('streams a tool call as deltas and ends with finish_reason tool_calls', async () => {

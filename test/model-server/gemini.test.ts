@@ -16,7 +16,7 @@ const body = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }]
 
 interface Chunk {
   candidates?: Array<{ content: { parts: Array<Record<string, unknown>> }; finishReason?: string }>;
-  usageMetadata?: { totalTokenCount: number };
+  usageMetadata?: { totalTokenCount: number; promptTokenCount: number };
 }
 
 function events(raw: string): Chunk[] {
@@ -53,6 +53,15 @@ describe('gemini fake protocol', () => {
     expect(evs.slice(0, -1).every((e) => e.candidates?.[0]?.finishReason === undefined)).toBe(true);
     const [entry] = await s.waitFor((e) => e.streaming);
     expect(entry?.outcome).toBe('completed');
+  });
+
+  it('reports the prompt tokens a plan asks for, else an estimate from the request', async () => {
+    const s = await start();
+    s.enqueue({ text: 'ok', chunkDelayMs: 0, usage: { inputTokens: 1_040_000 } });
+    const big = events(await (await fetch(s.url + STREAM, { method: 'POST', body })).text());
+    expect(big.at(-1)?.usageMetadata?.promptTokenCount).toBe(1_040_000);
+    const small = events(await (await fetch(s.url + STREAM, { method: 'POST', body })).text());
+    expect(small.at(-1)?.usageMetadata?.promptTokenCount).toBeLessThan(100);
   });
 
   it('answers an error plan with the Google API error body', async () => {

@@ -68,7 +68,7 @@ async function writeError(ctx: HandlerContext, error: NonNullable<TurnPlan['erro
 /**
  * Plays a plan as a `stream: true` Chat Completions response: a role chunk, content deltas,
  * tool-call deltas (the arguments in two parts), a last chunk with `finish_reason`, a usage
- * chunk when asked for, then `data: [DONE]`.
+ * chunk when asked for or when the plan reports a usage, then `data: [DONE]`.
  */
 async function streamPlan(ctx: HandlerContext, model: string, plan: TurnPlan, withUsage: boolean) {
   ctx.res.writeHead(200, {
@@ -128,14 +128,14 @@ async function streamPlan(ctx: HandlerContext, model: string, plan: TurnPlan, wi
   }
   if (ctx.gone()) return;
   chunk({}, plan.toolUse ? 'tool_calls' : 'stop');
-  if (withUsage) {
+  if (withUsage || plan.usage) {
     ctx.sse(null, {
       id: completionId,
       object: 'chat.completion.chunk',
       created,
       model,
       choices: [],
-      usage: usage(1200, Math.max(1, sent)),
+      usage: usage(plan.usage?.inputTokens ?? 1200, Math.max(1, sent)),
     });
   }
   ctx.sse(null, '[DONE]');

@@ -37,8 +37,10 @@ export function geminiErrorBody(error: NonNullable<TurnPlan['error']>): unknown 
   };
 }
 
-function usage(body: unknown, outText: string) {
-  const promptTokenCount = Math.max(1, Math.ceil(JSON.stringify(body ?? '').length / 4));
+/** Token counts: the prompt's are estimated from the body unless the plan reports a usage. */
+function usage(body: unknown, outText: string, plan?: TurnPlan) {
+  const promptTokenCount =
+    plan?.usage?.inputTokens ?? Math.max(1, Math.ceil(JSON.stringify(body ?? '').length / 4));
   const candidatesTokenCount = Math.max(1, Math.ceil(outText.length / 4));
   return {
     promptTokenCount,
@@ -121,7 +123,7 @@ async function stream(ctx: HandlerContext, model: string): Promise<void> {
     const last = i === chunks.length - 1 && finishesWithText;
     ctx.sse(null, {
       candidates: [candidate([{ text: chunks[i] }], last ? 'STOP' : undefined)],
-      ...(last ? { usageMetadata: usage(ctx.body, plan.text) } : {}),
+      ...(last ? { usageMetadata: usage(ctx.body, plan.text, plan) } : {}),
       modelVersion: model,
     });
     if (i < chunks.length - 1 || !finishesWithText) {
@@ -142,7 +144,7 @@ async function stream(ctx: HandlerContext, model: string): Promise<void> {
     };
     ctx.sse(null, {
       candidates: [candidate([{ functionCall: call }], 'STOP')],
-      usageMetadata: usage(ctx.body, plan.text),
+      usageMetadata: usage(ctx.body, plan.text, plan),
       modelVersion: model,
     });
   }
