@@ -1,4 +1,4 @@
-import type { ProfileResult } from '../schemas/signals.js';
+import type { ProfileResult, QuestionKind } from '../schemas/signals.js';
 
 /** One capture of a pane. */
 export interface Screen {
@@ -67,6 +67,13 @@ export interface ToolProfile {
    * dialog, reads it again, and only then types the answer.
    */
   answerSettleMs?: number;
+  /**
+   * How long an answered dialog of a kind may stay drawn before the answer counts as failed, in
+   * ms (default 5 s, or ten polls). Gemini CLI and Qwen Code start again once a folder is trusted,
+   * and the old screen, dialog and all, stays drawn until the new process paints: on a loaded
+   * machine that is longer than 5 s. Nothing is typed again while paneward waits.
+   */
+  answerCloseMs?: Partial<Record<QuestionKind, number>>;
   /** Parses one frame. */
   parse(screen: Screen): ProfileResult;
 }

@@ -259,17 +259,22 @@ export class TerminalCommands {
       const typedAt = this.now();
       const cfg = this.pipeline.kernel.config;
       const frameMs = Math.max(250, cfg.pollIntervalSeconds * 1000);
-      const closed = await firstValueFrom(
-        this.pipeline.state$.pipe(
-          filter((s) => s.t > typedAt && dialogGone(s, asked)),
-          rxTimeout({
-            first: Math.max(5000, 10 * frameMs),
-            scheduler: this.scheduler,
-            with: () => from([null]),
-          }),
-        ),
-        { defaultValue: null },
-      );
+      const gone = (ms: number) =>
+        firstValueFrom(
+          this.pipeline.state$.pipe(
+            filter((s) => s.t > typedAt && dialogGone(s, asked)),
+            rxTimeout({ first: ms, scheduler: this.scheduler, with: () => from([null]) }),
+          ),
+          { defaultValue: null },
+        );
+      const closeMs = this.profile.answerCloseMs?.[asked.kind] ?? 0;
+      let closed = await gone(Math.max(5000, 10 * frameMs, closeMs));
+      // A dialog no longer drawn, on a screen read as nothing yet, is a CLI that may be starting
+      // again (Gemini CLI relaunches itself after a trust answer, and on a loaded machine that takes
+      // seconds): it gets longer to show what replaced the dialog. Nothing more is typed meanwhile.
+      if (closed === null && !sameDialog(this.pipeline.state.surface.question, asked)) {
+        closed = await gone(Math.max(15_000, 60 * frameMs));
+      }
       if (closed === null) {
         await record('still_open');
         const drawn = sameDialog(this.pipeline.state.surface.question, asked);

@@ -6,6 +6,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ToolProfile } from '../../src/profiles/types.js';
 import type { AgentSession } from '../e2e/harness/session.js';
 import { startDialogStandIn, type DialogStandIn } from './internal/dialog-stand-in.js';
 
@@ -21,11 +22,13 @@ async function start(
   env: Record<string, string>,
   pollIntervalSeconds: number,
   answerSettleMs?: number,
+  answerCloseMs?: ToolProfile['answerCloseMs'],
 ) {
   running = await startDialogStandIn({
     env,
     pollIntervalSeconds,
     ...(answerSettleMs === undefined ? {} : { answerSettleMs }),
+    ...(answerCloseMs === undefined ? {} : { answerCloseMs }),
   });
   session = running.session;
   const { id, sup, question, typed } = running;
@@ -72,6 +75,28 @@ describe('answer: only the question asked, only while it is drawn', () => {
       { questionId: question.id, choice: 'allow_once', outcome: 'still_open' },
     ]);
   }, 40_000);
+
+  it('a dialog drawn on through a restart: answer_failed past 5 s, closed within the wait its profile declares', async () => {
+    for (const [closeMs, outcome] of [
+      [undefined, 'still_open'],
+      [20_000, 'closed'],
+    ] as const) {
+      const { id, s, question, typed } = await start(
+        { DIALOG_CLOSE_AFTER_MS: '8000' },
+        0.25,
+        undefined,
+        closeMs === undefined ? undefined : { tool_permission: closeMs },
+      );
+      const answer = s.answer(id, { questionId: question.id, choice: 'allow_once' });
+      if (outcome === 'closed') await expect(answer).resolves.toMatchObject({ closed: true });
+      else await expect(answer).rejects.toMatchObject({ code: 'answer_failed' });
+      expect(typed()).toEqual(['"1"']);
+      const records = s.history(id, 100).filter((r) => r.kind === 'question.answered');
+      expect(records).toMatchObject([{ choice: 'allow_once', outcome }]);
+      await running?.close();
+      running = undefined;
+    }
+  }, 80_000);
 
   it('arrows that moved the cursor and an Enter that did nothing: still open, answer_failed, typed once', async () => {
     const { id, s, question, typed } = await start({ DIALOG_ARROWS: '1', DIALOG_STUCK: '1' }, 0.25);
@@ -156,5 +181,22 @@ describe('answer: only the question asked, only while it is drawn', () => {
     expect(typed()).toEqual(['"1"']);
     const records = s.history(id, 100).filter((r) => r.kind === 'question.answered');
     expect(records).toMatchObject([{ choice: 'allow_once', outcome: 'still_open' }]);
+  }, 40_000);
+
+  it('a dialog gone to a blank start for longer than the first wait closes once the prompt is drawn', async () => {
+    // 8 s of limbo: past the 5 s a still-drawn dialog gets, within the longer wait a CLI that
+    // starts again gets.
+    const { id, s, question, typed } = await start(
+      { DIALOG_LIMBO: '1', DIALOG_LIMBO_MS: '8000' },
+      0.25,
+    );
+    const started = Date.now();
+    await expect(
+      s.answer(id, { questionId: question.id, choice: 'allow_once' }),
+    ).resolves.toMatchObject({ choice: 'allow_once', closed: true });
+    expect(Date.now() - started).toBeGreaterThan(7000);
+    expect(typed()).toEqual(['"1"']);
+    const records = s.history(id, 100).filter((r) => r.kind === 'question.answered');
+    expect(records).toMatchObject([{ choice: 'allow_once', outcome: 'closed' }]);
   }, 40_000);
 });

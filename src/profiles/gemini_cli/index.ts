@@ -14,6 +14,8 @@ export const createGeminiCliProfile = defineProfile({
   processNames: ['gemini'],
   interruptKeys: ['Escape'],
   submitKeys: ['Enter'],
+  // It starts again once a folder is trusted; the trust dialog stays drawn until it has.
+  answerCloseMs: { trust_folder: 20_000 },
   editions: [
     {
       label: '0.61',

@@ -30,6 +30,8 @@ export interface ProfileDefinition<V> {
   submitKeys: readonly string[];
   /** See {@link ToolProfile.answerSettleMs}. */
   answerSettleMs?: number;
+  /** See {@link ToolProfile.answerCloseMs}. */
+  answerCloseMs?: ToolProfile['answerCloseMs'];
   /** Editions newest first; the first that covers the version is used, the newest when unknown. */
   editions: ReadonlyArray<VocabularyEdition<V>>;
   /** Reads one screen with one edition's vocabulary. */
@@ -89,6 +91,7 @@ export function defineProfile<V>(def: ProfileDefinition<V>): ProfileFactory {
         : { clearPutBackDraftKeys: def.clearPutBackDraftKeys }),
       submitKeys: def.submitKeys,
       ...(def.answerSettleMs === undefined ? {} : { answerSettleMs: def.answerSettleMs }),
+      ...(def.answerCloseMs === undefined ? {} : { answerCloseMs: def.answerCloseMs }),
       // Under the strict gate a newer release is not read until verified: it may draw a known
       // shape with a new meaning.
       parse: drifted

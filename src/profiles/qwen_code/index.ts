@@ -14,6 +14,8 @@ export const createQwenCodeProfile = defineProfile({
   // would clear it too, but warns that a second press exits).
   clearPutBackDraftKeys: ['C-u'],
   submitKeys: ['Enter'],
+  // It starts again once a folder is trusted; the trust dialog stays drawn until it has.
+  answerCloseMs: { trust_folder: 20_000 },
   // 0.16 to 0.23 were not recorded: the 0.24 edition reads them, as it knows 0.15's glyphs too.
   editions: [
     {

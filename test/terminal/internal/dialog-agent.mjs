@@ -11,7 +11,9 @@
 // With `DIALOG_GUARD_MS` a digit that arrives sooner than that after the dialog was drawn only
 // moves the cursor `❯` to its option, as Claude Code 2.1.332 does; a later digit chooses.
 // With `DIALOG_LIMBO` a digit clears the dialog to a screen that is neither a dialog nor a
-// prompt (the logo line alone) and it stays so.
+// prompt (the logo line alone) and it stays so, or with `DIALOG_LIMBO_MS` for that long before the
+// prompt is drawn (a CLI starting again after the answer). With `DIALOG_CLOSE_AFTER_MS` a digit
+// leaves the dialog drawn that long, then the prompt is drawn.
 import { appendFileSync, existsSync } from 'node:fs';
 
 const dialog = (command, at = 0) =>
@@ -132,6 +134,15 @@ process.stdin.on('data', (chunk) => {
     open = false;
     clearInterval(swap);
     draw(' ▐▛███▜▌   Claude Code v2.1.332\r\n');
+    const restartMs = Number(process.env.DIALOG_LIMBO_MS ?? 0);
+    if (restartMs > 0) setTimeout(() => draw(prompt('Ran it.')), restartMs);
+    return;
+  }
+  if (open && /^[1-3]$/.test(key) && process.env.DIALOG_CLOSE_AFTER_MS) {
+    // A CLI that starts again after the answer: the dialog stays drawn until the new one paints.
+    open = false;
+    clearInterval(swap);
+    setTimeout(() => draw(prompt('Ran it.')), Number(process.env.DIALOG_CLOSE_AFTER_MS));
     return;
   }
   if (open && /^[1-3]$/.test(key) && !process.env.DIALOG_STUCK) {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createSupervisor, type Supervisor } from '../../../src/index.js';
 import { createClaudeCodeProfile } from '../../../src/profiles/claude_code/index.js';
-import type { ProfileFactory } from '../../../src/profiles/types.js';
+import type { ProfileFactory, ToolProfile } from '../../../src/profiles/types.js';
 import type { TerminalState } from '../../../src/schemas/terminal-state.js';
 import {
   startAgentSession,
@@ -45,6 +45,8 @@ export async function startDialogStandIn(o: {
   profile?: ProfileFactory;
   /** The Claude Code profile's settle time before an answer, replaced (0: none). */
   answerSettleMs?: number;
+  /** The profile's close waits per question kind (none unless said). */
+  answerCloseMs?: ToolProfile['answerCloseMs'];
 }): Promise<DialogStandIn> {
   const dir = mkdtempSync(join(tmpdir(), 'pw-answer-'));
   const keys = join(dir, 'keys');
@@ -70,9 +72,13 @@ export async function startDialogStandIn(o: {
     profiles: {
       dialog_stand_in:
         o.profile ??
-        (o.answerSettleMs === undefined
+        (o.answerSettleMs === undefined && o.answerCloseMs === undefined
           ? dialogProfile
-          : () => ({ ...dialogProfile(), answerSettleMs: o.answerSettleMs })),
+          : () => ({
+              ...dialogProfile(),
+              ...(o.answerSettleMs === undefined ? {} : { answerSettleMs: o.answerSettleMs }),
+              ...(o.answerCloseMs === undefined ? {} : { answerCloseMs: o.answerCloseMs }),
+            })),
     },
     config: { pollIntervalSeconds: o.pollIntervalSeconds },
   });
