@@ -83,6 +83,11 @@ export interface RecordReply {
   messageId?: string;
   /** The text is one part of the message (Claude Code writes a line per content block). */
   part?: boolean;
+  /**
+   * A document's reply: the position offset of its message. Events of the same document at
+   * earlier offsets come before the reply (the prompt that started its turn), the others after.
+   */
+  offset?: number;
 }
 
 /**
@@ -126,7 +131,8 @@ export interface SessionRecordReader {
   read(piece: string, position: RecordPosition): RecordReading;
   /**
    * The reply text one piece carries, or null: asked only where a turn's payload is wanted, and
-   * never for a piece `read` did not know. Absent: the screen tells the reply. Pure.
+   * never for a piece `read` did not know. Absent: the screen tells the reply. Pure. For a
+   * `document`, the reply of its last message when that is one, with the message's `offset`.
    */
   reply?(piece: string): RecordReply | null;
   /**

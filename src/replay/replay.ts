@@ -14,7 +14,7 @@ import {
 } from '../schemas/recording.js';
 import type { RecordEvent, SessionRecordReader } from '../profiles/session-record.js';
 import { sessionRecordReader } from '../profiles/session-records.js';
-import { PieceReader } from '../sessions/pieces.js';
+import { aroundReply, PieceReader } from '../sessions/pieces.js';
 import { witnessConfigFor } from '../terminal/session-witness.js';
 import type { CompletionAuthority } from '../terminal/witness.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
@@ -183,21 +183,28 @@ class PiecePlayer {
     }
     const position = { file, offset: line.offset };
     const reading = pieces.read(line.text, position);
-    const reply = 'unknown' in reading ? null : pieces.reply(line.text);
-    // Before the piece's events, as live: text for the payload only, it changes no state.
-    if (reply) pipeline.sessionRecord(t, { type: 'reply', reply });
     if ('unknown' in reading) {
       this.steppedAside = true;
       pipeline.sessionRecord(t, {
         type: 'status',
         status: { state: 'stepped_aside', why: reading.unknown, position },
       });
-    } else if (reading.events.length > 0) {
+      return;
+    }
+    // Where it falls among the piece's events, as live: text for the payload only, it changes no
+    // state.
+    const reply = pieces.reply(line.text);
+    const [before, after] = aroundReply(reading.events, reply);
+    const play = (events: readonly RecordEvent[]) => {
+      if (events.length === 0) return;
       pipeline.sessionRecord(t, {
         type: 'events',
-        events: reading.events.map((e) => this.onRecordingClock(e)),
+        events: events.map((e) => this.onRecordingClock(e)),
       });
-    }
+    };
+    play(before);
+    if (reply) pipeline.sessionRecord(t, { type: 'reply', reply });
+    play(after);
   }
 
   /** A line of the reader's shared side record: read for the process the recording names. */

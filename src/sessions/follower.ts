@@ -15,7 +15,7 @@ import {
   type RecordReply,
   type SessionRecordReader,
 } from '../profiles/session-record.js';
-import { PieceReader } from './pieces.js';
+import { aroundReply, PieceReader } from './pieces.js';
 
 /** What a follower reports. */
 export type FollowerReport =
@@ -323,7 +323,10 @@ export class RecordFollower {
       this.stop();
       return;
     }
-    if (reading.events.length === 0) return;
-    this.o.report({ type: 'events', events: reading.events });
+    const reply = this.pieces.reply(text);
+    const [before, after] = aroundReply(reading.events, reply);
+    if (before.length > 0) this.o.report({ type: 'events', events: [...before] });
+    if (reply) this.o.report({ type: 'reply', reply });
+    if (after.length > 0) this.o.report({ type: 'events', events: [...after] });
   }
 }

@@ -14,6 +14,8 @@ import { TurnPayloadStore } from '../../src/supervisor/payloads.js';
 import { capBytes, TurnPayloads } from '../../src/terminal/payload.js';
 import { replyFromScreen } from '../../src/terminal/screen-reply.js';
 import { parseRecording, pipelineFor, playRecording } from '../../src/replay/replay.js';
+import { clineSessionRecord } from '../../src/profiles/cline/session-record.js';
+import { aroundReply, PieceReader } from '../../src/sessions/pieces.js';
 
 const REPLY =
   'Hello! This reply comes from the fake model server. It has a few sentences so the transcript changes visibly while it streams.';
@@ -116,14 +118,54 @@ describe('turn payloads from recordings', () => {
     expect(reply.text).not.toMatch(/Line 1 of a tall answer/);
   });
 
-  it('two turns of Cline (no record reader for replies): each its own reply from the screen', async () => {
-    const { ended } = await replay('cline', 'record-two-turns');
-    expect(
-      ended.map((p) => [p.turnId, p.reply?.source, p.reply?.text.replace(/^\* /, '')]),
-    ).toEqual([
-      ['turn-1', 'screen', REPLY],
-      ['turn-2', 'screen', 'Second answer: shorter, but still streamed in several chunks.'],
+  it('two turns of Cline (a document record): each its own reply from the record', async () => {
+    const { ended, records } = await replay('cline', 'record-two-turns');
+    expect(ended.map((p) => [p.turnId, p.reply?.source, p.reply?.text])).toEqual([
+      ['turn-1', 'record', REPLY],
+      ['turn-2', 'record', 'Second answer: shorter, but still streamed in several chunks.'],
     ]);
+    expect(records.some((r) => r.includes('It has a few sentences'))).toBe(false);
+  });
+
+  it('Cline: a document read once with the prompt and its reply gives the reply to that turn', () => {
+    const doc = (messages: unknown[]) => JSON.stringify({ version: 1, messages });
+    const user = (text: string, ts: number) => ({
+      role: 'user',
+      ts,
+      content: [{ type: 'text', text: `<user_input mode="act">${text}</user_input>` }],
+    });
+    const said = (text: string, ts: number, extra: object = {}) => ({
+      role: 'assistant',
+      ts,
+      content: [{ type: 'text', text }],
+      ...extra,
+    });
+    const pieces = new PieceReader(clineSessionRecord, true);
+    const position = { file: 'x.messages.json', offset: 0 };
+    const first = doc([user('q1', 1), said('a1', 2)]);
+    const reading = pieces.read(first, position);
+    const reply = pieces.reply(first);
+    expect(reply).toMatchObject({ text: 'a1', offset: 1 });
+    const [before, after] = aroundReply('events' in reading ? reading.events : [], reply);
+    expect(before.map((e) => e.type)).toEqual(['turn_started']);
+    expect(after.map((e) => e.type)).toEqual(['turn_ended']);
+    // The same document written again: no second reply.
+    expect(pieces.reply(first)).toBeNull();
+    // A tool call, an error and a display note as the last message are no reply.
+    const toolUse = {
+      role: 'assistant',
+      ts: 4,
+      content: [{ type: 'tool_use', id: 't', name: 'x', input: {} }],
+    };
+    expect(pieces.reply(doc([user('q2', 3), toolUse]))).toBeNull();
+    expect(
+      pieces.reply(doc([user('q2', 3), said('boom', 4, { metadata: { displayRole: 'error' } })])),
+    ).toBeNull();
+    expect(pieces.reply(doc([user('q2', 3)]))).toBeNull();
+    expect(pieces.reply(doc([user('q2', 3), said('a2', 5)]))).toMatchObject({
+      text: 'a2',
+      offset: 1,
+    });
   });
 });
 

@@ -6,6 +6,7 @@ import {
   type RecordEvent,
   type RecordPosition,
   type RecordReading,
+  type RecordReply,
   type SessionContext,
   type SessionRecordReader,
   type SideContext,
@@ -107,6 +108,35 @@ export function readClineRecord(piece: string, position: RecordPosition): Record
     events.push(r);
   }
   return { events };
+}
+
+/**
+ * The reply of the document's last message, when that is one: an assistant message that asks for
+ * no tool and is not an error, its text parts joined. Its offset is the message's index.
+ */
+export function clineReply(piece: string): RecordReply | null {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(piece);
+  } catch {
+    return null;
+  }
+  if (!isObject(doc) || doc.version !== 1 || !Array.isArray(doc.messages)) return null;
+  const index = doc.messages.length - 1;
+  const m: unknown = doc.messages[index];
+  if (!isObject(m) || m.role !== 'assistant' || !Array.isArray(m.content)) return null;
+  const meta = m.metadata;
+  // An error shown as a message, or a note for display only, is no reply.
+  if (meta !== undefined && (!isObject(meta) || meta.displayRole !== undefined)) return null;
+  if (isObject(meta) && meta.displayOnly !== undefined) return null;
+  const parts = m.content.filter(isObject);
+  if (parts.some((p) => p.type === 'tool_use')) return null;
+  const texts = parts.flatMap((p) =>
+    p.type === 'text' && typeof p.text === 'string' ? [p.text] : [],
+  );
+  const text = texts.join('\n\n').trim();
+  if (text === '') return null;
+  return { text, offset: index, ...(typeof m.ts === 'number' ? { messageId: String(m.ts) } : {}) };
 }
 
 /** Where Cline keeps its data for a process with this environment. */
@@ -224,5 +254,6 @@ export const clineSessionRecord: SessionRecordReader = {
   endings: ['success', 'interrupted', 'known_failure'],
   locate: locateClineRecord,
   read: readClineRecord,
+  reply: clineReply,
   side: clineLog,
 };

@@ -3,7 +3,8 @@
  * messages, and runs no hook on Escape; its own log (`~/.cline/data/logs/cline.log`) says the
  * run was aborted. The real CLI offline in a real tmux pane, the supervisor with `both` (the
  * default): a finished turn is a success and a turn interrupted with Escape is `interrupted`,
- * each decided with the CLI's own files, and the journal names the log line it came from.
+ * each decided with the CLI's own files, and the journal names the log line it came from; a
+ * finished turn's reply is the text of its messages document.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -86,6 +87,8 @@ describe.skipIf(missing).sequential('live Cline: an interrupted turn from its lo
     const done = await sup.runTurn(id, 'a short answer please', { timeoutMs: 60_000 });
     expect(done.lastTurn.result).toBe('success');
     expect(['record', 'both']).toContain(done.lastTurn.witness);
+    // What it answered comes from its messages document, not from the screen.
+    expect(done.payload?.reply).toMatchObject({ text: 'OK.', source: 'record' });
     await until('ready again', ready);
 
     const logFrom = server.log().length;
@@ -123,5 +126,6 @@ describe.skipIf(missing).sequential('live Cline: an interrupted turn from its lo
     server.enqueue({ text: 'OK again.', chunkDelayMs: 20 });
     const after = await sup.runTurn(id, 'one more short answer', { timeoutMs: 60_000 });
     expect(after.lastTurn.result).toBe('success');
+    expect(after.payload?.reply).toMatchObject({ text: 'OK again.', source: 'record' });
   }, 240_000);
 });
