@@ -1,3 +1,5 @@
+import { inWords } from '../internal/in-words.js';
+import { LAUNCH_RECIPES } from '../profiles/launch.js';
 import { createInterface } from 'node:readline/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -91,10 +93,7 @@ export function registerSpawn(
       .description(
         'Start an agent CLI in a new tmux window and supervise it; prints its terminal id once it is ready.',
       )
-      .argument(
-        '<tool>',
-        'claude_code, codex, gemini_cli, opencode, kilo, qwen_code, copilot, pi, grok_cli or cline',
-      )
+      .argument('<tool>', inWords(Object.keys(LAUNCH_RECIPES)))
       .argument('[args...]', 'after --: arguments for the CLI, each passed as it is')
       .option('--cwd <dir>', 'the folder it works in (default: this one)')
       .option('--name <name>', 'the tmux window name (default: the tool)')

@@ -41,20 +41,21 @@ export function fileIsOurs(file: string, mark: string): boolean {
 
 export const clineFileIsOurs = (file: string) => fileIsOurs(file, CLINE_MARK);
 
-/** The plugin paneward writes: `$XDG_CONFIG_HOME/<opencode|kilo>/plugin/paneward.js`. */
+/**
+ * The plugin paneward writes: `$XDG_CONFIG_HOME/<tool>/plugin/paneward.js`. The CLIs that load
+ * opencode-style plugins (opencode, Kilo) name their config folder as paneward names the CLI;
+ * `tool` is a shipped profile's id whose profile names this mechanism, never a caller's string.
+ */
 export function opencodePluginFile(
   o: Pick<HookInstallOptions, 'home' | 'env'>,
-  tool: 'opencode' | 'kilo' = 'opencode',
+  tool = 'opencode',
 ): string {
   const env = o.env ?? process.env;
   const config = env.XDG_CONFIG_HOME ?? join(o.home ?? env.HOME ?? homedir(), '.config');
   return resolve(config, tool, 'plugin', 'paneward.js');
 }
 
-export function installOpencodePlugin(
-  tool: 'opencode' | 'kilo',
-  o: HookInstallOptions,
-): HookChange {
+export function installOpencodePlugin(tool: string, o: HookInstallOptions): HookChange {
   if (o.scope !== 'user') {
     throw new PanewardError(
       'invalid_input',
@@ -90,7 +91,7 @@ export function installOpencodePlugin(
 }
 
 export function uninstallOpencodePlugin(
-  tool: 'opencode' | 'kilo',
+  tool: string,
   o: Pick<HookInstallOptions, 'home' | 'env'>,
 ): HookChange {
   const file = opencodePluginFile(o, tool);

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PanewardError } from '../errors.js';
+import { inWords } from '../internal/in-words.js';
+import { SHIPPED, type HookMechanism } from '../profiles/index.js';
 import { OPENCODE_PLUGIN_MARK } from './opencode-plugin.js';
 import {
   CLAUDE_CODE_HOOK_EVENTS,
@@ -42,20 +44,30 @@ export { CLINE_HOOK_EVENTS, clineHooksDir, opencodePluginFile } from './file-hoo
  * the CLI reads (not JSON, `hooks` not an object) is refused, naming it, and nothing is written.
  */
 
-function checkTool(tool: string): void {
-  if (!['claude_code', 'cline', 'opencode', 'kilo'].includes(tool)) {
+/** The CLIs whose profile names a hook mechanism, and the mechanism. */
+const HOOKED: ReadonlyArray<{ tool: string; hooks: HookMechanism }> = SHIPPED.flatMap((f) =>
+  f.cli.hooks ? [{ tool: f.cli.id, hooks: f.cli.hooks }] : [],
+);
+
+function mechanismOf(tool: string): HookMechanism {
+  const found = HOOKED.find((h) => h.tool === tool);
+  if (!found) {
     throw new PanewardError(
       'invalid_input',
-      `argument \`tool\`: paneward installs hooks for claude_code, cline, opencode and kilo only (${JSON.stringify(tool)} has none it can use; docs/hooks.md)`,
+      `argument \`tool\`: paneward installs hooks for ${inWords(
+        HOOKED.map((h) => h.tool),
+        'and',
+      )} only (${JSON.stringify(tool)} has none it can use; docs/hooks.md)`,
     );
   }
+  return found.hooks;
 }
 
 /** Installs the hook (idempotent: installing twice is installing once). */
 export function installHooks(tool: string, o: HookInstallOptions): HookChange {
-  checkTool(tool);
-  if (tool === 'cline') return installClineHooks(o);
-  if (tool === 'opencode' || tool === 'kilo') return installOpencodePlugin(tool, o);
+  const mechanism = mechanismOf(tool);
+  if (mechanism === 'cline_scripts') return installClineHooks(o);
+  if (mechanism === 'opencode_plugin') return installOpencodePlugin(tool, o);
   const file = claudeSettingsFile(o);
   const s = readSettings(file) ?? { text: '{}\n', value: {}, indent: 2, mode: null };
   hooksOf(file, s.value);
@@ -77,9 +89,9 @@ export function uninstallHooks(
   tool: string,
   o: Pick<HookInstallOptions, 'scope' | 'home' | 'cwd' | 'env'>,
 ): HookChange {
-  checkTool(tool);
-  if (tool === 'cline') return uninstallClineHooks(o);
-  if (tool === 'opencode' || tool === 'kilo') return uninstallOpencodePlugin(tool, o);
+  const mechanism = mechanismOf(tool);
+  if (mechanism === 'cline_scripts') return uninstallClineHooks(o);
+  if (mechanism === 'opencode_plugin') return uninstallOpencodePlugin(tool, o);
   const file = claudeSettingsFile(o);
   const s = readSettings(file);
   const hooks = s ? hooksOf(file, s.value) : null;
@@ -121,7 +133,7 @@ export function hookStatus(o: Pick<HookInstallOptions, 'home' | 'cwd' | 'env'>):
   const dir = clineHooksDir(o);
   const cline = CLINE_HOOK_EVENTS.filter((e) => clineFileIsOurs(join(dir, `${e}.sh`)));
   const first = cline[0] ? readFileSync(join(dir, `${cline[0]}.sh`), 'utf8') : '';
-  const plugins = (['opencode', 'kilo'] as const).map((tool) => {
+  const plugins = HOOKED.filter((h) => h.hooks === 'opencode_plugin').map(({ tool }) => {
     const plugin = opencodePluginFile(o, tool);
     const text = fileIsOurs(plugin, OPENCODE_PLUGIN_MARK) ? readFileSync(plugin, 'utf8') : '';
     return {

@@ -15,7 +15,8 @@ export const OPENCODE_PLUGIN_MARK =
 export function opencodePlugin(o: {
   url: string;
   tokenFile?: string;
-  tool?: 'opencode' | 'kilo';
+  /** A shipped profile's id (opencode, kilo), never a caller's string. */
+  tool?: string;
 }): string {
   return `${OPENCODE_PLUGIN_MARK}
 import { Buffer } from 'node:buffer';

@@ -1,3 +1,5 @@
+import { inWords } from '../internal/in-words.js';
+import { LAUNCH_RECIPES } from '../profiles/launch.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -286,15 +288,12 @@ export function createMcpServer(
     'spawn',
     {
       title: 'Start an agent CLI',
-      description:
-        "Starts an agent CLI (claude_code, codex, gemini_cli, opencode, kilo, qwen_code, pi, cline, copilot, grok_cli) in a new tmux window the way paneward's launch recipe for it says, supervises it, and answers once it is ready for a prompt (or blocked on a first-run dialog, which terminal_state shows) with its terminal id for send_prompt. With worktree, it runs in a new git worktree of cwd on that new branch, so parallel agents do not edit the same files. Blocks while the CLI starts, usually seconds, at most readyTimeoutSeconds.",
+      description: `Starts an agent CLI (${Object.keys(LAUNCH_RECIPES).join(', ')}) in a new tmux window the way paneward's launch recipe for it says, supervises it, and answers once it is ready for a prompt (or blocked on a first-run dialog, which terminal_state shows) with its terminal id for send_prompt. With worktree, it runs in a new git worktree of cwd on that new branch, so parallel agents do not edit the same files. Blocks while the CLI starts, usually seconds, at most readyTimeoutSeconds.`,
       inputSchema: {
         tool: z
           .string()
           .regex(/^[a-z][a-z0-9_]{0,31}$/, 'must be a tool id such as claude_code or codex')
-          .describe(
-            'Which agent CLI: claude_code, codex, gemini_cli, opencode, kilo, qwen_code, pi, cline, copilot or grok_cli.',
-          ),
+          .describe(`Which agent CLI: ${inWords(Object.keys(LAUNCH_RECIPES))}.`),
         cwd: z
           .string()
           .startsWith('/', 'must be an absolute path')

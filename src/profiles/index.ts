@@ -4,7 +4,12 @@ import { createCodexProfile } from './codex/index.js';
 import { createCopilotProfile } from './copilot/index.js';
 import { createGeminiCliProfile } from './gemini_cli/index.js';
 import { createGrokCliProfile } from './grok_cli/index.js';
-import { isNewerThanVerified, isVerified } from './internal/define.js';
+import {
+  isNewerThanVerified,
+  isVerified,
+  type CliParts,
+  type ShippedProfile,
+} from './internal/define.js';
 import { createKiloProfile } from './kilo/index.js';
 import { createOpencodeProfile } from './opencode/index.js';
 import { createPiProfile } from './pi/index.js';
@@ -12,23 +17,44 @@ import { createQwenCodeProfile } from './qwen_code/index.js';
 import type { ProfileFactory, ProfileOptions, ToolProfile } from './types.js';
 import { createUnsupportedProfile } from './unsupported/index.js';
 
-export type { ProfileFactory, ProfileOptions, Screen, ToolProfile } from './types.js';
+export type {
+  HookMechanism,
+  ProfileFactory,
+  ProfileOptions,
+  Screen,
+  ToolProfile,
+} from './types.js';
+export type { CliParts, ShippedProfile } from './internal/define.js';
 export { compareVersions } from './internal/define.js';
 
-/** Every profile paneward ships, by id: adding a CLI is one folder and one line here. */
+/**
+ * Every CLI paneward ships. Adding one is its folder (screen reader, vocabulary, questions,
+ * launch recipe, session record reader, hook mechanism, all named by its `defineProfile`) and
+ * one line here: the launch recipes, the session record readers and the hooks are read from it.
+ */
+export const SHIPPED: readonly ShippedProfile[] = [
+  createClaudeCodeProfile,
+  createCodexProfile,
+  createGeminiCliProfile,
+  createOpencodeProfile,
+  createKiloProfile,
+  createQwenCodeProfile,
+  createCopilotProfile,
+  createPiProfile,
+  createGrokCliProfile,
+  createClineProfile,
+];
+
+/** Every profile paneward ships, by id, and the generic one for a pane of no known CLI. */
 export const PROFILES: Readonly<Record<string, ProfileFactory>> = {
-  claude_code: createClaudeCodeProfile,
-  codex: createCodexProfile,
-  gemini_cli: createGeminiCliProfile,
-  opencode: createOpencodeProfile,
-  kilo: createKiloProfile,
-  qwen_code: createQwenCodeProfile,
-  copilot: createCopilotProfile,
-  pi: createPiProfile,
-  grok_cli: createGrokCliProfile,
-  cline: createClineProfile,
+  ...Object.fromEntries(SHIPPED.map((f) => [f.cli.id, f])),
   unsupported: createUnsupportedProfile,
 };
+
+/** The parts of a shipped CLI beside its screens; null for an id paneward does not ship. */
+export function cliParts(tool: string): CliParts | null {
+  return SHIPPED.find((f) => f.cli.id === tool)?.cli ?? null;
+}
 
 /** The profile for a tool id and version; unknown ids fall back to the generic profile. */
 export function getProfile(

@@ -1,31 +1,11 @@
-import { claudeCodeLaunch } from './claude_code/launch.js';
-import { clineLaunch } from './cline/launch.js';
-import { codexLaunch } from './codex/launch.js';
-import { copilotLaunch } from './copilot/launch.js';
-import { geminiCliLaunch } from './gemini_cli/launch.js';
-import { grokCliLaunch } from './grok_cli/launch.js';
-import { kiloLaunch } from './kilo/launch.js';
+import { SHIPPED } from './index.js';
 import type { LaunchRecipe } from './launch-recipe.js';
-import { opencodeLaunch } from './opencode/launch.js';
-import { piLaunch } from './pi/launch.js';
-import { qwenCodeLaunch } from './qwen_code/launch.js';
 
 export type { ExitStep, LaunchRecipe } from './launch-recipe.js';
 
-/** How each shipped CLI is started and ended, by profile id. */
+/** How each shipped CLI is started and ended, by profile id (each named by its profile). */
 export const LAUNCH_RECIPES: Readonly<Record<string, LaunchRecipe>> = Object.fromEntries(
-  [
-    claudeCodeLaunch,
-    codexLaunch,
-    geminiCliLaunch,
-    opencodeLaunch,
-    kiloLaunch,
-    qwenCodeLaunch,
-    copilotLaunch,
-    piLaunch,
-    grokCliLaunch,
-    clineLaunch,
-  ].map((r) => [r.tool, r]),
+  SHIPPED.flatMap((f) => (f.cli.launch ? [[f.cli.id, f.cli.launch]] : [])),
 );
 
 /** The recipe of a tool, or null when paneward cannot start it. */

@@ -1,9 +1,4 @@
-import { claudeCodeSessionRecord } from './claude_code/session-record.js';
-import { clineSessionRecord } from './cline/session-record.js';
-import { codexSessionRecord } from './codex/session-record.js';
-import { copilotSessionRecord } from './copilot/session-record.js';
-import { geminiCliSessionRecord } from './gemini_cli/session-record.js';
-import { qwenCodeSessionRecord } from './qwen_code/session-record.js';
+import { SHIPPED } from './index.js';
 import type { SessionRecordReader } from './session-record.js';
 
 export type {
@@ -20,16 +15,11 @@ export type {
  * The session-record reader of each CLI that writes a record paneward can read, by profile id
  * (docs/profiles.md). A CLI without one is witnessed by its screen alone.
  */
-export const SESSION_RECORDS: Readonly<Record<string, SessionRecordReader>> = {
-  claude_code: claudeCodeSessionRecord,
-  cline: clineSessionRecord,
-  codex: codexSessionRecord,
-  copilot: copilotSessionRecord,
-  gemini_cli: geminiCliSessionRecord,
-  qwen_code: qwenCodeSessionRecord,
-};
+export const SESSION_RECORDS: Readonly<Record<string, SessionRecordReader>> = Object.fromEntries(
+  SHIPPED.flatMap((f) => (f.cli.sessionRecord ? [[f.cli.id, f.cli.sessionRecord]] : [])),
+);
 
 /** The session-record reader for a tool id, if it has one. */
 export function sessionRecordReader(tool: string): SessionRecordReader | undefined {
-  return SESSION_RECORDS[tool];
+  return Object.hasOwn(SESSION_RECORDS, tool) ? SESSION_RECORDS[tool] : undefined;
 }

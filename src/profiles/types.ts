@@ -91,3 +91,9 @@ export interface ProfileOptions {
 
 /** Picks a parser for a tool version; profiles whose screens changed across versions use it. */
 export type ProfileFactory = (toolVersion?: string, options?: ProfileOptions) => ToolProfile;
+
+/**
+ * How paneward installs a CLI's hooks (docs/hooks.md): into Claude Code's settings files, as
+ * Cline's hook scripts, or as an opencode-style plugin (opencode, Kilo).
+ */
+export type HookMechanism = 'claude_settings' | 'cline_scripts' | 'opencode_plugin';

@@ -2,6 +2,8 @@ import { defineProfile } from '../internal/define.js';
 import { readClaudeCodeQuestion } from './question.js';
 import { readClaudeCodeScreen } from './read-screen.js';
 import { CLAUDE_CODE_2_1 } from './vocabulary.js';
+import { claudeCodeLaunch } from './launch.js';
+import { claudeCodeSessionRecord } from './session-record.js';
 
 /**
  * Claude Code: the prompt box, the spinner status line above it, the footer hints, its dialogs
@@ -20,4 +22,7 @@ export const createClaudeCodeProfile = defineProfile({
   editions: [{ label: '2.1', covers: (major) => major >= 2, vocabulary: CLAUDE_CODE_2_1 }],
   read: readClaudeCodeScreen,
   question: readClaudeCodeQuestion,
+  launch: claudeCodeLaunch,
+  sessionRecord: claudeCodeSessionRecord,
+  hooks: 'claude_settings',
 });

@@ -2,6 +2,8 @@ import { readClineQuestion } from './question.js';
 import { defineProfile } from '../internal/define.js';
 import { readClineScreen } from './read-screen.js';
 import { CLINE_3_0 } from './vocabulary.js';
+import { clineLaunch } from './launch.js';
+import { clineSessionRecord } from './session-record.js';
 
 /**
  * Cline CLI: the prompt box between two rules, the permission question drawn in its place, and
@@ -18,4 +20,7 @@ export const createClineProfile = defineProfile({
   editions: [{ label: '3.0', covers: (major) => major >= 3, vocabulary: CLINE_3_0 }],
   read: readClineScreen,
   question: readClineQuestion,
+  launch: clineLaunch,
+  sessionRecord: clineSessionRecord,
+  hooks: 'cline_scripts',
 });

@@ -2,6 +2,8 @@ import { defineProfile } from '../internal/define.js';
 import { readCodexQuestion } from './question.js';
 import { readCodexScreen } from './read-screen.js';
 import { CODEX_0_169 } from './vocabulary.js';
+import { codexLaunch } from './launch.js';
+import { codexSessionRecord } from './session-record.js';
 
 /**
  * Codex CLI: the composer (`›`), the status line above it, the footer, the start-up folder
@@ -23,4 +25,6 @@ export const createCodexProfile = defineProfile({
   ],
   read: readCodexScreen,
   question: readCodexQuestion,
+  launch: codexLaunch,
+  sessionRecord: codexSessionRecord,
 });

@@ -2,6 +2,8 @@ import { readCopilotQuestion } from './question.js';
 import { defineProfile } from '../internal/define.js';
 import { readCopilotScreen } from './read-screen.js';
 import { COPILOT_1_0 } from './vocabulary.js';
+import { copilotLaunch } from './launch.js';
+import { copilotSessionRecord } from './session-record.js';
 
 /**
  * GitHub Copilot CLI: the prompt box between two rules, the working row under it, the dialogs
@@ -20,4 +22,6 @@ export const createCopilotProfile = defineProfile({
   editions: [{ label: '1.0', covers: (major) => major >= 1, vocabulary: COPILOT_1_0 }],
   read: readCopilotScreen,
   question: readCopilotQuestion,
+  launch: copilotLaunch,
+  sessionRecord: copilotSessionRecord,
 });

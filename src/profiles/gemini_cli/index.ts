@@ -2,6 +2,8 @@ import { readGeminiQuestion } from './question.js';
 import { defineProfile } from '../internal/define.js';
 import { readGeminiCliScreen } from './read-screen.js';
 import { GEMINI_CLI_0_61 } from './vocabulary.js';
+import { geminiCliLaunch } from './launch.js';
+import { geminiCliSessionRecord } from './session-record.js';
 
 /**
  * Gemini CLI: the prompt box and the status area above it, the dialogs drawn over the box, and
@@ -25,4 +27,6 @@ export const createGeminiCliProfile = defineProfile({
   ],
   read: readGeminiCliScreen,
   question: readGeminiQuestion,
+  launch: geminiCliLaunch,
+  sessionRecord: geminiCliSessionRecord,
 });

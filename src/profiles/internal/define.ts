@@ -1,5 +1,13 @@
 import type { DialogContext, ProfileResult, ReadQuestion } from '../../schemas/signals.js';
-import type { ProfileFactory, ProfileOptions, Screen, ToolProfile } from '../types.js';
+import type { LaunchRecipe } from '../launch-recipe.js';
+import type { SessionRecordReader } from '../session-record.js';
+import type {
+  HookMechanism,
+  ProfileFactory,
+  ProfileOptions,
+  Screen,
+  ToolProfile,
+} from '../types.js';
 import { decide, type ScreenReading } from './decide.js';
 import { unrecognisedQuestion } from './question.js';
 import { pickVersioned } from './version.js';
@@ -41,7 +49,24 @@ export interface ProfileDefinition<V> {
    * (docs/questions.md); null when the dialog is not one it fully recognises.
    */
   question?(screen: Screen, dialog: DialogContext, vocabulary: V): ReadQuestion | null;
+  /** How paneward starts it (`spawn`); absent: paneward cannot start it. */
+  launch?: LaunchRecipe;
+  /** Its session record's reader (docs/session-records.md); absent: the screen alone witnesses. */
+  sessionRecord?: SessionRecordReader;
+  /** How paneward installs its hooks (docs/hooks.md); absent: it has none paneward can use. */
+  hooks?: HookMechanism;
 }
+
+/** Everything paneward knows of one shipped CLI beside its screens, named by its profile. */
+export interface CliParts {
+  id: string;
+  launch?: LaunchRecipe;
+  sessionRecord?: SessionRecordReader;
+  hooks?: HookMechanism;
+}
+
+/** A shipped CLI's profile factory, carrying the CLI's other parts. */
+export type ShippedProfile = ProfileFactory & { readonly cli: CliParts };
 
 /**
  * Decides one screen and, when a dialog holds the agent, reads it as a question: the profile's
@@ -66,8 +91,8 @@ function decideWithQuestion<V>(
  * The profile factory of a CLI: picks the vocabulary edition for the version, reads each screen
  * with it, and decides with the shared sequence.
  */
-export function defineProfile<V>(def: ProfileDefinition<V>): ProfileFactory {
-  return (toolVersion?: string, options: ProfileOptions = {}): ToolProfile => {
+export function defineProfile<V>(def: ProfileDefinition<V>): ShippedProfile {
+  const factory = (toolVersion?: string, options: ProfileOptions = {}): ToolProfile => {
     const edition = pickVersioned(def.editions, toolVersion);
     const detector = `${def.id}@${edition.label}`;
     const drifted =
@@ -99,6 +124,13 @@ export function defineProfile<V>(def: ProfileDefinition<V>): ProfileFactory {
         : (screen) => decideWithQuestion(def, screen, edition.vocabulary, detector),
     };
   };
+  const cli: CliParts = {
+    id: def.id,
+    ...(def.launch ? { launch: def.launch } : {}),
+    ...(def.sessionRecord ? { sessionRecord: def.sessionRecord } : {}),
+    ...(def.hooks ? { hooks: def.hooks } : {}),
+  };
+  return Object.assign(factory, { cli });
 }
 
 /** True when `version` is one of the exact versions a profile was verified against. */

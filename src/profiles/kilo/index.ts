@@ -2,6 +2,7 @@ import { readOpencodeQuestion } from '../opencode/question.js';
 import { defineProfile } from '../internal/define.js';
 import { readOpencodeScreen } from '../opencode/read-screen.js';
 import { KILO_7_7 } from './vocabulary.js';
+import { kiloLaunch } from './launch.js';
 
 /** Kilo CLI: opencode's layout (Kilo is a fork of it) with Kilo's words. */
 export const createKiloProfile = defineProfile({
@@ -17,4 +18,6 @@ export const createKiloProfile = defineProfile({
   editions: [{ label: '7.7', covers: (major) => major >= 7, vocabulary: KILO_7_7 }],
   read: readOpencodeScreen,
   question: readOpencodeQuestion,
+  launch: kiloLaunch,
+  hooks: 'opencode_plugin',
 });

@@ -2,6 +2,7 @@ import { readOpencodeQuestion } from './question.js';
 import { defineProfile } from '../internal/define.js';
 import { readOpencodeScreen } from './read-screen.js';
 import { OPENCODE_1_18 } from './vocabulary.js';
+import { opencodeLaunch } from './launch.js';
 
 /**
  * opencode: the prompt box and the status row under it, the permission dialog, and the latest
@@ -25,4 +26,6 @@ export const createOpencodeProfile = defineProfile({
   ],
   read: readOpencodeScreen,
   question: readOpencodeQuestion,
+  launch: opencodeLaunch,
+  hooks: 'opencode_plugin',
 });

@@ -2,6 +2,8 @@ import { readQwenQuestion } from './question.js';
 import { defineProfile } from '../internal/define.js';
 import { readQwenCodeScreen } from './read-screen.js';
 import { QWEN_CODE_0_15, QWEN_CODE_0_24 } from './vocabulary.js';
+import { qwenCodeLaunch } from './launch.js';
+import { qwenCodeSessionRecord } from './session-record.js';
 
 /** Qwen Code: the prompt box between two rules, the spinner line above it, and the latest turn. */
 export const createQwenCodeProfile = defineProfile({
@@ -31,4 +33,6 @@ export const createQwenCodeProfile = defineProfile({
   ],
   read: readQwenCodeScreen,
   question: readQwenQuestion,
+  launch: qwenCodeLaunch,
+  sessionRecord: qwenCodeSessionRecord,
 });
