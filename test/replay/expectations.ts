@@ -40,6 +40,13 @@ export interface ScenarioExpectation {
     /** A later prompt put the message into history: the recording ends `current` again. */
     cleared?: boolean;
   };
+  /**
+   * Turns (their 1-based numbers) whose prompt the CLI refused itself, before any model request
+   * (a prompt counted over the context window): no true end to compare with, so their outcome,
+   * the screen's alone, is checked as expected and reported once (`unknown`: none, the turn
+   * over all the same).
+   */
+  unsent?: readonly number[];
   /** The turn's model stream hangs until the user interrupts it: the turn stays in progress. */
   hang?: boolean;
   /**

@@ -54,6 +54,16 @@ function checkTurns(r: Replayed, tool: ToolExpectations, exp: ScenarioExpectatio
       expect(completed, `${label}: completed at`).toBeNull();
       return;
     }
+    if (exp.unsent?.includes(i + 1)) {
+      expect(turn.requests, `${label}: the server saw no request of this turn`).toEqual([]);
+      // `unknown`: the screen shows no outcome, but the turn is over (the prompt box is back).
+      expect(
+        outcomes.map((o) => o.result),
+        `${label}: outcomes`,
+      ).toEqual(expected === 'unknown' ? [] : [expected]);
+      expect(completed, `${label}: completion reported`).not.toBeNull();
+      return;
+    }
     expect(turn.trueEnd, `${label}: the server saw a streaming request`).not.toBeNull();
     const trueEnd = turn.trueEnd!;
     if (expected === 'unknown') {

@@ -132,6 +132,25 @@ function outcomeOf(
 }
 
 /**
+ * Why the latest turn says the chat's context is in trouble, from its notices: each is its
+ * glyph's line joined with the lines indented under it (a notice wider than the terminal wraps
+ * onto them), so a narrow terminal still reads; undefined when none says so. The last such
+ * notice of the turn gives the reason.
+ */
+function contextTrouble(latest: readonly string[], v: GeminiCliVocabulary): string | undefined {
+  let found: string | undefined;
+  for (let i = 0; i < latest.length; i++) {
+    if (!v.notice.test(latest[i]!)) continue;
+    const parts = [latest[i]!.trimEnd()];
+    for (let j = i + 1; j < latest.length && /^ {2}\S/.test(latest[j]!); j++)
+      parts.push(latest[j]!.trim());
+    const notice = parts.join(' ');
+    found = v.contextTrouble.find((c) => c.re.test(notice))?.type ?? found;
+  }
+  return found;
+}
+
+/**
  * The screen-reader view (`ui.accessibility.screenReader`): the same parts as plain lines, no box
  * bars, no banner. From the top: the transcript, the first-run note, the footer, the reply being
  * streamed, the status rows (`responding Thinking... (esc to cancel, 3s)`, `? for shortcuts`,
@@ -265,7 +284,8 @@ export function readGeminiCliScreen(screen: Screen, v: GeminiCliVocabulary): Scr
   // the whole visible transcript belongs to the latest turn.
   const scrolledIntoTurn =
     s.latestTurnStart === 0 && !bannerVisible && latest.some((l) => l.trim() !== '');
-  const hasReply = latest.some((l) => v.reply.test(l)) || scrolledIntoTurn;
+  const hasReply =
+    latest.some((l) => v.reply.test(l) && !v.compressionNote.test(l)) || scrolledIntoTurn;
   const outcome = outcomeOf(latest, hasReply, v);
   const slash =
     editing &&
@@ -283,10 +303,12 @@ export function readGeminiCliScreen(screen: Screen, v: GeminiCliVocabulary): Scr
       prompt: { mode: 'unknown', editing, context: 'startup' },
     };
   }
+  const degraded = contextTrouble(latest, v);
   return {
     ...cli,
     dialog: null,
     outcome,
+    ...(degraded === undefined ? {} : { degraded }),
     prompt: slash
       ? { mode: 'modal', editing, context: 'slash_command' }
       : startup && active.length === 0 && outcome === null

@@ -30,6 +30,11 @@ export interface GeminiCliVocabulary {
   apiError: RegExp;
   /** `✦ ` opens a reply (normal-turn). */
   reply: RegExp;
+  /**
+   * `/compress`'s result, drawn with the reply's glyph (`✦ Chat history compressed from 1048570
+   * to 171 tokens.`, context-window-overflow-then-compress): no reply of the model.
+   */
+  compressionNote: RegExp;
   /** The banner with the version (startup). */
   banner: RegExp;
   /** Permission dialogs (permission-prompt, edit-approval). */
@@ -51,6 +56,14 @@ export interface GeminiCliVocabulary {
   idleHint: RegExp;
   /** Failure kinds by the error text, first match wins (else by HTTP status). */
   failures: ReadonlyArray<{ kind: FailureKind; re: RegExp }>;
+  /** A notice's first line: its glyph at column 0 and a space (`ℹ Request cancelled.`). */
+  notice: RegExp;
+  /**
+   * Notices of the latest turn that say the chat's context is in trouble, tested on the whole
+   * notice (its first line joined with the lines indented under it, by one space): the reason in
+   * Gemini CLI's terms, first match wins.
+   */
+  contextTrouble: ReadonlyArray<{ type: string; re: RegExp }>;
   /**
    * The screen-reader view (`ui.accessibility.screenReader`, `--screen-reader`): no box bars,
    * the glyphs replaced by words (screen-reader-slow-turn).
@@ -92,6 +105,9 @@ export const GEMINI_CLI_0_61: GeminiCliVocabulary = {
   interrupted: /^ℹ Request cancelled\./,
   apiError: /^✕ \[API Error: (.*)/,
   reply: /^✦ /,
+  // The texts /compress prints (its other results were not recorded; the CLI's own strings).
+  compressionNote:
+    /^✦ (?:Chat history compressed from \d+ to \d+ tokens\.|Compression was not beneficial for this history size\.|Chat history compression did not reduce size\.|Could not compress chat history due to a token counting error\.|Chat history compression failed: the model returned an empty summary\.|Nothing to compress\.)/,
   banner: /Gemini CLI v\d/,
   permission: /Allow execution of|Apply this change\?|Allow once/,
   // The options inside the dialog's frame (`│ ● 1. Keep trying │`): the same words in the
@@ -113,6 +129,33 @@ export const GEMINI_CLI_0_61: GeminiCliVocabulary = {
     apiError: /^✕ {1,2}\[API Error: (.*)/,
     quotaDialog: /^(?:\(checked\) )?1\. Keep trying$/,
   },
+  notice: /^[ℹ✕] \S/,
+  contextTrouble: [
+    // context-window-overflow: the window has fewer tokens left than the prompt needs (the
+    // compression before it did not free any), so the prompt is not sent and goes back to the
+    // box: `ℹ Sending this message (13 tokens) might exceed the context window limit (6 tokens
+    // left). Please try reducing …`.
+    {
+      type: 'gemini_context_window_will_overflow',
+      re: /^ℹ Sending this message \([^)]*\) might exceed the context window limit \(/,
+    },
+    // compress-context-length-exceeded: `/compress` failed, its summary request itself over the
+    // window: `✕ Failed to compress chat history: Failed to generate content: {"error":{"code":400,
+    // "message":"The input token count (1048696) exceeds the maximum number of tokens allowed …`.
+    {
+      type: 'gemini_compress_input_token_count_exceeded',
+      re: /^✕ Failed to compress chat history\b.*\binput token count \(\d+\) exceeds the maximum number of tokens allowed\b/,
+    },
+    // `/compress` failed for another reason (its request's error, or no result at all).
+    { type: 'gemini_compress_failed', re: /^✕ Failed to compress chat history\b/ },
+    // context-length-exceeded: the prompt itself is over the window, the API's 400 as the error
+    // line: `✕ [API Error: {"error":{"code":400,"message":"The input token count (1200000)
+    // exceeds the maximum number of tokens allowed (1048576).",…`.
+    {
+      type: 'gemini_input_token_count_exceeded',
+      re: /^✕ \[API Error: .*\binput token count \(\d+\) exceeds the maximum number of tokens allowed\b/,
+    },
+  ],
   failures: [
     {
       kind: 'rate_limited',

@@ -32,6 +32,28 @@ function latestOutcome(
 }
 
 /**
+ * Why the latest turn says the chat's context is in trouble: an error message of the turn (its
+ * line joined with the lines indented under it, where a long message wraps) that the vocabulary
+ * names; undefined when none does. The boxed view only: no screen-reader recording shows one.
+ */
+function contextTrouble(transcript: readonly string[], v: QwenCodeVocabulary): string | undefined {
+  const echo = lastIndexWhere(transcript, (l) => v.echo.test(l));
+  if (echo < 0 && transcript.some((l) => v.header.test(l))) return undefined;
+  const turn = transcript.slice(echo + 1);
+  let found: string | undefined;
+  for (let i = 0; i < turn.length; i++) {
+    const error = v.apiError.exec(turn[i]!);
+    if (!error) continue;
+    const parts = [error[1]!.trim()];
+    for (let j = i + 1; j < turn.length && /^ {4}\S/.test(turn[j]!); j++)
+      parts.push(turn[j]!.trim());
+    const message = parts.join(' ');
+    found = v.contextTrouble.find((c) => c.re.test(message))?.type ?? found;
+  }
+  return found;
+}
+
+/**
  * The screen-reader view: plain lines, from the top the transcript, the footer (`? for
  * shortcuts`), the items still being drawn (the reply being streamed, a running tool, the latest
  * error or cancel note), the status row (`responding <phrase> (3s · esc to cancel)`), one rule
@@ -149,12 +171,14 @@ export function readQwenCodeScreen(screen: Screen, v: QwenCodeVocabulary): Scree
     v.busyFooter !== null && lines.slice(box.bottom + 1).some((l) => v.busyFooter!.test(l));
   const active = [...(live ? ['spinner'] : []), ...(busyFooter ? ['busy_footer'] : [])];
   const transcript = live ? above.slice(0, spinner) : above;
+  const degraded = contextTrouble(transcript, v);
   return {
     ...cli,
     dialog: null,
     prompt: { mode: 'freeform', editing: isDraft(draft, v) },
     active,
     outcome: latestOutcome(transcript, v),
+    ...(degraded === undefined ? {} : { degraded }),
     projection: transcript.join('\n').trim(),
     live: [...above.slice(-3), ...lines.slice(box.bottom + 1)],
     spinnerPlace: above.slice(-3),

@@ -65,6 +65,12 @@ export interface QwenCodeVocabulary {
   trust: RegExp;
   failures: ReadonlyArray<{ kind: FailureKind; re: RegExp }>;
   /**
+   * Error messages of the latest turn that say the chat's context is in trouble, tested on the
+   * whole message (`apiError`'s group joined with the lines indented under it, by one space):
+   * the reason in Qwen Code's terms, first match wins.
+   */
+  contextTrouble: ReadonlyArray<{ type: string; re: RegExp }>;
+  /**
    * The screen-reader view (`--screen-reader`, `ui.accessibility.screenReader`): plain lines at
    * column 0, one rule over the prompt line, words for glyphs
    * (screen-reader-slow-turn-then-permission, screen-reader-two-turns, -interrupted,
@@ -119,6 +125,8 @@ export const QWEN_CODE_0_15: QwenCodeVocabulary = {
   permission: /Allow execution of: .*\?|Waiting for user confirmation\.\.\./,
   trust: /Do you trust (?:this|the files in this) folder\?/,
   failures: PROVIDER_MESSAGES,
+  // No recording of 0.15 near a full window: nothing is read as the context's trouble.
+  contextTrouble: [],
   screenReader: {
     prompt: /^>(?: +(.*))?$/,
     footer: /^\? for shortcuts\b/,
@@ -158,6 +166,24 @@ export const QWEN_CODE_0_24: QwenCodeVocabulary = {
   busyFooter: /^ {2}(?:.* )?(?:Enter to steer\b|⏳ \d+ queued\b)/,
   suggestionInBox: true,
   cancelled: new RegExp(`^ {2}●${TEXT_STYLE} Request cancelled\\.$`),
+  contextTrouble: [
+    // 0.24.4/context-hard-limit: over the hard limit the CLI compacts before sending, and when
+    // its own count is still over that limit it keeps the prompt: `✕ [API Error: Context is too
+    // large to send safely after automatic compression. Estimated prompt tokens: 179831; hard
+    // limit: 177000; compression status: COMPRESSED. Start a new session or …]`.
+    {
+      type: 'qwen_context_too_large_after_compression',
+      re: /^Context is too large to send safely after automatic compression\b/,
+    },
+    // 0.24.4/context-length-exceeded: the provider refuses the prompt as over the model's window
+    // and compacting did not help (or there was nothing to compact): `✕ [API Error: 400 This
+    // model's maximum context length is 131072 tokens. However, your messages resulted in …]`.
+    // The other wordings are those Qwen Code itself takes for that refusal.
+    {
+      type: 'qwen_context_length_exceeded',
+      re: /\bmaximum context length\b|\bcontext[_\s-]?length[_\s-]?exceeded\b|\bprompt (?:is )?too long\b|\binput (?:token )?(?:count |length )?(?:is )?too long\b|\btoo many tokens\b/i,
+    },
+  ],
   screenReader: {
     ...QWEN_CODE_0_15.screenReader,
     footer: /^(?:\? for shortcuts\b|➜ \S.* · )/,

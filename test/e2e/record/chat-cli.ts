@@ -74,6 +74,34 @@ export const LONG_REPLY = Array.from(
   (_, i) => `Sentence ${i + 1} of a long answer that takes a while to stream.`,
 ).join(' ');
 
+/** The provider's refusal of a request over the model's window (OpenAI's words and code). */
+const CONTEXT_LENGTH_EXCEEDED: TurnPlanInput = {
+  match: 'any',
+  error: {
+    status: 400,
+    code: 'context_length_exceeded',
+    message:
+      "This model's maximum context length is 131072 tokens. However, your messages resulted in 140000 tokens. Please reduce the length of the messages.",
+  },
+};
+
+/**
+ * A first reply that reports `inputTokens` of input, then a prompt; `streams` turn requests in
+ * all (the second prompt's is missing when the CLI keeps it).
+ */
+async function nearFullThenPrompt(ctx: Ctx, inputTokens: number, streams: number) {
+  await ctx.idle();
+  const full = { text: REPLY, chunkDelayMs: 100, usage: { inputTokens } };
+  await simpleTurn(ctx, 'read the whole project', full, 1);
+  await sleep(3000);
+  ctx.server.enqueue({ text: REPLY, chunkDelayMs: 100 });
+  await ctx.submit('now summarise it');
+  if (streams > 1) await ctx.turnsEnded(streams, 60_000);
+  else await ctx.session.waitForText(/✕ \[API Error/, 60_000);
+  await ctx.idle(60_000);
+  await sleep(3000);
+}
+
 /** TMUX as tmux sets it in its panes (socket path, server pid, session index). */
 const TMUX_ENV = '/tmp/tmux-1000/default,4242,0';
 /** Text streamed before a tool call, slowly enough that the working line is seen. */
@@ -244,6 +272,57 @@ export const SCENARIOS: Record<string, Scenario> = {
   'quoted-chrome': {
     async run(ctx) {
       await simpleTurn(ctx, 'quote some screens', { chunks: QUOTED_CHROME, chunkDelayMs: 150 }, 1);
+      await sleep(3000);
+    },
+  },
+  // A long conversation (Qwen Code takes 200,000 tokens as the window of a model it does not
+  // know): the first reply reports 170,000 input tokens, over the point where the CLI compacts
+  // before the next prompt; that compaction gets the default reply and the prompt is answered.
+  'context-near-full': {
+    applies: (a) => a.tool === 'qwen_code',
+    run: (ctx) => nearFullThenPrompt(ctx, 170_000, 2),
+  },
+  // 180,000: over the hard limit. The compaction works, but the CLI still counts the prompt
+  // over that limit and does not send it.
+  'context-hard-limit': {
+    applies: (a) => a.tool === 'qwen_code',
+    run: (ctx) => nearFullThenPrompt(ctx, 180_000, 1),
+  },
+  // Every request over the model's window (the provider's 400 `context_length_exceeded`), the
+  // CLI's own compaction request too.
+  'context-length-exceeded': {
+    applies: (a) => a.tool === 'qwen_code',
+    async run(ctx) {
+      ctx.server.enqueue(...Array.from({ length: 20 }, () => CONTEXT_LENGTH_EXCEEDED));
+      await ctx.submit('read every file in the project');
+      await ctx.turnsEnded(1, 60_000);
+      await ctx.idle(120_000);
+      await sleep(3000);
+    },
+  },
+  // The same, then the next prompt is answered: the error is history.
+  'context-length-exceeded-then-success': {
+    applies: (a) => a.tool === 'qwen_code',
+    async run(ctx) {
+      await SCENARIOS['context-length-exceeded']!.run(ctx);
+      ctx.server.dropPlans();
+      const before = ctx.server.log().filter(isTurn).length;
+      await simpleTurn(ctx, 'try again', { text: REPLY, chunkDelayMs: 100 }, before + 1);
+      await sleep(3000);
+    },
+  },
+  // A first turn, then a request over the window: the CLI compacts the history (its request
+  // gets the default reply) and sends the prompt again.
+  'context-length-recovered': {
+    applies: (a) => a.tool === 'qwen_code',
+    async run(ctx) {
+      await ctx.idle();
+      await simpleTurn(ctx, 'say hello', { text: REPLY, chunkDelayMs: 100 }, 1);
+      await sleep(2000);
+      ctx.server.enqueue(CONTEXT_LENGTH_EXCEEDED, { text: REPLY, chunkDelayMs: 100 });
+      await ctx.submit('read every file in the project');
+      await ctx.turnsEnded(3, 60_000);
+      await ctx.idle(60_000);
       await sleep(3000);
     },
   },

@@ -45,6 +45,8 @@ interface Scenario {
   selectAuth?: boolean;
   relaunch?: boolean;
   remainOnExit?: boolean;
+  /** Its folders outside this repository: the footer shows no Git branch of this one. */
+  outsideRepo?: boolean;
   /** The scenario drives start-up itself (a dialog comes before the prompt box). */
   ownStartup?: boolean;
   run(ctx: Ctx): Promise<void>;
@@ -161,6 +163,57 @@ function screenReader(run: (ctx: Ctx) => Promise<void>): Scenario {
       await run(ctx);
     },
   };
+}
+
+/** The window of the default model (`gemini-2.5-flash`), as Gemini CLI counts it: 1,048,576 tokens. */
+const WINDOW = 1_048_576;
+
+/** A first turn whose reply reports `inputTokens` of the window used: a long conversation. */
+async function longConversation(ctx: Ctx, inputTokens: number): Promise<void> {
+  ctx.server.enqueue({
+    text: 'Here is a long answer; the conversation is now close to the context window.',
+    chunkDelayMs: 100,
+    usage: { inputTokens },
+  });
+  await submit(ctx, 'Read the whole project.');
+  await streamsEnded(ctx, 1);
+  await sleep(3000);
+}
+
+/** The error the Gemini API gives a request over the model's window. */
+const overWindow = (tokens: number): TurnPlanInput => ({
+  error: {
+    status: 400,
+    message: `The input token count (${tokens}) exceeds the maximum number of tokens allowed (${WINDOW}).`,
+  },
+});
+
+/**
+ * Compression only once the window is full (`model.compressionThreshold: 1`), and a window
+ * with 6 tokens left: the next prompt is not compressed first, it no longer fits, and it is not
+ * sent.
+ */
+const fullWindow: Pick<Scenario, 'settings' | 'outsideRepo'> = {
+  outsideRepo: true,
+  settings: { model: { name: geminiCliAgent.model, compressionThreshold: 1 } },
+};
+async function overflowingPrompt(ctx: Ctx): Promise<void> {
+  await longConversation(ctx, WINDOW - 6);
+  await submit(ctx, 'Now summarise the whole project for me, file by file.');
+  await ctx.session.waitForText(/might exceed the context window limit/, 30_000);
+  await sleep(3000);
+}
+
+/**
+ * `/compress` typed at the keyboard (no prompt of the recording's own: it asks no model for a
+ * reply), and its result.
+ */
+async function compress(ctx: Ctx, done: RegExp): Promise<void> {
+  await ctx.session.sendText('/compress');
+  await sleep(400);
+  await ctx.session.sendKeys(geminiCliAgent.submitKey);
+  await ctx.session.waitForText(done, 60_000);
+  await sleep(3000);
 }
 
 const scenarios: Record<string, Scenario> = {
@@ -450,6 +503,45 @@ const scenarios: Record<string, Scenario> = {
       await sleep(3000);
     },
   },
+  // Over half the window (the default compression threshold): the next prompt compresses the
+  // history first (`ℹ Context compressed from 57% to 0%. …`; its requests get the default
+  // reply), then is answered.
+  'context-near-full': {
+    outsideRepo: true,
+    async run(ctx) {
+      await longConversation(ctx, 600_000);
+      await successAfter(ctx);
+    },
+  },
+  // `Sending this message (…) might exceed the context window limit (6 tokens left). …`.
+  'context-window-overflow': { ...fullWindow, run: overflowingPrompt },
+  // The same, then `/compress` works and the next prompt is answered: the warning is history.
+  'context-window-overflow-then-compress': {
+    ...fullWindow,
+    async run(ctx) {
+      await overflowingPrompt(ctx);
+      // The prompt not sent is back in the prompt box: Ctrl+C clears it.
+      await ctx.session.sendKeys('C-c');
+      await sleep(500);
+      await compress(ctx, /Chat history compressed from/);
+      await successAfter(ctx);
+    },
+  },
+  // `/compress` near a full window, its summary request itself over the window (the API's 400):
+  // `Failed to compress chat history: …`.
+  'compress-context-length-exceeded': {
+    outsideRepo: true,
+    async run(ctx) {
+      await longConversation(ctx, WINDOW - 6);
+      ctx.server.enqueue({ match: 'any', ...overWindow(WINDOW + 120) });
+      await compress(ctx, /Failed to compress chat history/);
+    },
+  },
+  // The prompt itself is over the window: the API's 400 with its own words.
+  'context-length-exceeded': {
+    outsideRepo: true,
+    ...errorScenario(400, overWindow(WINDOW + 151_424).error!.message),
+  },
   'shortcuts-help': {
     async run(ctx) {
       await ctx.session.sendKeys('?');
@@ -468,9 +560,10 @@ async function record(
   mkdirSync(fixtures, { recursive: true });
   // With the session record, the folders live outside this repository: the CLIs write their
   // working folder's paths and Git state into their records.
-  const dir = name.startsWith('record-')
-    ? join(tmpdir(), 'pw-record', 'gemini_cli', name)
-    : join(scratch, name);
+  const dir =
+    name.startsWith('record-') || scenario.outsideRepo
+      ? join(tmpdir(), 'pw-record', 'gemini_cli', name)
+      : join(scratch, name);
   rmSync(dir, { recursive: true, force: true });
   const serverLog = join(fixtures, `${name}.server.jsonl`);
   writeFileSync(serverLog, '');

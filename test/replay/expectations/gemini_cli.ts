@@ -1,6 +1,12 @@
 import type { ToolExpectations } from '../expectations.js';
 import { DOWN, GONE, READY } from './common.js';
 
+/**
+ * The long-conversation recordings were made on a machine loaded about 15 on two cores: the
+ * finished frame came up to 1.05 s after the server's end (context-length-exceeded).
+ */
+const LOADED = { renderAllowanceSeconds: 1.1 } as const;
+
 export const geminiCli: ToolExpectations = {
   // The screen-reader view draws the prompt line at column 0, without the box.
   inputBox: /^ ?> +Type your message/m,
@@ -99,5 +105,57 @@ export const geminiCli: ToolExpectations = {
     'error-default-settings': { turns: ['interrupted'], final: READY },
     // `?` in an empty box opens the shortcuts help; the next key closes it and types on.
     'shortcuts-help': { turns: ['success'], final: READY },
+    // Long conversations, the reported usage near the 1,048,576-token window (docs/profiles.md,
+    // "The chat context"). Over half of it, the next prompt compresses the history first
+    // (`ℹ Context compressed from 57% to 0%. …`) and is answered: the context stays current.
+    'context-near-full': { turns: ['success', 'success'], final: READY, ...LOADED },
+    // 6 tokens left and no compression before the prompt (`model.compressionThreshold: 1`): the
+    // prompt is not sent (`ℹ Sending this message (13 tokens) might exceed the context window
+    // limit (6 tokens left). …`) and goes back into the box: no request and no outcome, the
+    // turn over.
+    'context-window-overflow': {
+      ...LOADED,
+      turns: ['success', 'unknown'],
+      unsent: [2],
+      final: READY,
+      chatContext: {
+        degradedErrorType: 'gemini_context_window_will_overflow',
+        shownBy: /^ℹ Sending this message \(/m,
+      },
+    },
+    // The same, then `/compress` typed at the keyboard (`✦ Chat history compressed from 1048570
+    // to 171 tokens.`) and a prompt answered: the notice is history.
+    'context-window-overflow-then-compress': {
+      ...LOADED,
+      turns: ['success', 'unknown', 'success'],
+      unsent: [2],
+      final: READY,
+      chatContext: {
+        degradedErrorType: 'gemini_context_window_will_overflow',
+        shownBy: /^ℹ Sending this message \(/m,
+        cleared: true,
+      },
+    },
+    // `/compress` typed at the keyboard, its summary request itself over the window (the API's
+    // 400): `✕ Failed to compress chat history: Failed to generate content: {…}`.
+    'compress-context-length-exceeded': {
+      ...LOADED,
+      turns: ['success'],
+      final: READY,
+      chatContext: {
+        degradedErrorType: 'gemini_compress_input_token_count_exceeded',
+        shownBy: /^✕ Failed to compress chat history: /m,
+      },
+    },
+    // The prompt itself over the window: the API's 400 as the turn's error line.
+    'context-length-exceeded': {
+      ...LOADED,
+      turns: ['known_failure'],
+      final: READY,
+      chatContext: {
+        degradedErrorType: 'gemini_input_token_count_exceeded',
+        shownBy: /^✕ \[API Error: .*The input token count/m,
+      },
+    },
   },
 };

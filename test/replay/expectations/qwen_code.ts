@@ -175,6 +175,47 @@ const NEWER_VERSIONS: Record<string, Record<string, Partial<ScenarioExpectation>
 const ONLY_NEWER: Record<string, ScenarioExpectation> = {
   // The 400 comes after 1.5 s: the turn shows working before the error.
   '0.24.4/error-400-slow': { turns: ['known_failure'], final: READY },
+  // Long conversations (docs/profiles.md, "The chat context"); Qwen Code takes 200,000 tokens as
+  // the window of a model it does not know. At 170,000 reported it says `★ Context is getting
+  // full. …` after the turn and compacts before the next prompt (`IMPORTANT: This conversation
+  // approached the input token limit for fake-model. A compressed context will be sent …`),
+  // then answers it: the context stays current.
+  '0.24.4/context-near-full': { turns: ['success', 'success'], final: READY },
+  // At 180,000, over its hard limit, it compacts and still counts the prompt over that limit:
+  // the prompt is not sent, the turn ends in `✕ [API Error: Context is too large to send safely
+  // after automatic compression. …]` (the turn's error, with no turn request to check it
+  // against) and the context reads degraded.
+  '0.24.4/context-hard-limit': {
+    turns: ['success', 'known_failure'],
+    unsent: [2],
+    final: READY,
+    chatContext: {
+      degradedErrorType: 'qwen_context_too_large_after_compression',
+      shownBy: /^ {2}✕ \[API Error: Context is too large to send safely/m,
+    },
+  },
+  // The provider refuses the first prompt as over the window (nothing to compact yet).
+  '0.24.4/context-length-exceeded': {
+    turns: ['known_failure'],
+    final: READY,
+    chatContext: {
+      degradedErrorType: 'qwen_context_length_exceeded',
+      shownBy: /^ {2}✕ \[API Error: 400 This model's maximum context length/m,
+    },
+  },
+  // The same, then the next prompt is answered: the error is history.
+  '0.24.4/context-length-exceeded-then-success': {
+    turns: ['known_failure', 'success'],
+    final: READY,
+    chatContext: {
+      degradedErrorType: 'qwen_context_length_exceeded',
+      shownBy: /^ {2}✕ \[API Error: 400 This model's maximum context length/m,
+      cleared: true,
+    },
+  },
+  // A refusal after a first turn: the CLI compacts the history and sends the prompt again,
+  // answered; the context stays current.
+  '0.24.4/context-length-recovered': { turns: ['success', 'success'], final: READY },
 };
 
 function sameAsBase(): Record<string, ScenarioExpectation> {
