@@ -45,14 +45,17 @@ export async function startDialogStandIn(o: {
   profile?: ProfileFactory;
   /** The Claude Code profile's settle time before an answer, replaced (0: none). */
   answerSettleMs?: number;
+  /** The pane's size (100×30 unless said). */
+  cols?: number;
+  rows?: number;
 }): Promise<DialogStandIn> {
   const dir = mkdtempSync(join(tmpdir(), 'pw-answer-'));
   const keys = join(dir, 'keys');
   writeFileSync(keys, '');
   const session = await startAgentSession({
     socketName: uniqueSocketName('pw-answer'),
-    cols: 100,
-    rows: 30,
+    cols: o.cols ?? 100,
+    rows: o.rows ?? 30,
     cwd: dir,
     env: {},
     command: [
