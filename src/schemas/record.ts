@@ -377,8 +377,12 @@ export const JournalRecord = z.discriminatedUnion('kind', [
      * if it has one.
      */
     by: AnsweredBy,
-    /** `closed`: the dialog was gone on a fresh frame; `still_open`: it was not (answer_failed). */
-    outcome: z.enum(['closed', 'still_open', 'typing_failed']),
+    /**
+     * `closed`: the dialog was gone on a fresh frame; `still_open`: it was not (answer_failed);
+     * `unconfirmed`: a choice the CLI confirms in a second dialog was typed, but that
+     * confirmation was not seen, not confirmed, or not seen to close (answer_failed).
+     */
+    outcome: z.enum(['closed', 'still_open', 'typing_failed', 'unconfirmed']),
   }),
   z.object({
     ...Base,

@@ -160,7 +160,19 @@ export type Question = z.infer<typeof Question>;
 
 /** A question as the profile read it: each choice with the keys that give it (never public). */
 export const ReadQuestion = Question.extend({
-  choices: z.array(QuestionChoice.extend({ keys: z.array(z.string()) })),
+  choices: z.array(
+    QuestionChoice.extend({
+      keys: z.array(z.string()),
+      /**
+       * True when these keys do not give the choice yet but open the CLI's confirmation of it:
+       * a second dialog, read as a question whose `confirms` is this choice's id, which the
+       * answer then gives by that question's choice of the same id (docs/questions.md).
+       */
+      confirmation: z.literal(true).optional(),
+    }),
+  ),
+  /** This dialog is the CLI's confirmation of the choice of this id made in the dialog before. */
+  confirms: z.string().optional(),
   /**
    * Present when the keys of some choices depend on which option is highlighted, and the
    * highlight is drawn by colour alone: those keys are read from a capture with escapes

@@ -234,7 +234,7 @@ export class TerminalCommands {
           choice: chosen.id,
         });
       }
-      const record = (outcome: 'closed' | 'still_open' | 'typing_failed') =>
+      const record = (outcome: 'closed' | 'still_open' | 'typing_failed' | 'unconfirmed') =>
         this.pipeline.recordAnswer({
           questionId: asked.id,
           questionKind: asked.kind,
@@ -242,50 +242,104 @@ export class TerminalCommands {
           by: command.by,
           outcome,
         });
-      try {
-        if (asked.highlight === undefined || keys.length === 1) await this.typing.keys(keys);
-        else {
-          // Arrows from a colour-only highlight: a CLI that reads a whole chunk as one key
-          // (grok-cli, on Ink) drops arrows and Enter sent together, so each is its own send.
-          for (const [i, key] of keys.entries()) {
-            if (i > 0) await sleep(ANSWER_KEY_GAP_MS);
-            await this.typing.keys([key]);
+      const typeKeys = async (question: ReadQuestion, keys: readonly string[]) => {
+        try {
+          if (question.highlight === undefined || keys.length === 1) await this.typing.keys(keys);
+          else {
+            // Arrows from a colour-only highlight: a CLI that reads a whole chunk as one key
+            // (grok-cli, on Ink) drops arrows and Enter sent together, so each is its own send.
+            for (const [i, key] of keys.entries()) {
+              if (i > 0) await sleep(ANSWER_KEY_GAP_MS);
+              await this.typing.keys([key]);
+            }
           }
+        } catch (error) {
+          await record('typing_failed');
+          throw commandError(error);
         }
-      } catch (error) {
-        await record('typing_failed');
-        throw commandError(error);
-      }
-      const typedAt = this.now();
+        return this.now();
+      };
       const cfg = this.pipeline.kernel.config;
       const frameMs = Math.max(250, cfg.pollIntervalSeconds * 1000);
-      const gone = (ms: number) =>
+      /** The first fresh state after `typedAt` that `done` accepts, or null within the wait. */
+      const seen = (
+        typedAt: number,
+        done: (s: TerminalState) => boolean,
+        ms = Math.max(5000, 10 * frameMs),
+      ) =>
         firstValueFrom(
           this.pipeline.state$.pipe(
-            filter((s) => s.t > typedAt && dialogGone(s, asked)),
+            filter((s) => s.t > typedAt && done(s)),
             rxTimeout({ first: ms, scheduler: this.scheduler, with: () => from([null]) }),
           ),
           { defaultValue: null },
         );
-      const closeMs = this.profile.answerCloseMs?.[asked.kind] ?? 0;
-      let closed = await gone(Math.max(5000, 10 * frameMs, closeMs));
+      const failed = (dialog: ReadQuestion, what: string) =>
+        new PanewardError(
+          'answer_failed',
+          `terminal ${state.terminalId}: the dialog ${dialog.id} ${what} after "${chosen.id}" was typed; nothing more was typed, look at the pane`,
+          { details: { questionId: asked.id, choice: chosen.id } },
+        );
+      const notClosed = (dialog: ReadQuestion) =>
+        sameDialog(this.pipeline.state.surface.question, dialog)
+          ? 'was still drawn'
+          : 'was not seen to close (the screen read as neither it nor a prompt)';
+
+      let typedAt = await typeKeys(now, keys);
+      // The last dialog typed into: the question itself, or the confirmation it opened.
+      let last: ReadQuestion = asked;
+      if (chosen.confirmation === true) {
+        // These keys only opened the CLI's confirmation of the choice: it must be seen, as the
+        // very question that confirms this choice, before its confirming keys are typed.
+        const opened: { question: ReadQuestion | null } = { question: null };
+        await seen(typedAt, (s) => {
+          const q = this.pipeline.question;
+          if (q !== null && q.confirms === chosen.id) opened.question = q;
+          return opened.question !== null || dialogGone(s, asked);
+        });
+        const confirmation = opened.question;
+        if (confirmation === null) {
+          await record(
+            sameDialog(this.pipeline.state.surface.question, asked) ? 'still_open' : 'unconfirmed',
+          );
+          throw failed(asked, 'did not open its confirmation');
+        }
+        if (settle > 0) await sleep(settle);
+        const drawn = this.profile.parse(
+          confirmation.highlight === undefined
+            ? { text: await this.typing.capture() }
+            : await this.typing.captureWithEscapes(),
+        ).question;
+        const confirmKeys =
+          drawn?.id === confirmation.id
+            ? (drawn.choices.find((c) => c.id === chosen.id)?.keys ?? [])
+            : [];
+        if (confirmKeys.length === 0) {
+          await record('unconfirmed');
+          const why =
+            drawn?.id !== confirmation.id
+              ? 'changed before it was confirmed'
+              : `could not be confirmed (${drawn.highlight?.problem ?? 'no keys'})`;
+          throw failed(confirmation, why);
+        }
+        typedAt = await typeKeys(drawn!, confirmKeys);
+        last = confirmation;
+      }
+      const gone = (s: TerminalState) =>
+        dialogGone(s, last) && !sameDialog(s.surface.question, asked);
+      const closeMs = this.profile.answerCloseMs?.[last.kind] ?? 0;
+      let closed = await seen(typedAt, gone, Math.max(5000, 10 * frameMs, closeMs));
       // A dialog no longer drawn, on a screen read as nothing yet, is a CLI that may be starting
       // again (Gemini CLI relaunches itself after a trust answer, and on a loaded machine that takes
       // seconds): it gets longer to show what replaced the dialog. Nothing more is typed meanwhile.
-      if (closed === null && !sameDialog(this.pipeline.state.surface.question, asked)) {
-        closed = await gone(Math.max(15_000, 60 * frameMs));
+      const question = () => this.pipeline.state.surface.question;
+      if (closed === null && !sameDialog(question(), last) && !sameDialog(question(), asked)) {
+        closed = await seen(typedAt, gone, Math.max(15_000, 60 * frameMs));
       }
       if (closed === null) {
-        await record('still_open');
-        const drawn = sameDialog(this.pipeline.state.surface.question, asked);
-        const what = drawn
-          ? 'was still drawn'
-          : 'was not seen to close (the screen read as neither it nor a prompt)';
-        throw new PanewardError(
-          'answer_failed',
-          `terminal ${state.terminalId}: the dialog ${asked.id} ${what} after "${chosen.id}" was typed; nothing more was typed, look at the pane`,
-          { details: { questionId: asked.id, choice: chosen.id } },
-        );
+        await record(last === asked ? 'still_open' : 'unconfirmed');
+        const back = last !== asked && sameDialog(this.pipeline.state.surface.question, asked);
+        throw failed(last, back ? `gave way to the dialog ${asked.id} again` : notClosed(last));
       }
       await record('closed');
       return { questionId: asked.id, kind: asked.kind, choice: chosen.id, closed: true as const };

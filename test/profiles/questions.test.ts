@@ -105,7 +105,7 @@ const CLINE = (file: string) => ({
 const OPENCODE = (file: string) => ({
   kind: 'tool_permission',
   subject: `touch ${file}`,
-  choices: ['allow_once=', 'deny=Escape'],
+  choices: ['allow_once=', 'allow_always=', 'deny=Escape'],
 });
 
 /** Each recording: the one question its dialog frames read as. */
@@ -348,12 +348,21 @@ const keyed = (q: ReadQuestion) =>
 
 // Real captures with escapes of the live dialogs, the highlight where the CLI drew it.
 const COLOUR: Array<[tool: string, capture: string, choices: string[]]> = [
-  ['opencode', 'on-once', ['allow_once=Enter', 'deny=Escape']],
-  ['opencode', 'on-always', ['allow_once=Left+Enter', 'deny=Escape']],
-  ['opencode', 'on-reject', ['allow_once=Left+Left+Enter', 'deny=Escape']],
-  ['kilo', 'on-once', ['allow_once=Enter', 'deny=Escape']],
-  ['kilo', 'on-always', ['allow_once=Left+Enter', 'deny=Escape']],
-  ['kilo', 'on-reject', ['allow_once=Left+Left+Enter', 'deny=Escape']],
+  ['opencode', 'on-once', ['allow_once=Enter', 'allow_always=Right+Enter', 'deny=Escape']],
+  ['opencode', 'on-always', ['allow_once=Left+Enter', 'allow_always=Enter', 'deny=Escape']],
+  [
+    'opencode',
+    'on-reject',
+    ['allow_once=Left+Left+Enter', 'allow_always=Left+Enter', 'deny=Escape'],
+  ],
+  ['kilo', 'on-once', ['allow_once=Enter', 'allow_always=Right+Enter', 'deny=Escape']],
+  ['kilo', 'on-always', ['allow_once=Left+Enter', 'allow_always=Enter', 'deny=Escape']],
+  ['kilo', 'on-reject', ['allow_once=Left+Left+Enter', 'allow_always=Left+Enter', 'deny=Escape']],
+  // The confirmation `Allow always` opens, Confirm selected as it opens, and moved to Cancel.
+  ['opencode', 'confirm-on-confirm', ['allow_always=Enter', 'back=Escape']],
+  ['opencode', 'confirm-on-cancel', ['allow_always=Left+Enter', 'back=Escape']],
+  ['kilo', 'confirm-on-confirm', ['allow_always=Enter', 'back=Escape']],
+  ['kilo', 'confirm-on-cancel', ['allow_always=Left+Enter', 'back=Escape']],
   ['grok_cli', 'on-yes', ['allow_once=Enter', 'allow_always=Down+Enter', 'deny=Escape']],
   ['grok_cli', 'on-always', ['allow_once=Up+Enter', 'allow_always=Enter', 'deny=Escape']],
   ['grok_cli', 'on-no', ['allow_once=Up+Up+Enter', 'allow_always=Up+Enter', 'deny=Escape']],
@@ -382,6 +391,11 @@ describe('a highlight drawn by colour only, read on a capture with escapes', () 
         (c) => p.parse(colourScreen(tool, c)).question!.id,
       );
       expect(new Set(ids).size, tool).toBe(1);
+      const confirm = ['confirm-on-confirm', 'confirm-on-cancel'].map(
+        (c) => p.parse(colourScreen(tool, c)).question!.id,
+      );
+      expect(new Set(confirm).size, tool).toBe(1);
+      expect(confirm[0], tool).not.toBe(ids[0]);
     }
   });
 
@@ -481,4 +495,111 @@ describe('a highlight drawn by colour only, read on a capture with escapes', () 
       choices: ['deny=Enter', 'back=Escape'],
     });
   });
+});
+
+describe("opencode's and Kilo's Allow always, and the confirmation it opens", () => {
+  const ALWAYS = [
+    'opencode/permission-allow-always',
+    'opencode/size-80x24-allow-always',
+    'kilo/permission-allow-always',
+    'kilo/size-80x24-allow-always',
+  ];
+  for (const path of ALWAYS) {
+    it(`${path}: the dialog, then its confirmation, each its own question`, () => {
+      const known = questionsOf(path).filter((q) => q.kind !== 'other');
+      expect(known.map(short)).toEqual([
+        OPENCODE('always.txt'),
+        { kind: 'tool_permission', subject: 'touch *', choices: ['allow_always=', 'back=Escape'] },
+      ]);
+      const [dialog, confirmation] = known as [ReadQuestion, ReadQuestion];
+      // Allow always opens the confirmation; the confirmation confirms Allow always.
+      expect(dialog.choices.find((c) => c.id === 'allow_always')!.confirmation).toBe(true);
+      expect(dialog.confirms).toBeUndefined();
+      expect(confirmation.confirms).toBe('allow_always');
+      expect(confirmation.choices.map((c) => c.label)).toEqual(['Confirm', 'Cancel']);
+      expect(confirmation.id).not.toBe(dialog.id);
+    });
+  }
+
+  /** The first frame of a recording that reads as the confirmation. */
+  const confirmFrame = (path: string) => {
+    const r = load(path);
+    const p = parserOf(r);
+    const text = r.frames.find((t) => p.parse({ text: t }).question?.confirms !== undefined)!;
+    return { p, text, question: p.parse({ text }).question! };
+  };
+  const unread = (p: ReturnType<typeof parserOf>, text: string) => {
+    const q = p.parse({ text }).question;
+    expect(q?.kind ?? 'other').toBe('other');
+    expect(q?.choices ?? []).toEqual([]);
+  };
+
+  for (const path of ['opencode/permission-allow-always', 'kilo/permission-allow-always']) {
+    it(`${path}: another sentence, no pattern or another option: nothing to answer`, () => {
+      const { p, text } = confirmFrame(path);
+      const variants = [
+        text.replace(/This will allow the following patterns/, 'This will allow these commands'),
+        text.replace(/- touch \*/, '  touch *'),
+        text.replace(/Confirm {3}Cancel/, 'Confirm   Cancel   Edit'),
+        text.replace(/Confirm {3}Cancel/, 'Confirm   Later '),
+      ];
+      for (const v of variants) {
+        expect(v).not.toBe(text);
+        unread(p, v);
+      }
+    });
+
+    it(`${path}: another pattern is another question, its patterns its subject`, () => {
+      const { p, text, question } = confirmFrame(path);
+      const two = text.replace(/( *┃ *)- touch \*\n/, '$1- touch *\n$1- rm *\n');
+      expect(two).not.toBe(text);
+      const q = p.parse({ text: two }).question!;
+      expect(q.subject).toBe('touch *, rm *');
+      expect(q.confirms).toBe('allow_always');
+      expect(q.id).not.toBe(question.id);
+    });
+  }
+
+  // Variants of the real captures with escapes: Confirm drawn as Cancel (none lit), Cancel drawn
+  // as Confirm (two lit). Nothing confirms then; Escape still goes back.
+  const LIT: Array<[tool: string, none: [string, string], two: [string, string]]> = [
+    [
+      'opencode',
+      [
+        '\x1b[48;2;245;167;66m \x1b[38;2;10;10;10mConfirm',
+        '\x1b[48;2;30;30;30m \x1b[38;2;128;128;128mConfirm',
+      ],
+      [
+        '\x1b[38;2;128;128;128mCancel',
+        '\x1b[48;2;245;167;66m\x1b[38;2;10;10;10mCancel\x1b[48;2;30;30;30m',
+      ],
+    ],
+    [
+      'kilo',
+      [
+        '\x1b[48;2;204;167;0m \x1b[38;2;12;10;9mConfirm',
+        '\x1b[48;2;28;25;23m \x1b[38;2;166;160;155mConfirm',
+      ],
+      [
+        '\x1b[48;2;28;25;23m \x1b[38;2;166;160;155mCancel',
+        '\x1b[48;2;204;167;0m \x1b[38;2;12;10;9mCancel',
+      ],
+    ],
+  ];
+  for (const [tool, none, two] of LIT) {
+    it(`${tool}: the confirmation with no option or two highlighted confirms nothing`, () => {
+      const p = getProfile(tool);
+      const real = colourScreen(tool, 'confirm-on-confirm');
+      for (const [ansi, problem] of [
+        [real.ansi.replace(...none), /no option is highlighted/],
+        [real.ansi.replace(...two), /2 options are highlighted/],
+      ] as const) {
+        expect(ansi).not.toBe(real.ansi);
+        const q = p.parse({ text: real.text, ansi }).question!;
+        expect(q.confirms).toBe('allow_always');
+        expect(q.highlight?.problem).toMatch(problem);
+        expect(keyed(q)).toEqual(['back=Escape']);
+      }
+    });
+  }
 });

@@ -17,8 +17,8 @@ const UNREAD = 'the highlighted option is read from a capture with escapes, righ
  * The selection is drawn by colour alone and moved by Left and Right (the dialog's `⇆
  * select`), Enter confirms it; Escape rejects wherever the selection stands (the prompt's
  * escape key). So `deny` is Escape, and `allow_once` is the arrows from the highlighted option
- * read on a capture with escapes, then Enter. `Allow always` opens a second confirmation and is
- * not offered.
+ * read on a capture with escapes, then Enter. `allow_always` is the arrows to `Allow always`
+ * and Enter, which open the CLI's confirmation (`△ Always allow`): the answer confirms it there.
  */
 export function readOpencodeQuestion(
   screen: Screen,
@@ -29,7 +29,12 @@ export function readOpencodeQuestion(
   const raw = screenLines(screen.text);
   const lines = raw.map((l) => l.replace(/^\s*┃/, '').replace(/ {8,}\S.*$/, ''));
   const title = lines.findLastIndex((l) => /^\s*△ Permission required\s*$/.test(l));
-  if (title < 0) return rejectStage(raw.map((l) => l.replace(/^\s*┃/, '').trimEnd()));
+  if (title < 0) {
+    return (
+      alwaysStage(screen, raw, lines, v) ??
+      rejectStage(raw.map((l) => l.replace(/^\s*┃/, '').trimEnd()))
+    );
+  }
   const row = lines.findIndex(
     (l, i) => i > title && /^\s*Allow once\s+Allow always\s+Reject(?:\s|$)/.test(l),
   );
@@ -37,32 +42,90 @@ export function readOpencodeQuestion(
   const region = lines.slice(title, row + 1);
   const command = region.find((l) => /^\s*\$ /.test(l));
 
-  let problem: string | null = UNREAD;
-  let allowOnce: string[] = [];
-  if (screen.ansi !== undefined) {
-    const line = raw[row]!;
-    let from = 0;
-    const placed = OPTIONS.map((label) => {
-      const column = line.indexOf(label, from);
-      from = column + label.length;
-      return { label, row, column };
-    });
-    const lit = highlightedOption(screen.ansi, screen.text, placed, v.highlight);
-    if ('problem' in lit) problem = lit.problem;
-    else {
-      problem = null;
-      allowOnce = [...Array<string>(lit.index).fill('Left'), 'Enter'];
-    }
-  }
+  const lit = litOption(screen, raw[row]!, row, OPTIONS, v);
+  const to = (index: number) => ('index' in lit ? [...arrows(lit.index, index), 'Enter'] : []);
   return {
     id: questionId(region),
     kind: 'tool_permission',
     subject: command?.trim().slice(2) ?? null,
     choices: [
-      { id: 'allow_once', label: 'Allow once', keys: allowOnce },
+      { id: 'allow_once', label: 'Allow once', keys: to(0) },
+      { id: 'allow_always', label: 'Allow always', keys: to(1), confirmation: true },
       { id: 'deny', label: 'Reject', keys: ['Escape'] },
     ],
-    highlight: { problem },
+    highlight: { problem: 'problem' in lit ? lit.problem : null },
+  };
+}
+
+/** The arrows that move the selection from option `from` to option `to` on its row. */
+function arrows(from: number, to: number): string[] {
+  return Array<string>(Math.abs(to - from)).fill(to < from ? 'Left' : 'Right');
+}
+
+/**
+ * Which of `labels`, drawn in this order on line `row`, carries the selection: read from the
+ * capture with escapes; without one (a poll), the problem says it waits for that capture.
+ */
+function litOption(
+  screen: Screen,
+  line: string,
+  row: number,
+  labels: readonly string[],
+  v: OpencodeVocabulary,
+): { index: number } | { problem: string } {
+  if (screen.ansi === undefined) return { problem: UNREAD };
+  let from = 0;
+  const placed = labels.map((label) => {
+    const column = line.indexOf(label, from);
+    from = column + label.length;
+    return { label, row, column };
+  });
+  return highlightedOption(screen.ansi, screen.text, placed, v.highlight);
+}
+
+/**
+ * The confirmation `Allow always` opens: `△ Always allow`, `This will allow the following
+ * patterns until OpenCode is restarted` (Kilo: `… patterns permanently`), each pattern on its
+ * `- ` line (`- touch *`), and `Confirm   Cancel`, the selection drawn by colour alone as in the
+ * dialog before (Confirm selected when it opens). `allow_always` is the arrows to Confirm read on
+ * a capture with escapes, then Enter; `back` is Escape, which returns to the permission dialog
+ * (as Cancel does), seen live in both CLIs. The patterns are its subject.
+ */
+function alwaysStage(
+  screen: Screen,
+  raw: readonly string[],
+  lines: readonly string[],
+  v: OpencodeVocabulary,
+): ReadQuestion | null {
+  const title = lines.findLastIndex((l) => /^\s*△ Always allow\s*$/.test(l));
+  if (title < 0) return null;
+  const next = (after: number) => lines.findIndex((l, i) => i > after && l.trim() !== '');
+  const note = next(title);
+  const what = /^\s*This will allow the following patterns (?:until \S+ is restarted|permanently)$/;
+  if (note < 0 || !what.test(lines[note]!)) return null;
+  const patterns: string[] = [];
+  let at = next(note);
+  for (; at >= 0 && /^\s*- \S/.test(lines[at]!); at = next(at)) {
+    patterns.push(lines[at]!.trim().slice(2));
+  }
+  if (patterns.length === 0 || at < 0 || !/^\s*Confirm {3}Cancel\s*$/.test(lines[at]!)) {
+    return null;
+  }
+  const lit = litOption(screen, raw[at]!, at, ['Confirm', 'Cancel'], v);
+  return {
+    id: questionId(lines.slice(title, at + 1)),
+    kind: 'tool_permission',
+    subject: patterns.join(', '),
+    choices: [
+      {
+        id: 'allow_always',
+        label: 'Confirm',
+        keys: 'index' in lit ? [...arrows(lit.index, 0), 'Enter'] : [],
+      },
+      { id: 'back', label: 'Cancel', keys: ['Escape'] },
+    ],
+    confirms: 'allow_always',
+    highlight: { problem: 'problem' in lit ? lit.problem : null },
   };
 }
 

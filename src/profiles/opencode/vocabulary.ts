@@ -36,7 +36,8 @@ export interface OpencodeVocabulary {
   interruptedSuffix: RegExp;
   /**
    * Permission dialogs drawn in place of the box, each by its title and the key line under it
-   * (permission-approved; Kilo asks what to do instead after a rejection: permission-denied).
+   * (permission-approved; Kilo asks what to do instead after a rejection: permission-denied;
+   * both ask to confirm `Allow always`: permission-allow-always).
    */
   permissionDialogs: ReadonlyArray<{ title: RegExp; keys: RegExp }>;
   /**
@@ -68,6 +69,8 @@ export const OPENCODE_1_18: OpencodeVocabulary = {
   interruptedSuffix: / · interrupted$/,
   permissionDialogs: [
     { title: /^\s*┃\s+△ Permission required$/, keys: /Allow once\s+Allow always\s+Reject/ },
+    // permission-allow-always: `Allow always` asks to confirm, `△ Always allow`, `Confirm   Cancel`.
+    { title: /^\s*┃\s+△ Always allow$/, keys: /^\s*┃\s+Confirm {3}Cancel(?:\s|$)/ },
   ],
   // Near-black on orange; the others grey on the dialog's dark grey.
   highlight: {

@@ -98,6 +98,8 @@ export interface ChatAgent {
     dialog: RegExp;
     approve: readonly KeyStep[];
     deny: readonly KeyStep[];
+    /** Allow always, through every step the CLI asks; absent where it has no such choice. */
+    approveAlways?: readonly KeyStep[];
   } | null;
   /**
    * Whether the CLI, failing every request of a turn, ends the turn in an error it shows: with

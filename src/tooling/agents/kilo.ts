@@ -68,6 +68,12 @@ export const kiloAgent: ChatAgent = {
       { keys: ['Enter'], pauseMs: 1500 },
       { keys: ['Enter'] },
     ],
+    // Allow always opens a confirmation (`△ Always allow`, Confirm selected, Cancel).
+    approveAlways: [
+      { keys: ['Right'], pauseMs: 200 },
+      { keys: ['Enter'], pauseMs: 2500 },
+      { keys: ['Enter'] },
+    ],
   },
   // KILO_SESSION_RETRY_LIMIT=1 ends the turn in its error block; by default it retries on.
   givesUp: { capped: true, default: true },

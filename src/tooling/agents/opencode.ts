@@ -95,6 +95,12 @@ export const opencodeAgent: ChatAgent = {
       { keys: ['Right'], pauseMs: 200 },
       { keys: ['Enter'] },
     ],
+    // Allow always opens a confirmation (`△ Always allow`, Confirm selected, Cancel).
+    approveAlways: [
+      { keys: ['Right'], pauseMs: 200 },
+      { keys: ['Enter'], pauseMs: 2500 },
+      { keys: ['Enter'] },
+    ],
   },
   // Five retries with backoff ("[retrying in 4s attempt #3]"), then the provider's message in a
   // block; there is no setting for fewer.

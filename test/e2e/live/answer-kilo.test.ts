@@ -3,6 +3,9 @@
 // and types the arrows from there, then Enter; refused by Escape, it asks what to do instead
 // (a second question, answered `deny` by Enter), then draws the command and a footer with no
 // outcome, so paneward claims none for that turn.
+// Allow always opens Kilo's confirmation (`△ Always allow`, Confirm/Cancel): the answer sees it read
+// as the question that confirms `allow_always`, confirms it, and the same command asked again in
+// the session runs without a dialog.
 import { kiloAgent } from '../../../src/tooling/agents/kilo.js';
 import { chatCompletionsProtocol } from '../../../src/tooling/model-server/chat-completions.js';
 import { describeLiveAnswer } from './answer-suite.js';
@@ -21,5 +24,6 @@ describeLiveAnswer({
   denyFollowUp: 'deny',
   // The highlight moved on Reject first: Enter alone would refuse.
   moveHighlight: ['Right', 'Right'],
-  choices: ['allow_once', 'deny'],
+  choices: ['allow_once', 'allow_always', 'deny'],
+  allowAlways: { confirmationSubject: 'touch *' },
 });

@@ -2,6 +2,9 @@
 // is drawn by colour alone, so the answer reads the highlighted option on a capture with escapes
 // and types the arrows from there, then Enter; refused by Escape, it draws the command and a
 // footer with no outcome, so paneward claims none for that turn.
+// Allow always opens opencode's confirmation (`△ Always allow`, Confirm/Cancel): the answer sees it read
+// as the question that confirms `allow_always`, confirms it, and the same command asked again in
+// the session runs without a dialog.
 import { opencodeAgent } from '../../../src/tooling/agents/opencode.js';
 import { chatCompletionsProtocol } from '../../../src/tooling/model-server/chat-completions.js';
 import { describeLiveAnswer } from './answer-suite.js';
@@ -18,5 +21,6 @@ describeLiveAnswer({
   deniedResult: 'no_claim',
   // The highlight moved on Reject first: Enter alone would refuse.
   moveHighlight: ['Right', 'Right'],
-  choices: ['allow_once', 'deny'],
+  choices: ['allow_once', 'allow_always', 'deny'],
+  allowAlways: { confirmationSubject: 'touch *' },
 });

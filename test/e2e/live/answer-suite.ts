@@ -63,6 +63,13 @@ export interface LiveAnswerCase {
    * Each is pressed on its own; an Enter alone would then choose the option moved to.
    */
   moveHighlight?: string[];
+  /**
+   * Proves `allow_always` (it runs last: once given, the CLI asks no more for such commands):
+   * the command runs, and the same request in the same session runs without a dialog. A CLI
+   * that confirms it in a second dialog names what that dialog draws as its subject (the
+   * pattern allowed), which the answer must have seen and confirmed.
+   */
+  allowAlways?: { confirmationSubject?: string };
   /** How long its first ready screen may take (90 s unless said). */
   startupTimeoutMs?: number;
 }
@@ -351,5 +358,70 @@ export function describeLiveAnswer(c: LiveAnswerCase): void {
       expect(answered()).toBe(before);
       await ready();
     }, 300_000);
+
+    it.skipIf(c.allowAlways === undefined)(
+      'allow_always: the command runs, and the same command asked again in the session runs unasked',
+      async () => {
+        await ready();
+        // A refused command leaves its reply's plan unused: the request asked for next is this one.
+        server.dropPlans();
+        const logFrom = server.log().length;
+        const seenFrom = timeline.seen.length;
+        const file = 'always.txt';
+        const { turnId, question } = await ask(file);
+        expect(question.choices.map((x) => x.id)).toEqual(c.choices);
+        if (c.moveHighlight !== undefined) {
+          for (const key of c.moveHighlight) {
+            await session.sendKeys(key);
+            await new Promise((r) => setTimeout(r, 700));
+          }
+          expect(sup.get(id).surface.question?.id).toBe(question.id);
+        }
+        const answerFrom = timeline.seen.length;
+        await expect(
+          sup.answer(id, { questionId: question.id, choice: 'allow_always' }),
+        ).resolves.toMatchObject({ questionId: question.id, choice: 'allow_always', closed: true });
+        const why = async () => `${timeline.describe(seenFrom)}\n${await session.capture()}`;
+        const confirmed = c.allowAlways!.confirmationSubject;
+        if (confirmed !== undefined) {
+          // The confirmation was read as its own question before it was confirmed.
+          const seen = timeline.seen
+            .slice(answerFrom)
+            .map((e) => e.s.surface.question)
+            .find((q) => q !== null && q.id !== question.id && q.subject === confirmed);
+          expect(seen, await why()).toBeDefined();
+          expect(seen!.kind).toBe('tool_permission');
+          expect(seen!.choices.map((x) => x.id)).toContain('allow_always');
+        }
+        expect(
+          sup
+            .history(id, 500)
+            .filter((r) => r.kind === 'question.answered')
+            .at(-1),
+        ).toMatchObject({ questionId: question.id, choice: 'allow_always', outcome: 'closed' });
+        const result = await sup.waitForTurn(id, turnId, { timeoutMs: 120_000 });
+        expect(result.lastTurn.result, await why()).toBe('success');
+        expect(existsSync(join(work, file))).toBe(true);
+        // The command ran and its result went to the model: a second request in the same turn.
+        expect(streaming(logFrom)).toHaveLength(2);
+
+        // The very same request again, in the same session: it runs, and nothing asks.
+        await ready();
+        rmSync(join(work, file));
+        const againFrom = server.log().length;
+        const againSeen = timeline.seen.length;
+        server.enqueue({ toolUse: c.shell(file) }, { text: 'Done again.', chunkDelayMs: 50 });
+        const again = await sup.submit(id, `create ${file} again`);
+        const second = await sup.waitForTurn(id, again, { timeoutMs: 120_000 });
+        expect(second.lastTurn.result, await why()).toBe('success');
+        expect(existsSync(join(work, file))).toBe(true);
+        expect(streaming(againFrom)).toHaveLength(2);
+        const asked = timeline.seen
+          .slice(againSeen)
+          .filter((e) => e.s.readiness.status === 'blocked' || e.s.surface.question !== null);
+        expect(asked, await why()).toEqual([]);
+      },
+      400_000,
+    );
   });
 }

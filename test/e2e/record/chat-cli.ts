@@ -206,6 +206,37 @@ function permissionScenario(answer: 'approve' | 'deny'): Scenario {
   };
 }
 
+/**
+ * Allow always: the dialog's middle option, then the confirmation it opens, then a second turn
+ * asking for the very same command, which the CLI runs without asking again.
+ */
+const permissionAllowAlways: Scenario = {
+  applies: (a) => a.permission?.approveAlways !== undefined,
+  async run(ctx) {
+    const p = ctx.agent.permission!;
+    const file = 'always.txt';
+    ctx.server.enqueue(
+      { toolUse: p.toolUse(file) },
+      { text: `Created ${file}, allowed always.`, chunkDelayMs: 80 },
+    );
+    await ctx.submit(`create ${file}`);
+    await ctx.session.waitForText(p.dialog, 60_000);
+    await sleep(8000);
+    await ctx.keys(p.approveAlways!);
+    await ctx.turnsEnded(2, 60_000).catch(() => undefined);
+    await ctx.idle(60_000);
+    await sleep(2000);
+    ctx.server.enqueue(
+      { toolUse: p.toolUse(file) },
+      { text: `Touched ${file} again, unasked.`, chunkDelayMs: 80 },
+    );
+    await ctx.submit(`touch ${file} again`);
+    await ctx.turnsEnded(4, 60_000);
+    await ctx.idle(60_000);
+    await sleep(3000);
+  },
+};
+
 export const SCENARIOS: Record<string, Scenario> = {
   startup: {
     async run(ctx) {
@@ -269,6 +300,7 @@ export const SCENARIOS: Record<string, Scenario> = {
   'retry-interrupted': errorScenario(500, 'default', true, true),
   'permission-approved': permissionScenario('approve'),
   'permission-denied': permissionScenario('deny'),
+  'permission-allow-always': permissionAllowAlways,
   'quoted-chrome': {
     async run(ctx) {
       await simpleTurn(ctx, 'quote some screens', { chunks: QUOTED_CHROME, chunkDelayMs: 150 }, 1);
@@ -371,6 +403,7 @@ export const SCENARIOS: Record<string, Scenario> = {
   },
   'size-80x24-permission-approved': { ...permissionScenario('approve'), cols: 80, rows: 24 },
   'size-250x60-permission-approved': { ...permissionScenario('approve'), cols: 250, rows: 60 },
+  'size-80x24-allow-always': { ...permissionAllowAlways, cols: 80, rows: 24 },
   // A pane a user opens in tmux has TMUX set; the recordings above run under `env -i`
   // without it. Qwen Code draws another spinner there (docs/spinners.md).
   'tmux-env-slow-turn': {

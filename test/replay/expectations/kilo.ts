@@ -24,6 +24,10 @@ export const kilo: ToolExpectations = {
     // Rejected, Kilo asks what to do instead (`△ Reject permission`, still the operator's turn);
     // Enter with no answer ends the turn with a bare footer: no outcome.
     'permission-denied': { turns: ['unknown'], final: READY, dialog: '△' },
+    // Allow always, then its confirmation (`△ Always allow`): both hold the turn; the same
+    // command in the next turn runs unasked.
+    'permission-allow-always': { turns: ['success', 'success'], final: READY, dialog: '△' },
+    'size-80x24-allow-always': { turns: ['success', 'success'], final: READY, dialog: '△' },
     'quoted-chrome': { turns: ['success'], final: READY },
     hang: { turns: ['interrupted'], final: READY, hang: true },
     'size-80x24-normal-turn': { turns: ['success'], final: READY },

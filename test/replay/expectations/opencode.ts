@@ -27,6 +27,10 @@ export const opencode: ToolExpectations = {
     'permission-approved': { turns: ['success'], final: READY, dialog: 'Permission required' },
     // Rejected, the turn ends with a bare footer: no outcome to report.
     'permission-denied': { turns: ['unknown'], final: READY, dialog: 'Permission required' },
+    // Allow always, then its confirmation (`△ Always allow`): both hold the turn; the same
+    // command in the next turn runs unasked.
+    'permission-allow-always': { turns: ['success', 'success'], final: READY, dialog: '△' },
+    'size-80x24-allow-always': { turns: ['success', 'success'], final: READY, dialog: '△' },
     'quoted-chrome': { turns: ['success'], final: READY },
     hang: { turns: ['interrupted'], final: READY, hang: true },
     'size-80x24-normal-turn': { turns: ['success'], final: READY },

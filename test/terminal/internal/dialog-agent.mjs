@@ -14,7 +14,13 @@
 // prompt (the logo line alone) and it stays so, or with `DIALOG_LIMBO_MS` for that long before the
 // prompt is drawn (a CLI starting again after the answer). With `DIALOG_CLOSE_AFTER_MS` a digit
 // leaves the dialog drawn that long, then the prompt is drawn.
-import { appendFileSync, existsSync } from 'node:fs';
+// With `DIALOG_OPENCODE` (a fixtures folder, `test/fixtures/opencode`) it replays opencode's real
+// captures with escapes: the permission dialog (`highlight/on-*.ansi`, the highlight moved by
+// Left and Right), `Allow always` opening its confirmation (`highlight/confirm-on-*.ansi`), and
+// the last frame of `permission-allow-always.jsonl` (the idle prompt) once a choice is made.
+// `DIALOG_CONFIRM` changes the confirmation: `skip` (Allow always closes the dialog at once),
+// `unlit` (no option highlighted), `back` (Confirm brings the permission dialog back).
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 
 const dialog = (command, at = 0) =>
   [
@@ -73,6 +79,27 @@ const grokPrompt = (line) =>
     '  ⏸ auto-edit: off (shift + tab)  ≋ fake-model',
   ].join('\r\n');
 const draw = (text) => process.stdout.write(`\x1b[2J\x1b[H${text}`);
+const opencode = process.env.DIALOG_OPENCODE;
+const confirmMode = process.env.DIALOG_CONFIRM;
+const capture = (name) => {
+  const ansi = readFileSync(`${opencode}/highlight/${name}.ansi`, 'utf8').replace(/\n$/, '');
+  const text =
+    name === 'confirm-on-confirm' && confirmMode === 'unlit'
+      ? ansi.replace(
+          '\x1b[48;2;245;167;66m \x1b[38;2;10;10;10mConfirm',
+          '\x1b[48;2;30;30;30m \x1b[38;2;128;128;128mConfirm',
+        )
+      : ansi;
+  return text.split('\n').join('\r\n');
+};
+const idle = () => {
+  const frames = readFileSync(`${opencode}/permission-allow-always.jsonl`, 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('"type":"frame"'));
+  return JSON.parse(frames.at(-1)).text.split('\n').join('\r\n');
+};
+const PERMISSION = ['on-once', 'on-always', 'on-reject'];
+const CONFIRM = ['confirm-on-confirm', 'confirm-on-cancel'];
 let open = true;
 let cursor = 0;
 const arrows = !!process.env.DIALOG_ARROWS;
@@ -82,9 +109,21 @@ let lit = (colour ?? '')
   .filter((x) => x !== '')
   .map(Number);
 const drawnAt = Date.now();
-draw(
-  colour !== undefined ? grok(lit) : arrows ? trust(cursor) : dialog('touch paneward-approved.txt'),
-);
+// opencode: which screen (`permission`, `confirm`, `idle`) and the option highlighted on it.
+let screen = 'permission';
+let at = Number(process.env.DIALOG_OPENCODE_AT ?? 0);
+const drawOpencode = () =>
+  draw(screen === 'idle' ? idle() : capture((screen === 'confirm' ? CONFIRM : PERMISSION)[at]));
+if (opencode !== undefined) drawOpencode();
+else {
+  draw(
+    colour !== undefined
+      ? grok(lit)
+      : arrows
+        ? trust(cursor)
+        : dialog('touch paneward-approved.txt'),
+  );
+}
 const swap = setInterval(() => {
   if (process.env.DIALOG_SWAP && existsSync(process.env.DIALOG_SWAP)) {
     clearInterval(swap);
@@ -96,6 +135,27 @@ process.stdin.on('data', (chunk) => {
   const key = chunk.toString('utf8');
   appendFileSync(process.env.DIALOG_KEYS, `${JSON.stringify(key)}\n`);
   if (key === '\x03') process.exit(0);
+  if (opencode !== undefined) {
+    // eslint-disable-next-line no-control-regex
+    for (const k of key.match(/\x1b\[[CD]|[\s\S]/g) ?? []) {
+      if (screen === 'idle') break;
+      const options = screen === 'confirm' ? CONFIRM.length : PERMISSION.length;
+      if (k === '\x1b[C') at = Math.min(at + 1, options - 1);
+      else if (k === '\x1b[D') at = Math.max(at - 1, 0);
+      else if (k === '\x1b') {
+        screen = screen === 'confirm' ? 'permission' : 'idle';
+        at = 0;
+      } else if (k === '\r' && screen === 'permission') {
+        screen = at === 1 && confirmMode !== 'skip' ? 'confirm' : 'idle';
+        at = 0;
+      } else if (k === '\r') {
+        screen = at === 0 && confirmMode !== 'back' ? 'idle' : 'permission';
+        at = 0;
+      }
+      drawOpencode();
+    }
+    return;
+  }
   if (colour !== undefined) {
     // eslint-disable-next-line no-control-regex
     for (const k of key.match(/\x1b\[[AB]|[\s\S]/g) ?? []) {

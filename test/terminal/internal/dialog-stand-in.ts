@@ -47,14 +47,17 @@ export async function startDialogStandIn(o: {
   answerSettleMs?: number;
   /** The profile's close waits per question kind (none unless said). */
   answerCloseMs?: ToolProfile['answerCloseMs'];
+  /** The pane's size (100×30 unless said). */
+  cols?: number;
+  rows?: number;
 }): Promise<DialogStandIn> {
   const dir = mkdtempSync(join(tmpdir(), 'pw-answer-'));
   const keys = join(dir, 'keys');
   writeFileSync(keys, '');
   const session = await startAgentSession({
     socketName: uniqueSocketName('pw-answer'),
-    cols: 100,
-    rows: 30,
+    cols: o.cols ?? 100,
+    rows: o.rows ?? 30,
     cwd: dir,
     env: {},
     command: [
