@@ -178,6 +178,54 @@ function permissionScenario(answer: 'approve' | 'deny'): Scenario {
   };
 }
 
+/** OpenAI's refusal of a prompt that does not fit the model's window. */
+const CONTEXT_LENGTH_EXCEEDED: TurnPlanInput = {
+  error: {
+    status: 400,
+    code: 'context_length_exceeded',
+    message:
+      "This model's maximum context length is 100000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages.",
+  },
+};
+
+/**
+ * A long conversation: the first reply reports `share` of the window the CLI assumes as its
+ * input usage, then a second prompt (a CLI that compacts near a full window does so first, or
+ * beside it). The second prompt's request gets the reply; the requests after it (a compaction's)
+ * get `after`, or replies when it is not given. Which of the two requests comes first (the
+ * prompt's or a compaction's beside it) is the CLI's race: `second` goes to the first.
+ */
+function longConversation(
+  share: number,
+  after?: TurnPlanInput,
+  second: TurnPlanInput = { text: REPLY, chunkDelayMs: 100 },
+): Scenario {
+  return {
+    async run(ctx) {
+      // A CLI that assumes no window (grok-cli) is told of a million input tokens.
+      const inputTokens = Math.round((ctx.agent.contextWindow ?? 1_000_000) * share);
+      const first = { text: REPLY, chunkDelayMs: 100, usage: { inputTokens } };
+      await simpleTurn(ctx, 'read the whole project', first, 1);
+      await sleep(3000);
+      const next = after ?? { text: REPLY, chunkDelayMs: 100 };
+      ctx.server.enqueue(second, ...Array.from({ length: 8 }, () => next));
+      await ctx.submit('now summarise it');
+      await ctx.turnsEnded(2, 90_000);
+      await ctx.idle(120_000);
+      await sleep(3000);
+    },
+  };
+}
+
+/** Every request of a prompt is refused as too long for the window (the CLI may retry). */
+async function contextLengthExceeded(ctx: Ctx): Promise<void> {
+  ctx.server.enqueue(...Array.from({ length: 30 }, () => CONTEXT_LENGTH_EXCEEDED));
+  await ctx.submit('read every file in the project');
+  await ctx.turnsEnded(1, 60_000);
+  await ctx.idle(240_000);
+  await sleep(3000);
+}
+
 export const SCENARIOS: Record<string, Scenario> = {
   startup: {
     async run(ctx) {
@@ -331,6 +379,24 @@ export const SCENARIOS: Record<string, Scenario> = {
     env: { TMUX: TMUX_ENV },
     async run(ctx) {
       await simpleTurn(ctx, 'answer slowly', { text: REPLY, chunkDelayMs: 600 }, 1);
+      await sleep(3000);
+    },
+  },
+  // Near a full window (95% of it used): a CLI that tracks its usage warns, or compacts.
+  'context-near-full': longConversation(0.95),
+  // Every request after the long turn is refused (the prompt's and a compaction's alike).
+  'context-all-refused': longConversation(0.95, CONTEXT_LENGTH_EXCEEDED, CONTEXT_LENGTH_EXCEEDED),
+  // Past the window (110% of it used): what the CLI draws when the usage overflows it.
+  'context-over-full': longConversation(1.1),
+  // The provider refuses the prompt as too long (OpenAI's 400 `context_length_exceeded`).
+  'context-length-exceeded': { run: contextLengthExceeded },
+  // The same refusal, then a prompt that is answered: the refusal is history.
+  'context-length-exceeded-then-success': {
+    async run(ctx) {
+      await contextLengthExceeded(ctx);
+      ctx.server.dropPlans();
+      const ended = ctx.server.log().filter(isTurn).length + 1;
+      await simpleTurn(ctx, 'say hello', { text: REPLY, chunkDelayMs: 100 }, ended);
       await sleep(3000);
     },
   },
