@@ -1,9 +1,6 @@
 import type { ToolExpectations } from '../expectations.js';
 import { DOWN, READY } from './common.js';
 
-/** The long-conversation recordings were made on a machine loaded 9-15 on two cores. */
-const LOADED = { renderAllowanceSeconds: 2.5 } as const;
-
 /** grok-cli's error item for the provider's refusal of a prompt too long for the window. */
 const REFUSAL = /^ {2}⏺ Sorry, I encountered an error: Grok API error: 400 This model's maximum/m;
 
@@ -45,19 +42,17 @@ export const grokCli: ToolExpectations = {
     'cli-killed': { turns: ['success'], final: DOWN },
     // Long conversations (docs/profiles.md, "The chat context"): grok-cli knows no window and
     // draws nothing of a reported usage of 950,000 input tokens.
-    '0.0.34/context-near-full': { turns: ['success', 'success'], final: READY, ...LOADED },
+    '0.0.34/context-near-full': { turns: ['success', 'success'], final: READY },
     // The provider refuses the prompt (400 `context_length_exceeded`): degraded.
     '0.0.34/context-length-exceeded': {
       turns: ['known_failure'],
       final: READY,
-      ...LOADED,
       chatContext: { degradedErrorType: 'grok_cli_context_length_exceeded', shownBy: REFUSAL },
     },
     // A later prompt answered: the refusal is history, current again.
     '0.0.34/context-length-exceeded-then-success': {
       turns: ['known_failure', 'success'],
       final: READY,
-      ...LOADED,
       chatContext: {
         degradedErrorType: 'grok_cli_context_length_exceeded',
         shownBy: REFUSAL,
