@@ -13,13 +13,21 @@ const SCROLL_BAR_ONLY = /^\s*[▀▄█]+\s*$/;
  * The latest turn's outcome. Only an error is told apart: a finished reply and one cut short by
  * Escape are drawn alike (` * …`, no note of the interrupt), so neither is guessed.
  */
-function latestOutcome(turn: readonly string[], v: ClineVocabulary): TurnOutcome | null {
+function latestOutcome(
+  turn: readonly string[],
+  v: ClineVocabulary,
+): { outcome: TurnOutcome | null; degraded?: string } {
   const item = lastIndexWhere(turn, (l) => v.item.test(l));
   const error = item < 0 ? null : v.error.exec(turn[item]!);
-  if (!error) return null;
-  const rest = turn.slice(item + 1).filter((l) => /^ {3}\S/.test(l));
+  if (!error) return { outcome: null };
+  const rest = turn.slice(item + 1).filter((l) => /^ {2,3}\S/.test(l));
   const message = [error[1]!, ...rest.map((l) => l.trim())].join(' ');
-  return { kind: 'failed', failure: failureFrom(message, v.failures) };
+  // The same error item says why, when it says the conversation no longer fits the window.
+  const degraded = v.contextErrors.find((c) => c.re.test(message))?.type;
+  return {
+    outcome: { kind: 'failed', failure: failureFrom(message, v.failures) },
+    ...(degraded === undefined ? {} : { degraded }),
+  };
 }
 
 /**
@@ -75,7 +83,7 @@ export function readClineScreen(screen: Screen, v: ClineVocabulary): ScreenReadi
     dialog: null,
     prompt: { mode: 'freeform', editing: draft !== '' && !v.placeholders.includes(draft) },
     active,
-    outcome: latestOutcome(turn, v),
+    ...latestOutcome(turn, v),
     projection: transcript
       .filter((l) => !v.streaming.test(l))
       .join('\n')

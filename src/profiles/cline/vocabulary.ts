@@ -26,8 +26,16 @@ export interface ClineVocabulary {
   escToCancel: RegExp;
   /** A finished item: ` * Hello! …` (normal-turn). An interrupted one looks the same (interrupted). */
   item: RegExp;
-  /** ` * Error: … (HTTP 500)` (error-500). */
+  /**
+   * ` * Error: … (HTTP 500)` (error-500); a message too long for one row is drawn ` *Error: …`,
+   * wrapped onto rows indented by two (3.0.65/context-length-exceeded).
+   */
   error: RegExp;
+  /**
+   * Error messages (joined with the rows they wrap onto) that say the conversation no longer fits
+   * the model's window, with the chat context's diagnostic; first match wins.
+   */
+  contextErrors: ReadonlyArray<{ type: string; re: RegExp }>;
   /** The permission question drawn in the box's place (permission-approved). */
   permission: RegExp;
   permissionKeys: RegExp;
@@ -49,8 +57,8 @@ export const CLINE_3_0: ClineVocabulary = {
   echo: /^ ❯ \S/,
   streaming: /^ [\u2800-\u28ff] \S/,
   escToCancel: /\(esc to cancel\)$/,
-  item: /^ \* \S/,
-  error: /^ \* Error: (.+)$/,
+  item: /^ \*(?: \S|Error: )/,
+  error: /^ \* ?Error: (.+)$/,
   permission: /^ Approve tool call\?$/,
   permissionKeys: /^ {2}\[y\] Approve {3}\[n\] Deny$/,
   footer: /^\s*Auto-approve all (?:disabled|enabled)\b/,
@@ -58,4 +66,22 @@ export const CLINE_3_0: ClineVocabulary = {
   exitNote: /^\s*Continue\s+cline --id \S+$/,
   // The provider's message as it came (error-500: `The server had an error …`).
   failures: PROVIDER_MESSAGES,
+  // Cline's own messages when the provider says the window is exceeded (its agents package),
+  // each followed by `(provider reported: <the provider's message>)`; it first draws
+  // `* context window exceeded — compacting and retrying` and compacts, and these end the turn
+  // when that did not help (3.0.65/context-length-exceeded: the first one).
+  contextErrors: [
+    {
+      type: 'cline_context_window_exceeded_nothing_to_compact',
+      re: /exceeds the model's context window and there is no conversation history to compact/,
+    },
+    {
+      type: 'cline_context_window_exceeded_after_compaction',
+      re: /still exceeds the model's context window after compacting it/,
+    },
+    {
+      type: 'cline_context_window_exceeded',
+      re: /exceeds the model's context window|maximum context length|context_length_exceeded/i,
+    },
+  ],
 };

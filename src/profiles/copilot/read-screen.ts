@@ -6,24 +6,50 @@ import { lastNonBlank, screenLines } from '../internal/lines.js';
 import type { Screen } from '../types.js';
 import type { CopilotVocabulary } from './vocabulary.js';
 
+/** A `✗` failure line's message, joined with the indented lines it wraps onto. */
+function failureMessage(turn: readonly string[], i: number, first: string): string {
+  let message = first;
+  for (let j = i + 1; j < turn.length && /^ {3}\S/.test(turn[j]!); j++) {
+    message += ` ${turn[j]!.trim()}`;
+  }
+  return message;
+}
+
+/** The latest turn: what follows the last prompt echo (all of the transcript without one). */
+function latestTurn(transcript: readonly string[], v: CopilotVocabulary): readonly string[] | null {
+  const echo = lastIndexWhere(transcript, (l) => v.echo.test(l));
+  if (echo < 0 && transcript.some((l) => v.header.test(l))) return null;
+  return transcript.slice(echo + 1);
+}
+
+/**
+ * Why the latest turn says the conversation no longer fits the model's window: its failure lines
+ * whose message says so (a refused prompt, a refused compaction alike); undefined when none does.
+ */
+function contextTrouble(turn: readonly string[] | null, v: CopilotVocabulary): string | undefined {
+  let found: string | undefined;
+  for (let i = 0; turn !== null && i < turn.length; i++) {
+    const failed = v.failed.exec(turn[i]!);
+    if (!failed) continue;
+    const message = failureMessage(turn, i, failed[1]!);
+    found = v.contextErrors.find((c) => c.re.test(message))?.type ?? found;
+  }
+  return found;
+}
+
 /**
  * The latest turn's outcome: its last marker line after the latest prompt echo (a failure, the
  * cancel notice, or a message of the agent). Retry notices are not outcomes. Without an echo
  * and without the header, a long turn scrolled its echo away: all of the screen is that turn.
  */
-function latestOutcome(transcript: readonly string[], v: CopilotVocabulary): TurnOutcome | null {
-  const echo = lastIndexWhere(transcript, (l) => v.echo.test(l));
-  if (echo < 0 && transcript.some((l) => v.header.test(l))) return null;
-  const turn = transcript.slice(echo + 1);
+function latestOutcome(turn: readonly string[] | null, v: CopilotVocabulary): TurnOutcome | null {
+  if (turn === null) return null;
   for (let i = turn.length - 1; i >= 0; i--) {
     const line = turn[i]!;
     const failed = v.failed.exec(line);
     if (failed) {
       // The message wraps onto indented lines.
-      let message = failed[1]!;
-      for (let j = i + 1; j < turn.length && /^ {3}\S/.test(turn[j]!); j++) {
-        message += ` ${turn[j]!.trim()}`;
-      }
+      const message = failureMessage(turn, i, failed[1]!);
       return { kind: 'failed', failure: failureFrom(message, v.failures) };
     }
     if (v.cancelled.test(line)) return { kind: 'interrupted' };
@@ -78,17 +104,20 @@ export function readCopilotScreen(screen: Screen, v: CopilotVocabulary): ScreenR
     active.length === 0 && row !== '' && !/Interactive|Loading\b/.test(row) ? row : undefined;
   // The row above the box names the working folder: chrome, not transcript.
   const transcript = lines.slice(0, Math.max(0, box.top - 1));
+  const turn = latestTurn(transcript, v);
+  const degraded = contextTrouble(turn, v);
   return {
     ...cli,
     dialog: null,
     prompt: { mode: 'freeform', editing: draft !== '' },
     active,
-    outcome: latestOutcome(transcript, v),
+    outcome: latestOutcome(turn, v),
     projection: transcript
       .filter((l) => !v.logo.test(l))
       .join('\n')
       .trim(),
     live: lines.slice(box.bottom + 1),
     ...(unexplained === undefined ? {} : { unexplained }),
+    ...(degraded === undefined ? {} : { degraded }),
   };
 }

@@ -39,6 +39,11 @@ export interface CopilotVocabulary {
   /** The summary printed on the way out: `Resume     copilot --resume=<id>` (cli-exit). */
   exitNote: RegExp;
   failures: ReadonlyArray<{ kind: FailureKind; re: RegExp }>;
+  /**
+   * Failure messages (a `✗` line joined with the lines it wraps onto) that say the conversation
+   * no longer fits the model's window, with the chat context's diagnostic; first match wins.
+   */
+  contextErrors: ReadonlyArray<{ type: string; re: RegExp }>;
 }
 
 /** Copilot CLI 1.0.102. */
@@ -59,4 +64,13 @@ export const COPILOT_1_0: CopilotVocabulary = {
   tabs: /^ \[Current\] {2}Sessions {3}Issues\b/,
   logo: /^\s*(?:╭─╮╭─╮|╰─╯╰─╯|█ \S\S █|▔▔▔▔)/,
   failures: [],
+  contextErrors: [
+    // 1.0.102 context-length-exceeded, context-all-refused: the provider's 400
+    // `context_length_exceeded`, printed as is: `✗ 400 This model's maximum context length is
+    // 100000 tokens. However, your messages resulted in 131072 tokens. …`.
+    {
+      type: 'copilot_context_length_exceeded',
+      re: /^[45]\d\d .*(?:maximum context length|context_length_exceeded|exceeds the context window)/i,
+    },
+  ],
 };

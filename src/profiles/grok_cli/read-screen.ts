@@ -6,21 +6,31 @@ import { lastNonBlank, screenLines } from '../internal/lines.js';
 import type { Screen } from '../types.js';
 import type { GrokCliVocabulary } from './vocabulary.js';
 
-/** The latest turn's end: the cancel note under its reply, its error item, or its last item. */
-function latestOutcome(transcript: readonly string[], v: GrokCliVocabulary): TurnOutcome | null {
+/**
+ * The latest turn's end: the cancel note under its reply, its error item, or its last item; and
+ * why its error item says the conversation no longer fits the model's window, if it does.
+ */
+function latestOutcome(
+  transcript: readonly string[],
+  v: GrokCliVocabulary,
+): { outcome: TurnOutcome | null; degraded?: string } {
   const echo = lastIndexWhere(transcript, (l) => v.echo.test(l));
-  if (echo < 0) return null;
+  if (echo < 0) return { outcome: null };
   const turn = transcript.slice(echo + 1);
-  if (v.cancelled.test(lastNonBlank(turn))) return { kind: 'interrupted' };
+  if (v.cancelled.test(lastNonBlank(turn))) return { outcome: { kind: 'interrupted' } };
   const item = lastIndexWhere(turn, (l) => v.item.test(l));
-  if (item < 0) return null;
+  if (item < 0) return { outcome: null };
   const error = v.error.exec(turn[item]!);
   if (error) {
     const rest = turn.slice(item + 1).filter((l) => /^ {4}\S/.test(l));
     const message = [error[1]!, ...rest.map((l) => l.trim())].join(' ');
-    return { kind: 'failed', failure: failureFrom(message, v.failures) };
+    const degraded = v.contextErrors.find((c) => c.re.test(message))?.type;
+    return {
+      outcome: { kind: 'failed', failure: failureFrom(message, v.failures) },
+      ...(degraded === undefined ? {} : { degraded }),
+    };
   }
-  return { kind: 'finished' };
+  return { outcome: { kind: 'finished' } };
 }
 
 /**
@@ -69,7 +79,7 @@ export function readGrokCliScreen(screen: Screen, v: GrokCliVocabulary): ScreenR
     dialog: null,
     prompt: { mode: 'freeform', editing: draft !== '' && draft !== v.placeholder },
     active,
-    outcome: latestOutcome(transcript, v),
+    ...latestOutcome(transcript, v),
     projection: transcript.join('\n').trim(),
     live: [live, ...lines.slice(boxEnd + 1)],
     spinnerPlace: [live],

@@ -29,6 +29,11 @@ export interface GrokCliVocabulary {
   banner: RegExp;
   starting: RegExp;
   failures: ReadonlyArray<{ kind: FailureKind; re: RegExp }>;
+  /**
+   * Error messages (the error item joined with the lines it wraps onto) that say the conversation
+   * no longer fits the model's window, with the chat context's diagnostic; first match wins.
+   */
+  contextErrors: ReadonlyArray<{ type: string; re: RegExp }>;
 }
 
 /** grok-cli 0.0.34. */
@@ -48,4 +53,12 @@ export const GROK_CLI_0_0: GrokCliVocabulary = {
   banner: /^ {2}Type your request in natural language\. Ctrl\+C to clear, 'exit' to quit\.$/,
   starting: /^🤖 Starting Grok CLI Conversational Assistant\.\.\.$/,
   failures: [],
+  contextErrors: [
+    // context-length-exceeded: the provider's 400 `context_length_exceeded` as is, `⏺ Sorry, I
+    // encountered an error: Grok API error: 400 This model's maximum context length is …`.
+    {
+      type: 'grok_cli_context_length_exceeded',
+      re: /^Grok API error: [45]\d\d .*(?:maximum context length|context_length_exceeded|exceeds the context window)/i,
+    },
+  ],
 };

@@ -119,6 +119,11 @@ export interface ChatAgent {
   stopDaemons?(o: ChatLaunchOptions): Promise<number[]>;
   /** Ready within this long after launch on a loaded machine. */
   startupTimeoutMs: number;
+  /**
+   * The context window, in input tokens, the CLI assumes for the fake model as `prepare`
+   * configures it: the long-conversation recordings report usages against it.
+   */
+  contextWindow?: number;
 }
 
 /** A base environment every CLI gets: no colour surprises, UTF-8, loopback without proxy. */

@@ -82,6 +82,9 @@ export const clineAgent: ChatAgent = {
     return pids;
   },
   startupTimeoutMs: 60_000,
+  // Cline's window for a model it has no facts on was not found in its code; the recordings
+  // report against 128,000 tokens, and Cline compacted nothing at 110% of it.
+  contextWindow: 128_000,
 };
 
 /** Writes Cline's provider settings (`cline auth`), pointing it at the fake server. */

@@ -64,4 +64,6 @@ export const copilotAgent: ChatAgent = {
     { text: /Do you trust the files in this folder\?/, keys: [{ keys: ['Enter'] }] },
   ],
   startupTimeoutMs: 60_000,
+  // COPILOT_PROVIDER_MAX_PROMPT_TOKENS above.
+  contextWindow: 100_000,
 };

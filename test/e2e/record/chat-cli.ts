@@ -237,6 +237,157 @@ const permissionAllowAlways: Scenario = {
   },
 };
 
+/** OpenAI's refusal of a prompt that does not fit the model's window (of 100,000 tokens). */
+const REFUSED_TOO_LONG: TurnPlanInput = {
+  error: {
+    status: 400,
+    code: 'context_length_exceeded',
+    message:
+      "This model's maximum context length is 100000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages.",
+  },
+};
+
+/**
+ * A long conversation: the first reply reports `share` of the window the CLI assumes as its
+ * input usage, then a second prompt (a CLI that compacts near a full window does so first, or
+ * beside it). The second prompt's request gets the reply; the requests after it (a compaction's)
+ * get `after`, or replies when it is not given. Which of the two requests comes first (the
+ * prompt's or a compaction's beside it) is the CLI's race: `second` goes to the first.
+ */
+function longConversation(
+  share: number,
+  after?: TurnPlanInput,
+  second: TurnPlanInput = { text: REPLY, chunkDelayMs: 100 },
+): Scenario {
+  return {
+    async run(ctx) {
+      // A CLI that assumes no window (grok-cli) is told of a million input tokens.
+      const inputTokens = Math.round((ctx.agent.contextWindow ?? 1_000_000) * share);
+      const first = { text: REPLY, chunkDelayMs: 100, usage: { inputTokens } };
+      await simpleTurn(ctx, 'read the whole project', first, 1);
+      await sleep(3000);
+      const next = after ?? { text: REPLY, chunkDelayMs: 100 };
+      ctx.server.enqueue(second, ...Array.from({ length: 8 }, () => next));
+      await ctx.submit('now summarise it');
+      await ctx.turnsEnded(2, 90_000);
+      await ctx.idle(120_000);
+      await sleep(3000);
+    },
+  };
+}
+
+/** Every request of a prompt is refused as too long for the window (the CLI may retry). */
+async function contextLengthExceeded(ctx: Ctx): Promise<void> {
+  ctx.server.enqueue(...Array.from({ length: 30 }, () => REFUSED_TOO_LONG));
+  await ctx.submit('read every file in the project');
+  await ctx.turnsEnded(1, 60_000);
+  await ctx.idle(240_000);
+  await sleep(3000);
+}
+
+/**
+ * Long conversations as Qwen Code meets them (it takes 200,000 tokens as the window of a model it
+ * does not know).
+ */
+const QWEN_CONTEXT: Record<string, Scenario> = {
+  // A long conversation (Qwen Code takes 200,000 tokens as the window of a model it does not
+  // know): the first reply reports 170,000 input tokens, over the point where the CLI compacts
+  // before the next prompt; that compaction gets the default reply and the prompt is answered.
+  'context-near-full': {
+    applies: (a) => a.tool === 'qwen_code',
+    run: (ctx) => nearFullThenPrompt(ctx, 170_000, 2),
+  },
+  // 180,000: over the hard limit. The compaction works, but the CLI still counts the prompt
+  // over that limit and does not send it.
+  'context-hard-limit': {
+    applies: (a) => a.tool === 'qwen_code',
+    run: (ctx) => nearFullThenPrompt(ctx, 180_000, 1),
+  },
+  // Every request over the model's window (the provider's 400 `context_length_exceeded`), the
+  // CLI's own compaction request too.
+  'context-length-exceeded': {
+    applies: (a) => a.tool === 'qwen_code',
+    async run(ctx) {
+      ctx.server.enqueue(...Array.from({ length: 20 }, () => CONTEXT_LENGTH_EXCEEDED));
+      await ctx.submit('read every file in the project');
+      await ctx.turnsEnded(1, 60_000);
+      await ctx.idle(120_000);
+      await sleep(3000);
+    },
+  },
+  // The same, then the next prompt is answered: the error is history.
+  'context-length-exceeded-then-success': {
+    applies: (a) => a.tool === 'qwen_code',
+    async run(ctx) {
+      await QWEN_CONTEXT['context-length-exceeded']!.run(ctx);
+      ctx.server.dropPlans();
+      const before = ctx.server.log().filter(isTurn).length;
+      await simpleTurn(ctx, 'try again', { text: REPLY, chunkDelayMs: 100 }, before + 1);
+      await sleep(3000);
+    },
+  },
+  // A first turn, then a request over the window: the CLI compacts the history (its request
+  // gets the default reply) and sends the prompt again.
+  'context-length-recovered': {
+    applies: (a) => a.tool === 'qwen_code',
+    async run(ctx) {
+      await ctx.idle();
+      await simpleTurn(ctx, 'say hello', { text: REPLY, chunkDelayMs: 100 }, 1);
+      await sleep(2000);
+      ctx.server.enqueue(CONTEXT_LENGTH_EXCEEDED, { text: REPLY, chunkDelayMs: 100 });
+      await ctx.submit('read every file in the project');
+      await ctx.turnsEnded(3, 60_000);
+      await ctx.idle(60_000);
+      await sleep(3000);
+    },
+  },
+};
+
+/**
+ * Long conversations as the other CLIs meet them: a usage reported near or past the window the
+ * CLI assumes, and the provider's refusal of a prompt as too long.
+ */
+const WINDOW_CONTEXT: Record<string, Scenario> = {
+  // Near a full window (95% of it used): a CLI that tracks its usage warns, or compacts.
+  'context-near-full': longConversation(0.95),
+  // Every request after the long turn is refused (the prompt's and a compaction's alike).
+  'context-all-refused': longConversation(0.95, REFUSED_TOO_LONG, REFUSED_TOO_LONG),
+  // Past the window (110% of it used): what the CLI draws when the usage overflows it.
+  'context-over-full': longConversation(1.1),
+  // The provider refuses the prompt as too long (OpenAI's 400 `context_length_exceeded`).
+  'context-length-exceeded': { run: contextLengthExceeded },
+  // The same refusal, then a prompt that is answered: the refusal is history.
+  'context-length-exceeded-then-success': {
+    async run(ctx) {
+      await contextLengthExceeded(ctx);
+      ctx.server.dropPlans();
+      const ended = ctx.server.log().filter(isTurn).length + 1;
+      await simpleTurn(ctx, 'say hello', { text: REPLY, chunkDelayMs: 100 }, ended);
+      await sleep(3000);
+    },
+  },
+};
+
+/**
+ * Scenario sets joined by name. Where sets name the same scenario (each CLI family meets a long
+ * conversation its own way), the first that applies to a CLI records it.
+ */
+function joined(...sets: ReadonlyArray<Record<string, Scenario>>): Record<string, Scenario> {
+  const names = [...new Set(sets.flatMap((set) => Object.keys(set)))];
+  return Object.fromEntries(
+    names.map((name) => {
+      const choices = sets.flatMap((set) => (set[name] ? [set[name]] : []));
+      if (choices.length === 1) return [name, choices[0]!];
+      const pick = (a: ChatAgent) => choices.find((c) => c.applies?.(a) ?? true);
+      const scenario: Scenario = {
+        applies: (a) => pick(a) !== undefined,
+        run: (ctx) => pick(ctx.agent)!.run(ctx),
+      };
+      return [name, scenario];
+    }),
+  );
+}
+
 export const SCENARIOS: Record<string, Scenario> = {
   startup: {
     async run(ctx) {
@@ -304,57 +455,6 @@ export const SCENARIOS: Record<string, Scenario> = {
   'quoted-chrome': {
     async run(ctx) {
       await simpleTurn(ctx, 'quote some screens', { chunks: QUOTED_CHROME, chunkDelayMs: 150 }, 1);
-      await sleep(3000);
-    },
-  },
-  // A long conversation (Qwen Code takes 200,000 tokens as the window of a model it does not
-  // know): the first reply reports 170,000 input tokens, over the point where the CLI compacts
-  // before the next prompt; that compaction gets the default reply and the prompt is answered.
-  'context-near-full': {
-    applies: (a) => a.tool === 'qwen_code',
-    run: (ctx) => nearFullThenPrompt(ctx, 170_000, 2),
-  },
-  // 180,000: over the hard limit. The compaction works, but the CLI still counts the prompt
-  // over that limit and does not send it.
-  'context-hard-limit': {
-    applies: (a) => a.tool === 'qwen_code',
-    run: (ctx) => nearFullThenPrompt(ctx, 180_000, 1),
-  },
-  // Every request over the model's window (the provider's 400 `context_length_exceeded`), the
-  // CLI's own compaction request too.
-  'context-length-exceeded': {
-    applies: (a) => a.tool === 'qwen_code',
-    async run(ctx) {
-      ctx.server.enqueue(...Array.from({ length: 20 }, () => CONTEXT_LENGTH_EXCEEDED));
-      await ctx.submit('read every file in the project');
-      await ctx.turnsEnded(1, 60_000);
-      await ctx.idle(120_000);
-      await sleep(3000);
-    },
-  },
-  // The same, then the next prompt is answered: the error is history.
-  'context-length-exceeded-then-success': {
-    applies: (a) => a.tool === 'qwen_code',
-    async run(ctx) {
-      await SCENARIOS['context-length-exceeded']!.run(ctx);
-      ctx.server.dropPlans();
-      const before = ctx.server.log().filter(isTurn).length;
-      await simpleTurn(ctx, 'try again', { text: REPLY, chunkDelayMs: 100 }, before + 1);
-      await sleep(3000);
-    },
-  },
-  // A first turn, then a request over the window: the CLI compacts the history (its request
-  // gets the default reply) and sends the prompt again.
-  'context-length-recovered': {
-    applies: (a) => a.tool === 'qwen_code',
-    async run(ctx) {
-      await ctx.idle();
-      await simpleTurn(ctx, 'say hello', { text: REPLY, chunkDelayMs: 100 }, 1);
-      await sleep(2000);
-      ctx.server.enqueue(CONTEXT_LENGTH_EXCEEDED, { text: REPLY, chunkDelayMs: 100 });
-      await ctx.submit('read every file in the project');
-      await ctx.turnsEnded(3, 60_000);
-      await ctx.idle(60_000);
       await sleep(3000);
     },
   },
@@ -446,6 +546,7 @@ export const SCENARIOS: Record<string, Scenario> = {
       await sleep(3000);
     },
   },
+  ...joined(QWEN_CONTEXT, WINDOW_CONTEXT),
   'cli-exit': {
     viaShell: true,
     async run(ctx) {

@@ -4,6 +4,10 @@ import { DOWN, READY } from './common.js';
 // Cline CLI 3.0.65 draws a reply cut short by Escape exactly as a finished one (` * …`, no note
 // of the interrupt), so no reply is reported as a success: its turn completes with no outcome.
 // Only errors are told.
+/** Cline's error item when the window is exceeded and nothing is left to compact. */
+const REFUSAL = /^ \*Error: The request exceeds the model's context window/m;
+const NOTHING_TO_COMPACT = 'cline_context_window_exceeded_nothing_to_compact';
+
 export const cline: ToolExpectations = {
   inputBox: /❯ (?:What can I do for you\?|Ask anything\.\.\.)/,
   // Cline streams the reply and turns its spinner glyph into `*` within a poll or two.
@@ -48,5 +52,24 @@ export const cline: ToolExpectations = {
     'size-80x24-normal-turn': { turns: ['unknown'], final: READY },
     'cli-exit': { turns: ['unknown'], final: DOWN },
     'cli-killed': { turns: ['unknown'], final: DOWN },
+    // Long conversations (docs/profiles.md, "The chat context"): with 95% and 110% of a
+    // 128,000-token window reported, Cline shows the figure in its footer (`fake-model
+    // (121,600)`) and nothing else; no compaction request was made.
+    '3.0.65/context-near-full': { turns: ['unknown', 'unknown'], final: READY },
+    '3.0.65/context-over-full': { turns: ['unknown', 'unknown'], final: READY },
+    // The provider refuses the prompt (400 `context_length_exceeded`): `* context window exceeded
+    // — compacting and retrying`, nothing to compact, then `*Error: The request exceeds the
+    // model's context window and there is no conversation history to compact — …`: degraded.
+    '3.0.65/context-length-exceeded': {
+      turns: ['known_failure'],
+      final: READY,
+      chatContext: { degradedErrorType: NOTHING_TO_COMPACT, shownBy: REFUSAL },
+    },
+    // A later prompt answered: the error is history, current again.
+    '3.0.65/context-length-exceeded-then-success': {
+      turns: ['known_failure', 'unknown'],
+      final: READY,
+      chatContext: { degradedErrorType: NOTHING_TO_COMPACT, shownBy: REFUSAL, cleared: true },
+    },
   },
 };

@@ -1,6 +1,15 @@
 import type { ToolExpectations } from '../expectations.js';
 import { DOWN, READY } from './common.js';
 
+/**
+ * The long-conversation recordings were made on a machine loaded about 9 on two cores: the
+ * outcome's frame came up to 2.73 s after the server's end (context-length-exceeded).
+ */
+const LOADED = { renderAllowanceSeconds: 2.5 } as const;
+
+/** Copilot's line for the provider's refusal of a prompt too long for the window. */
+const CONTEXT_400 = /^ ✗ 400 This model's maximum context length is /m;
+
 export const copilot: ToolExpectations = {
   inputBox: /^❯\s*$/m,
   // Copilot CLI 1.0.102 draws the reply as it streams and drops the working row soon after.
@@ -48,5 +57,37 @@ export const copilot: ToolExpectations = {
     'size-80x24-normal-turn': { turns: ['success'], final: READY },
     'cli-exit': { turns: ['success'], final: DOWN },
     'cli-killed': { turns: ['success'], final: DOWN },
+    // Long conversations (docs/profiles.md, "The chat context"), the window 100,000 tokens.
+    // Near or past a full window Copilot compacts beside the next prompt: `● Compacting
+    // conversation history...`, then `● Compaction completed`; the context stays current.
+    '1.0.102/context-near-full': { turns: ['success', 'success'], final: READY, ...LOADED },
+    '1.0.102/context-over-full': { turns: ['success', 'success'], final: READY, ...LOADED },
+    // The provider refuses the prompt (400 `context_length_exceeded`): `✗ 400 This model's
+    // maximum context length is …`, next to the prompt: degraded.
+    '1.0.102/context-length-exceeded': {
+      turns: ['known_failure'],
+      final: READY,
+      ...LOADED,
+      chatContext: { degradedErrorType: 'copilot_context_length_exceeded', shownBy: CONTEXT_400 },
+    },
+    // The compaction beside the prompt refused too: Copilot draws no line of its own for that
+    // (`● Compacting conversation history...` stays); the prompt's refusal reads degraded.
+    '1.0.102/context-all-refused': {
+      turns: ['success', 'known_failure'],
+      final: READY,
+      ...LOADED,
+      chatContext: { degradedErrorType: 'copilot_context_length_exceeded', shownBy: CONTEXT_400 },
+    },
+    // A later prompt answered: the refusal is history, current again.
+    '1.0.102/context-length-exceeded-then-success': {
+      turns: ['known_failure', 'success'],
+      final: READY,
+      ...LOADED,
+      chatContext: {
+        degradedErrorType: 'copilot_context_length_exceeded',
+        shownBy: CONTEXT_400,
+        cleared: true,
+      },
+    },
   },
 };

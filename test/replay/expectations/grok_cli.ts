@@ -1,6 +1,9 @@
 import type { ToolExpectations } from '../expectations.js';
 import { DOWN, READY } from './common.js';
 
+/** grok-cli's error item for the provider's refusal of a prompt too long for the window. */
+const REFUSAL = /^ {2}⏺ Sorry, I encountered an error: Grok API error: 400 This model's maximum/m;
+
 export const grokCli: ToolExpectations = {
   inputBox: /│ ❯ Ask me anything\.\.\./,
   // grok-cli 0.0.34 draws the reply as it streams and drops its working line within a poll.
@@ -37,5 +40,24 @@ export const grokCli: ToolExpectations = {
     'size-80x24-normal-turn': { turns: ['success'], final: READY },
     'cli-exit': { turns: ['success'], final: DOWN },
     'cli-killed': { turns: ['success'], final: DOWN },
+    // Long conversations (docs/profiles.md, "The chat context"): grok-cli knows no window and
+    // draws nothing of a reported usage of 950,000 input tokens.
+    '0.0.34/context-near-full': { turns: ['success', 'success'], final: READY },
+    // The provider refuses the prompt (400 `context_length_exceeded`): degraded.
+    '0.0.34/context-length-exceeded': {
+      turns: ['known_failure'],
+      final: READY,
+      chatContext: { degradedErrorType: 'grok_cli_context_length_exceeded', shownBy: REFUSAL },
+    },
+    // A later prompt answered: the refusal is history, current again.
+    '0.0.34/context-length-exceeded-then-success': {
+      turns: ['known_failure', 'success'],
+      final: READY,
+      chatContext: {
+        degradedErrorType: 'grok_cli_context_length_exceeded',
+        shownBy: REFUSAL,
+        cleared: true,
+      },
+    },
   },
 };
