@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createKiloProfile } from '../../../src/profiles/kilo/index.js';
 import { createOpencodeProfile } from '../../../src/profiles/opencode/index.js';
 import { ProfileResult } from '../../../src/schemas/signals.js';
 import { recordedScreens } from '../real-frame.js';
@@ -12,6 +13,7 @@ import { recordedScreens } from '../real-frame.js';
  */
 const TOOLS = {
   opencode: { profile: createOpencodeProfile('1.18.33'), dir: 'opencode', version: '1.18.33' },
+  kilo: { profile: createKiloProfile('7.7.7'), dir: 'kilo', version: '7.7.7' },
 } as const;
 type Tool = keyof typeof TOOLS;
 
@@ -165,6 +167,56 @@ describe('opencode chat context: variants of the real frames', () => {
       const r = read(tool, rows.join('\n'));
       expect(r.signals.chatContext).toBe('current');
       expect(r.evidence.rule).toBe('finished');
+    }
+  });
+});
+
+describe('Kilo chat context: its real frames and variants of them', () => {
+  it('its long-conversation recordings show no failed compaction: never degraded', () => {
+    for (const scenario of [
+      'context-near-full',
+      'compact-context-length-exceeded',
+      'context-length-exceeded',
+    ]) {
+      for (const t of screens('kilo', scenario)) {
+        expect(read('kilo', t).signals.chatContext).not.toBe('degraded');
+      }
+    }
+    const last = lastScreen('kilo', 'context-length-exceeded');
+    expect(last).toMatch(/▣ {2}Compaction · fake-model · \d/);
+    expect(read('kilo', last).evidence.rule).toBe('finished');
+  });
+
+  it("the compaction's summary replaced by an error block reads degraded, named for Kilo", () => {
+    const rows = lastScreen('kilo', 'context-length-exceeded').split('\n');
+    const footer = rows.findIndex((l) => /▣ {2}Compaction · /.test(l));
+    // The sidebar fills the right of the rows: the transcript is their left part.
+    const left = (l: string) => l.slice(0, 100).trim();
+    const summary = rows.findLastIndex((l, i) => i < footer && left(l) !== '');
+    expect(left(rows[summary]!)).toBe('Fake session');
+    for (const [message, type] of [
+      [
+        'Conversation history too large to compact - exceeds model context limit',
+        'kilo_too_large_to_compact',
+      ],
+      ['The server had an error while processing your request.', 'kilo_compaction_failed'],
+    ] as const) {
+      // Everything from the compaction's footer down to the box is dropped: its footer is last.
+      const top = boxTop(rows);
+      const screen = [
+        ...rows.slice(0, summary),
+        '  ┃',
+        `  ┃  ${message}`,
+        '  ┃',
+        '',
+        rows[footer]!,
+        '',
+        ...rows.slice(top),
+      ];
+      const r = read('kilo', screen.join('\n'));
+      expect(r.signals.chatContext).toBe('degraded');
+      expect(r.signals.degradedErrorType).toBe(type);
+      expect(r.evidence.rule).toMatch(/^error:/);
     }
   });
 });
