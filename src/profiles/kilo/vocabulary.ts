@@ -17,6 +17,10 @@ export const KILO_7_7: OpencodeVocabulary = {
     selected: ['fg=38;2;12;10;9 bg=48;2;204;167;0'],
     unselected: ['fg=38;2;166;160;155 bg=48;2;28;25;23'],
   },
+  // Kilo's code carries opencode's compaction failures (`… too large to compact …`); its
+  // recordings showed none (docs/profiles.md, "The chat context"). Named for Kilo.
+  contextErrors: [{ type: 'kilo_too_large_to_compact', re: /\btoo large to compact\b/ }],
+  compactionFailed: 'kilo_compaction_failed',
   permissionDialogs: [
     ...OPENCODE_1_18.permissionDialogs,
     // permission-denied: after Reject, `△ Reject permission`, `Tell Kilo what to do differently`.

@@ -31,6 +31,9 @@ function latestOutcome(
   if (transcript.slice(footer + 1).some(isBlock)) return null;
   const line = transcript[footer]!;
   if (v.interruptedSuffix.test(line)) return { kind: 'interrupted' };
+  // The compaction's footer keeps its duration when it failed: its error block says so.
+  const compaction = failedCompaction(transcript, v, isBlock);
+  if (compaction) return { kind: 'failed', failure: failureFrom(compaction.message, v.failures) };
   if (v.finishedSuffix.test(line)) return { kind: 'finished' };
   // The block right above the footer, and the turn's first block (its prompt).
   let end = footer - 1;
@@ -47,6 +50,44 @@ function latestOutcome(
     .filter((t) => t !== '')
     .join(' ');
   return message === '' ? null : { kind: 'failed', failure: failureFrom(message, v.failures) };
+}
+
+/**
+ * The latest compaction's failure: the last message is the compaction's own (`▣  Compaction ·
+ * model`, with its duration even when it failed) under an error block, and no prompt follows it.
+ * Its message, and why it failed in the tool's terms; undefined for a compaction that worked, or
+ * a failed one above a later prompt.
+ */
+function failedCompaction(
+  transcript: readonly string[],
+  v: OpencodeVocabulary,
+  isBlock: (line: string) => boolean,
+): { message: string; type: string } | undefined {
+  const footer = transcript.findLastIndex((l) => v.messageFooter.test(l));
+  if (footer < 0) return undefined;
+  const line = transcript[footer]!;
+  if (!v.compactionFooter.test(line) || v.interruptedSuffix.test(line)) return undefined;
+  if (transcript.slice(footer + 1).some(isBlock)) return undefined;
+  let end = footer - 1;
+  while (end >= 0 && transcript[end]!.trim() === '') end--;
+  if (end < 0 || !isBlock(transcript[end]!)) return undefined;
+  // The error's own lines: up from the block's last text line to its padding row (a `┃` alone),
+  // so a prompt block drawn right above it is not part of the message.
+  while (end >= 0 && isBlock(transcript[end]!) && blockText(transcript[end]!) === '') end--;
+  if (end < 0 || !isBlock(transcript[end]!)) return undefined;
+  let start = end;
+  while (start > 0 && isBlock(transcript[start - 1]!) && blockText(transcript[start - 1]!) !== '')
+    start--;
+  const message = transcript
+    .slice(start, end + 1)
+    .map(blockText)
+    .filter((t) => t !== '')
+    .join(' ');
+  if (message === '') return undefined;
+  return {
+    message,
+    type: v.contextErrors.find((c) => c.re.test(message))?.type ?? v.compactionFailed,
+  };
 }
 
 /**
@@ -136,6 +177,8 @@ export function readOpencodeScreen(screen: Screen, v: OpencodeVocabulary): Scree
   // started (opencode shows no working bar for a second or two on a loaded machine).
   const footer = transcript.findLastIndex((l) => v.messageFooter.test(l));
   if (active.length === 0 && transcript.slice(footer + 1).some(isBlock)) active.push('prompt_sent');
+  const compaction = failedCompaction(transcript, v, isBlock);
+  const degraded = compaction?.type;
   return {
     ...cli,
     dialog: null,
@@ -145,5 +188,6 @@ export function readOpencodeScreen(screen: Screen, v: OpencodeVocabulary): Scree
     projection: isStartScreen(transcript, v, isBlock) ? '' : transcript.join('\n').trim(),
     live: lines.slice(bar + 1),
     ...(unexplained === undefined ? {} : { unexplained }),
+    ...(degraded === undefined ? {} : { degraded }),
   };
 }

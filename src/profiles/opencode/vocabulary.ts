@@ -35,6 +35,18 @@ export interface OpencodeVocabulary {
   finishedSuffix: RegExp;
   interruptedSuffix: RegExp;
   /**
+   * The footer of the compaction's own message: `▣  Compaction · fake-model`, with the duration
+   * when it worked (context-near-full: `· 462ms`), bare under an error block when it failed
+   * (compact-context-length-exceeded).
+   */
+  compactionFooter: RegExp;
+  /**
+   * Why a failed compaction failed, by its error block's text, first match wins; `compactionFailed`
+   * when none matches.
+   */
+  contextErrors: ReadonlyArray<{ type: string; re: RegExp }>;
+  compactionFailed: string;
+  /**
    * Permission dialogs drawn in place of the box, each by its title and the key line under it
    * (permission-approved; Kilo asks what to do instead after a rejection: permission-denied;
    * both ask to confirm `Allow always`: permission-allow-always).
@@ -67,6 +79,14 @@ export const OPENCODE_1_18: OpencodeVocabulary = {
   messageFooter: /^ {3,}▣ {2}\S+ · /,
   finishedSuffix: / · (?:\d+h )?(?:\d+m )?\d+(?:\.\d+)?m?s$/,
   interruptedSuffix: / · interrupted$/,
+  compactionFooter: /^ {3,}▣ {2}Compaction · /,
+  contextErrors: [
+    // The compaction's request did not fit either: `Conversation history too large to compact -
+    // exceeds model context limit`, or on a first prompt `Session too large to compact - context
+    // exceeds model limit even after stripping media`.
+    { type: 'opencode_too_large_to_compact', re: /\btoo large to compact\b/ },
+  ],
+  compactionFailed: 'opencode_compaction_failed',
   permissionDialogs: [
     { title: /^\s*┃\s+△ Permission required$/, keys: /Allow once\s+Allow always\s+Reject/ },
     // permission-allow-always: `Allow always` asks to confirm, `△ Always allow`, `Confirm   Cancel`.

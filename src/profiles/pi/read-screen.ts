@@ -15,6 +15,29 @@ function editor(lines: readonly string[], v: PiVocabulary): { top: number; botto
 }
 
 /**
+ * The compaction's failure that ends the transcript: its last paragraph (the lines up to a
+ * blank one, a long message wrapped onto several) starts with one of pi's compaction failures.
+ * Anything pi draws after it (a later prompt, its reply) ends the paragraph: history, undefined.
+ */
+function contextTrouble(
+  transcript: readonly string[],
+  v: PiVocabulary,
+): { type: string; top: number } | undefined {
+  let end = transcript.length - 1;
+  while (end >= 0 && transcript[end]!.trim() === '') end--;
+  if (end < 0) return undefined;
+  let top = end;
+  while (top > 0 && transcript[top - 1]!.trim() !== '') top--;
+  // Joined, so a narrow terminal that breaks the first words still reads.
+  const text = ` ${transcript
+    .slice(top, end + 1)
+    .map((l) => l.trim())
+    .join(' ')}`;
+  const found = v.contextErrors.find((c) => c.re.test(text));
+  return found ? { type: found.type, top } : undefined;
+}
+
+/**
  * Reads one pi screen: the editor between two rules, the working line above it, the footer, and
  * the transcript's last line. pi has no permission prompts: tools run unasked.
  */
@@ -51,12 +74,16 @@ export function readPiScreen(screen: Screen, v: PiVocabulary): ScreenReading {
   const active: string[] = [];
   if (v.working.test(live)) active.push('working');
   if (v.retrying.test(live)) active.push('retrying');
+  if (v.compacting.test(live)) active.push('compacting');
   const transcript = active.length > 0 ? above.slice(0, above.lastIndexOf(live)) : above;
   const footer = lines.slice(box.bottom + 1);
+  // A failed compaction closes the transcript: the turn's own end is above it.
+  const trouble = contextTrouble(transcript, v);
+  const turn = trouble ? transcript.slice(0, trouble.top) : transcript;
 
   // The turn's last line tells how it ended; a reply has no marker of its own, so a turn
   // counts as finished when the footer carries the token counters a finished reply leaves.
-  const last = lastNonBlank(transcript);
+  const last = lastNonBlank(turn);
   let outcome: TurnOutcome | null = null;
   const error = v.error.exec(last);
   if (v.aborted.test(last) || v.retryCancelled.test(last)) outcome = { kind: 'interrupted' };
@@ -64,7 +91,7 @@ export function readPiScreen(screen: Screen, v: PiVocabulary): ScreenReading {
   else if (
     footer.some((l) => v.tokens.test(l)) &&
     !v.hints.test(last) &&
-    !transcript.slice(-2).some((l) => v.header.test(l))
+    !turn.slice(-2).some((l) => v.header.test(l))
   ) {
     outcome = { kind: 'finished' };
   }
@@ -77,5 +104,6 @@ export function readPiScreen(screen: Screen, v: PiVocabulary): ScreenReading {
     projection: transcript.join('\n').trim(),
     live: [live, ...footer],
     spinnerPlace: [live],
+    ...(trouble ? { degraded: trouble.type } : {}),
   };
 }

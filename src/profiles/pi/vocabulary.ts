@@ -18,6 +18,16 @@ export interface PiVocabulary {
   working: RegExp;
   /** `⠦ Retrying (1/1) in 1s... (escape to cancel)` (error-500). */
   retrying: RegExp;
+  /**
+   * Right above the editor while pi compacts: `⠋ Auto-compacting... (escape to cancel)`, after a
+   * context overflow `Context overflow detected, Auto-compacting...` (0.73.1/context-near-full).
+   */
+  compacting: RegExp;
+  /**
+   * The compaction's failures, each the start of the transcript's last paragraph (its wrapped
+   * lines joined with spaces, one space in): why, in pi's terms, first match wins.
+   */
+  contextErrors: ReadonlyArray<{ type: string; re: RegExp }>;
   /** `Operation aborted` as the turn's last line (interrupted). */
   aborted: RegExp;
   /** `Error: Retry failed after 1 attempts: 500 …` as the turn's last line (error-500). */
@@ -37,6 +47,17 @@ export const PI_0_73: PiVocabulary = {
   startupNote: /^(?:fd|ripgrep) not found\. Offline mode enabled, skipping download\.$/,
   working: /^ \S Working\.\.\.$/,
   retrying: /^ \S Retrying \(\d+\/\d+\) in \d+s\.\.\. \(escape to cancel\)$/,
+  compacting: /^ \S (?:Context overflow detected, )?Auto-compacting\.\.\. \(escape to cancel\)$/,
+  contextErrors: [
+    // 0.73.1/compact-context-length-exceeded, compact-error-500: the compaction after a turn
+    // failed, `Auto-compaction failed: Summarization failed: 400 This model's maximum …`.
+    { type: 'pi_auto_compaction_failed', re: /^ Auto-compaction failed: / },
+    // 0.73.1/context-length-exceeded: the provider refused the prompt as too long and the
+    // compaction meant to recover failed, `Context overflow recovery failed: Summarization
+    // failed: …`; or the prompt, sent again after a compaction, was refused again (`Context
+    // overflow recovery failed after one compact-and-retry attempt. …`).
+    { type: 'pi_context_overflow_recovery_failed', re: /^ Context overflow recovery failed\b/ },
+  ],
   aborted: /^ Operation aborted$/,
   error: /^ Error: (.+)$/,
   retryCancelled: /^ Error: Retry failed after \d+ attempts?: Retry cancelled$/,

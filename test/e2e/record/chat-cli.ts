@@ -285,6 +285,69 @@ async function contextLengthExceeded(ctx: Ctx): Promise<void> {
   await sleep(3000);
 }
 
+/** The CLIs that track their context window and compact a long conversation themselves. */
+const COMPACTING = new Set(['opencode', 'kilo', 'pi']);
+const compacts = (a: ChatAgent) => COMPACTING.has(a.tool);
+
+/**
+ * An input usage near the 128,000-token window the offline set-ups declare: past opencode's and
+ * Kilo's limit (the window less the 4,096 output tokens) and pi's (the window less its 16,384
+ * reserved tokens).
+ */
+const NEAR_FULL = 125_000;
+
+/** The provider's answer to a request that does not fit a 128,000-token window (OpenAI's words). */
+export const WINDOW_REFUSAL = {
+  status: 400,
+  type: 'invalid_request_error',
+  code: 'context_length_exceeded',
+  message:
+    "This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages.",
+} as const;
+
+/** Submits a prompt and waits for one more turn request to end, then for the idle screen. */
+async function nextTurn(ctx: Ctx, prompt: string, plan: TurnPlanInput, timeoutMs = 90_000) {
+  const before = ctx.server.log().filter(isTurn).length;
+  ctx.server.enqueue(plan);
+  await ctx.submit(prompt);
+  await ctx.turnsEnded(before + 1, timeoutMs);
+}
+
+/** Waits until the server has been quiet (no request running or new) for `ms`, then for idle. */
+async function settled(ctx: Ctx, ms = 4000, timeoutMs = 180_000) {
+  const deadline = Date.now() + timeoutMs;
+  let seen = -1;
+  let since = Date.now();
+  for (;;) {
+    const log = ctx.server.log();
+    const open = log.some((e) => e.endedAt === null);
+    if (log.length !== seen || open) {
+      seen = log.length;
+      since = Date.now();
+    } else if (Date.now() - since >= ms) break;
+    if (Date.now() > deadline) throw new Error('the server never went quiet');
+    await sleep(200);
+  }
+  await ctx.idle(timeoutMs);
+}
+
+/**
+ * A first turn whose reply reports a near-full window: the CLI compacts after it (or before the
+ * next prompt). `compaction` is what the compaction's own request gets (queued for any request
+ * once the turn streams, so that a side request at the start does not take it).
+ */
+async function nearFullTurn(ctx: Ctx, compaction: TurnPlanInput[]) {
+  await ctx.idle(ctx.agent.startupTimeoutMs);
+  await sleep(1000);
+  ctx.server.enqueue({ text: REPLY, chunkDelayMs: 150, usage: { inputTokens: NEAR_FULL } });
+  await ctx.submit('read the whole project');
+  await ctx.streaming(1);
+  await sleep(1500);
+  ctx.server.enqueue(...compaction);
+  await ctx.turnsEnded(1);
+  await settled(ctx);
+}
+
 /**
  * Long conversations as Qwen Code meets them (it takes 200,000 tokens as the window of a model it
  * does not know).
@@ -363,6 +426,66 @@ const WINDOW_CONTEXT: Record<string, Scenario> = {
       ctx.server.dropPlans();
       const ended = ctx.server.log().filter(isTurn).length + 1;
       await simpleTurn(ctx, 'say hello', { text: REPLY, chunkDelayMs: 100 }, ended);
+      await sleep(3000);
+    },
+  },
+};
+
+/**
+ * Long conversations as the CLIs that compact by themselves meet them (opencode, Kilo, pi): the
+ * first reply reports a near-full window, so the CLI compacts; its compaction request works, or
+ * fails.
+ */
+const COMPACTING_CONTEXT: Record<string, Scenario> = {
+  'context-near-full': {
+    applies: compacts,
+    async run(ctx) {
+      await nearFullTurn(ctx, []);
+      await nextTurn(ctx, 'now summarise it', { text: REPLY, chunkDelayMs: 100 });
+      await settled(ctx);
+      await sleep(3000);
+    },
+  },
+  'compact-context-length-exceeded': {
+    applies: compacts,
+    async run(ctx) {
+      await nearFullTurn(ctx, [{ match: 'any', error: WINDOW_REFUSAL }]);
+      await sleep(3000);
+    },
+  },
+  'compact-error-500': {
+    applies: compacts,
+    async run(ctx) {
+      const failed = { match: 'any', error: { status: 500 } } as const;
+      await nearFullTurn(
+        ctx,
+        Array.from({ length: 8 }, () => failed),
+      );
+      await sleep(3000);
+    },
+  },
+  // The next prompt compacts again, and works: the failure is history.
+  'compact-error-then-success': {
+    applies: compacts,
+    async run(ctx) {
+      await nearFullTurn(ctx, [{ match: 'any', error: WINDOW_REFUSAL }]);
+      await sleep(2000);
+      await nextTurn(ctx, 'try again', { text: REPLY, chunkDelayMs: 100 });
+      await settled(ctx);
+      await sleep(3000);
+    },
+  },
+  // A prompt that itself does not fit: the provider refuses it, the CLI compacts to recover, and
+  // that compaction's request is refused the same way.
+  'context-length-exceeded': {
+    applies: compacts,
+    async run(ctx) {
+      await simpleTurn(ctx, 'say hello', { text: REPLY, chunkDelayMs: 100 }, 1);
+      await sleep(1500);
+      ctx.server.enqueue({ error: WINDOW_REFUSAL }, { match: 'any', error: WINDOW_REFUSAL });
+      await ctx.submit('paste the whole log');
+      await ctx.turnsEnded(2);
+      await settled(ctx);
       await sleep(3000);
     },
   },
@@ -546,7 +669,7 @@ export const SCENARIOS: Record<string, Scenario> = {
       await sleep(3000);
     },
   },
-  ...joined(QWEN_CONTEXT, WINDOW_CONTEXT),
+  ...joined(QWEN_CONTEXT, COMPACTING_CONTEXT, WINDOW_CONTEXT),
   'cli-exit': {
     viaShell: true,
     async run(ctx) {

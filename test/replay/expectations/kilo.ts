@@ -1,6 +1,8 @@
 import type { ToolExpectations } from '../expectations.js';
 import { DOWN, READY } from './common.js';
 
+const LOADED = { renderAllowanceSeconds: 2.1 } as const;
+
 export const kilo: ToolExpectations = {
   inputBox: /ctrl\+p commands/,
   // Kilo 7.7.7, like opencode, keeps its working bar a moment after a request failed. Measured
@@ -33,5 +35,26 @@ export const kilo: ToolExpectations = {
     'size-80x24-normal-turn': { turns: ['success'], final: READY },
     'cli-exit': { turns: ['success'], final: DOWN },
     'cli-killed': { turns: ['success'], final: DOWN },
+    // Long conversations (docs/profiles.md, "The chat context"). The first reply reports
+    // 125,000 input tokens of a declared 128,000-token window: Kilo draws `125.0K (98%)` on its
+    // status row and does not compact after the turn, only before the next prompt (the refusal
+    // planned for a compaction right after the turn was never asked for). Recorded with three CLIs recording at once on two shared cores: the finished
+    // frame came up to 2.04 s after the server's end (turn-1 of context-length-exceeded).
+    // The next prompt compacts first (`▣  Compaction · fake-model · 1.2s` under the summary),
+    // then is answered: current.
+    '7.7.7/context-near-full': { turns: ['success', 'success'], final: READY, ...LOADED },
+    '7.7.7/compact-context-length-exceeded': {
+      turns: ['success'],
+      final: READY,
+      ...LOADED,
+    },
+    // A prompt refused as too long: Kilo compacts, that request is refused too, Kilo compacts
+    // again with success (`▣  Compaction · fake-model · 4.5s`) and the prompt is answered. No
+    // failure stays on the screen: the context stays current.
+    '7.7.7/context-length-exceeded': {
+      turns: ['success', 'success'],
+      final: READY,
+      ...LOADED,
+    },
   },
 };

@@ -1,6 +1,13 @@
 import type { ToolExpectations } from '../expectations.js';
 import { DOWN, READY } from './common.js';
 
+/**
+ * The long-context recordings of 1.18.33 were made with three CLIs recording at once on two
+ * shared cores: the failed compaction's block came up to 6.29 s after the server's end (turn-1
+ * of compact-context-length-exceeded).
+ */
+const LOADED = { renderAllowanceSeconds: 6.5 } as const;
+
 export const opencode: ToolExpectations = {
   inputBox: /ctrl\+p commands/,
   // opencode 1.18.33 draws the reply as it streams and the footer's duration soon after the
@@ -54,5 +61,41 @@ export const opencode: ToolExpectations = {
     'size-250x60-normal-turn': { turns: ['success'], final: READY },
     'cli-exit': { turns: ['success'], final: DOWN },
     'cli-killed': { turns: ['success'], final: DOWN },
+    // Long conversations (the first reply reports 125,000 input tokens of a declared
+    // 128,000-token window). opencode compacts
+    // right after such a turn: `▣  Compaction · fake-model · 462ms` under the summary, then a
+    // turn of its own to continue; the context stays current.
+    '1.18.33/context-near-full': { turns: ['success', 'success'], final: READY },
+    // The compaction's request is refused as too long: an error block above the compaction's
+    // footer (which keeps its duration), read as a failure and the context degraded.
+    '1.18.33/compact-context-length-exceeded': {
+      turns: ['known_failure'],
+      final: READY,
+      ...LOADED,
+      chatContext: {
+        degradedErrorType: 'opencode_too_large_to_compact',
+        shownBy: /┃ {2}Session too large to compact - context exceeds model limit/,
+      },
+    },
+    // The prompt is refused as too long; opencode compacts to recover, and that fails too.
+    '1.18.33/context-length-exceeded': {
+      turns: ['success', 'known_failure'],
+      final: READY,
+      ...LOADED,
+      chatContext: {
+        degradedErrorType: 'opencode_too_large_to_compact',
+        shownBy: /┃ {2}Conversation history too large to compact - exceeds model context limit/,
+      },
+    },
+    // The next prompt compacts again, and works: the failure above it is history.
+    '1.18.33/compact-error-then-success': {
+      turns: ['known_failure', 'success'],
+      final: READY,
+      chatContext: {
+        degradedErrorType: 'opencode_too_large_to_compact',
+        shownBy: /┃ {2}Session too large to compact - context exceeds model limit/,
+        cleared: true,
+      },
+    },
   },
 };

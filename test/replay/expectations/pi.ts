@@ -26,5 +26,50 @@ export const pi: ToolExpectations = {
     'size-80x24-normal-turn': { turns: ['success'], final: READY },
     'cli-exit': { turns: ['success'], final: DOWN },
     'cli-killed': { turns: ['success'], final: DOWN },
+    // Long conversations (the first reply reports 125,000 input tokens of a declared
+    // 128,000-token window): pi compacts after the turn (`⠋ Auto-compacting... (escape to
+    // cancel)`, read as working), then shows `[compaction]` and `Compacted from 125,022 tokens`.
+    '0.73.1/context-near-full': { turns: ['success', 'success'], final: READY },
+    // The compaction's request is refused: `Auto-compaction failed: Summarization failed: 400 …`
+    // under the reply, which still ends the turn well; the context reads degraded.
+    '0.73.1/compact-context-length-exceeded': {
+      turns: ['success'],
+      final: READY,
+      chatContext: {
+        degradedErrorType: 'pi_auto_compaction_failed',
+        shownBy: /^ Auto-compaction failed: /m,
+      },
+    },
+    // The compaction's request fails with a 500, once retried: `Auto-compacting...` stands for
+    // 1.6 s between the turn's last request and the idle prompt.
+    '0.73.1/compact-error-500': {
+      turns: ['success'],
+      final: READY,
+      renderAllowanceSeconds: 2,
+      chatContext: {
+        degradedErrorType: 'pi_auto_compaction_failed',
+        shownBy: /^ Auto-compaction failed: Summarization failed: 500 /m,
+      },
+    },
+    // The prompt is refused as too long (`Error: 400 …`, the turn's failure); the compaction
+    // meant to recover is refused too: `Context overflow recovery failed: Summarization failed: …`.
+    '0.73.1/context-length-exceeded': {
+      turns: ['success', 'known_failure'],
+      final: READY,
+      chatContext: {
+        degradedErrorType: 'pi_context_overflow_recovery_failed',
+        shownBy: /^ Context overflow recovery failed: /m,
+      },
+    },
+    // The next prompt compacts first, and that works: the failure is history.
+    '0.73.1/compact-error-then-success': {
+      turns: ['success', 'success'],
+      final: READY,
+      chatContext: {
+        degradedErrorType: 'pi_auto_compaction_failed',
+        shownBy: /^ Auto-compaction failed: /m,
+        cleared: true,
+      },
+    },
   },
 };
