@@ -10,10 +10,12 @@ export default {
     '!machines/index.ts',
     'src/kernel/**/*.ts',
     'src/replay/**/*.ts',
-    // A terminal's pure parts and its pipeline; the runtime, commands and typing drive tmux.
+    // A terminal's pure parts and its pipeline; the runtime, commands, answers and typing drive
+    // tmux.
     'src/terminal/**/*.ts',
     '!src/terminal/runtime.ts',
     '!src/terminal/commands.ts',
+    '!src/terminal/answer.ts',
     '!src/terminal/typing.ts',
   ],
   coverageAnalysis: 'perTest',

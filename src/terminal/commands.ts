@@ -2,21 +2,19 @@ import { filter, firstValueFrom, from, timeout as rxTimeout, type SchedulerLike 
 import { PanewardError } from '../errors.js';
 import type { ExitStep } from '../profiles/launch-recipe.js';
 import type { ToolProfile } from '../profiles/types.js';
-import type { AnsweredBy } from '../schemas/record.js';
-import type { ReadQuestion } from '../schemas/signals.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
+import { answerQuestion, type AnswerCommand, type AnswerResult } from './answer.js';
 import { gate, type Operation, type TerminalFacts } from './operations.js';
 import type { TerminalPipeline } from './pipeline.js';
 import type { PaneTyping } from './typing.js';
-import { commandError, pressInterrupt, sleep, typingError } from './typing.js';
+import { pressInterrupt, sleep, typingError } from './typing.js';
 import type { HookTurnEvent } from '../hooks/events.js';
 import type { ObserverEnding } from './witness.js';
 
+export type { AnswerCommand, AnswerResult } from './answer.js';
+
 /** The pause after each step of an exit command: a CLI's menu settles before the next key. */
 const EXIT_STEP_PAUSE_MS = 400;
-
-/** The pause between the keys of an answer typed one at a time (arrows, then Enter). */
-const ANSWER_KEY_GAP_MS = 200;
 
 /** At most this many presses of a profile's clear keys for a draft the CLI put back. */
 const MAX_DRAFT_LINES_CLEARED = 8;
@@ -29,23 +27,6 @@ export interface CommandOptions extends TerminalFacts {
 /** A prompt to type and submit. */
 export interface SubmitCommand extends CommandOptions {
   text: string;
-}
-
-/** An answer to the question a dialog asks (docs/questions.md). */
-export interface AnswerCommand extends TerminalFacts {
-  /** The question's id as the state showed it: only that very dialog is answered. */
-  questionId: string;
-  /** The choice's id (`allow_once`, `deny`, `trust`, ...). */
-  choice: string;
-  by: AnsweredBy;
-}
-
-/** What an answer did: the question and the choice, and that the dialog closed. */
-export interface AnswerResult {
-  questionId: string;
-  kind: ReadQuestion['kind'];
-  choice: string;
-  closed: true;
 }
 
 /** The pane's latest capture and its observation time. */
@@ -174,117 +155,23 @@ export class TerminalCommands {
   }
 
   /**
-   * Answers the question on screen with one of its choices, by the profile's keys for it. Typed
-   * only while that very dialog is drawn: the pane is captured again right before the keys and
-   * read by the profile, and a dialog with another id (or none) refuses. Afterwards the dialog
-   * must be gone on a fresh frame, else `answer_failed`; the keys are never pressed again.
+   * Answers the question on screen with one of its choices, in the queue like every acting
+   * command (`answerQuestion`: typed only while that very dialog is drawn).
    */
   answer(command: AnswerCommand): Promise<AnswerResult> {
-    return this.enqueue(async () => {
-      const state = this.pipeline.state;
-      const refuse = (reason: string, details: Record<string, unknown> = {}) =>
-        new PanewardError('refused', `terminal ${state.terminalId} refuses answer: ${reason}`, {
-          details: { operation: 'answer', reason, readiness: state.readiness.status, ...details },
-        });
-      this.check('answer', command);
-      // The gate let it through: the state shows a question, and this is the one it read.
-      const asked = this.pipeline.question;
-      if (asked === null) throw refuse('no question waits for the operator', { questionId: null });
-      if (asked.id !== command.questionId) {
-        throw refuse(`the question on screen is ${asked.id}, not ${command.questionId}`, {
-          questionId: asked.id,
-        });
-      }
-      const chosen = asked.choices.find((c) => c.id === command.choice);
-      if (chosen === undefined) {
-        const valid = asked.choices.map((c) => c.id);
-        throw new PanewardError(
-          'invalid_input',
-          valid.length === 0
-            ? `choice: question ${asked.id} (${asked.kind}) offers no choice paneward can give; answer it in the pane`
-            : `choice: "${command.choice}" is not one of ${valid.join(', ')}`,
-          { details: { field: 'choice', valid, questionId: asked.id } },
-        );
-      }
-      // A CLI that lets early keys only move a new dialog's cursor gets its dialog's time first.
-      const settle = this.profile.answerSettleMs ?? 0;
-      if (settle > 0) await sleep(settle);
-      // The dialog as drawn right now, not as last polled: it may have changed in between. A
-      // dialog whose highlight is drawn by colour alone is captured with its escapes, and the
-      // profile reads the keys from where the highlight stands now.
-      const screen =
-        asked.highlight === undefined
-          ? { text: await this.typing.capture() }
-          : await this.typing.captureWithEscapes();
-      const now = this.profile.parse(screen).question ?? null;
-      if (now?.id !== asked.id) {
-        throw refuse(
-          now === null
-            ? `the dialog ${asked.id} closed before the answer was typed`
-            : `the dialog changed before the answer was typed (now ${now.id})`,
-          { questionId: now?.id ?? null },
-        );
-      }
-      const keys = now.choices.find((c) => c.id === chosen.id)?.keys ?? [];
-      if (keys.length === 0) {
-        // The highlighted option could not be read without a guess: nothing is typed.
-        const why = now.highlight?.problem ?? `no keys for "${chosen.id}"`;
-        throw refuse(`the highlighted option of ${asked.id} cannot be read: ${why}`, {
-          questionId: asked.id,
-          choice: chosen.id,
-        });
-      }
-      const record = (outcome: 'closed' | 'still_open' | 'typing_failed') =>
-        this.pipeline.recordAnswer({
-          questionId: asked.id,
-          questionKind: asked.kind,
-          choice: chosen.id,
-          by: command.by,
-          outcome,
-        });
-      try {
-        if (asked.highlight === undefined || keys.length === 1) await this.typing.keys(keys);
-        else {
-          // Arrows from a colour-only highlight: a CLI that reads a whole chunk as one key
-          // (grok-cli, on Ink) drops arrows and Enter sent together, so each is its own send.
-          for (const [i, key] of keys.entries()) {
-            if (i > 0) await sleep(ANSWER_KEY_GAP_MS);
-            await this.typing.keys([key]);
-          }
-        }
-      } catch (error) {
-        await record('typing_failed');
-        throw commandError(error);
-      }
-      const typedAt = this.now();
-      const cfg = this.pipeline.kernel.config;
-      const frameMs = Math.max(250, cfg.pollIntervalSeconds * 1000);
-      const closed = await firstValueFrom(
-        this.pipeline.state$.pipe(
-          filter((s) => s.t > typedAt && dialogGone(s, asked)),
-          rxTimeout({
-            first: Math.max(5000, 10 * frameMs),
-            scheduler: this.scheduler,
-            with: () => from([null]),
-          }),
-        ),
-        { defaultValue: null },
-      );
-      if (closed === null) {
-        await record('still_open');
-        const drawn = sameDialog(this.pipeline.state.surface.question, asked);
-        const what = drawn
-          ? 'was still drawn'
-          : 'was not seen to close (the screen read as neither it nor a prompt)';
-        throw new PanewardError(
-          'answer_failed',
-          `terminal ${state.terminalId}: the dialog ${asked.id} ${what} after "${chosen.id}" was typed; nothing more was typed, look at the pane`,
-          { details: { questionId: asked.id, choice: chosen.id } },
-        );
-      }
-      await record('closed');
-      return { questionId: asked.id, kind: asked.kind, choice: chosen.id, closed: true as const };
-    });
+    return this.enqueue(() =>
+      answerQuestion(
+        {
+          pipeline: this.pipeline,
+          profile: this.profile,
+          typing: this.typing,
+          scheduler: this.scheduler,
+          now: this.now,
+        },
+        command,
+        () => this.check('answer', command),
+      ),
+    );
   }
 
   /** A fresh watchdog window for a session it blocked, once the gate lets it through. */
@@ -435,34 +322,4 @@ export class TerminalCommands {
       !(s.lastTurn.turnId === turnId && s.lastTurn.result !== 'none')
     );
   }
-}
-
-/**
- * True when a state shows positively that the asked dialog is gone: another dialog, a prompt, a
- * working screen, the CLI exited or the pane gone. A screen read as neither (a CLI redrawing, a
- * dialog whose cursor moved off the option the profile knows) is no evidence that it closed.
- */
-function dialogGone(s: TerminalState, asked: ReadQuestion): boolean {
-  if (sameDialog(s.surface.question, asked)) return false;
-  const gone = s.diagnostics.availability;
-  if (gone === 'tui_down' || gone === 'unavailable') return true;
-  return s.surface.businessState !== 'unknown' || s.surface.uiContext === 'exited';
-}
-
-/**
- * The dialog `asked` is still drawn: the same question, or the same dialog with its cursor moved
- * (an arrow dialog's id holds the cursor's place, so arrows that moved it and an Enter that did
- * nothing give another id on a dialog that did not close).
- */
-function sameDialog(now: TerminalState['surface']['question'], asked: ReadQuestion): boolean {
-  if (now === null) return false;
-  if (now.id === asked.id) return true;
-  return (
-    now.kind === asked.kind &&
-    now.subject === asked.subject &&
-    now.choices.length === asked.choices.length &&
-    now.choices.every(
-      (c, i) => c.id === asked.choices[i]!.id && c.label === asked.choices[i]!.label,
-    )
-  );
 }
