@@ -83,6 +83,26 @@ const markerDecides = (
   }) as const;
 
 /**
+ * What a frame shows that agrees with the markers' success: the candidate settling (or `held`),
+ * or, for a candidate not held, a ready idle prompt. A marker's ending checks the same first.
+ */
+const agreements = (held: boolean, to: To) =>
+  held
+    ? ([agreeOnCandidate(true, to)] as const)
+    : ([agreeOnCandidate(false, to), agreeAtIdlePrompt(to)] as const);
+
+/** What ends a held success: the record lost releases it; a frame or a marker decides. */
+const HELD = {
+  record_available: recordAvailable({ target: 'watching', actions: [...LOST, 'release_held'] }),
+  frame: agreements(true, toWatching),
+  marker_ended: [
+    decideUnderMarkers(toWatching),
+    ...agreements(true, toWatching),
+    markerDecides('marker_disproves_held_success', true),
+  ],
+} as const;
+
+/**
  * Who settles a turn (docs/witness.md): the screen, the session record, the CLI's hooks, or a
  * completion observer, under the terminal's completion authority. The states say what the
  * witness is waiting for: nothing (`watching`), the disagreement window to run out
@@ -147,11 +167,10 @@ export const witnessMachine = witnessRules.createMachine({
       on: {
         record_available: recordAvailable({ actions: LOST }),
         settle_elapsed: settleElapsed({ target: 'holding' }, { target: 'holding_unbounded' }),
-        frame: [agreeOnCandidate(false, stay), agreeAtIdlePrompt(stay)],
+        frame: agreements(false, stay),
         marker_ended: [
           decideUnderMarkers(stay),
-          agreeOnCandidate(false, stay),
-          agreeAtIdlePrompt(stay),
+          ...agreements(false, stay),
           { guard: 'marker_ended_turn', target: 'disagreeing', actions: 'start_window' },
         ],
       },
@@ -161,11 +180,10 @@ export const witnessMachine = witnessRules.createMachine({
       on: {
         record_available: recordAvailable({ target: 'watching', actions: LOST }),
         settle_elapsed: settleElapsed({ target: 'holding' }, { target: 'holding' }),
-        frame: [agreeOnCandidate(false, toWatching), agreeAtIdlePrompt(toWatching)],
+        frame: agreements(false, toWatching),
         marker_ended: [
           decideUnderMarkers(toWatching),
-          agreeOnCandidate(false, toWatching),
-          agreeAtIdlePrompt(toWatching),
+          ...agreements(false, toWatching),
           { guard: 'marker_ended_turn', actions: 'start_window' },
         ],
         window_elapsed: [markerDecides('marker_ended_turn', false), { target: 'watching' }],
@@ -174,17 +192,10 @@ export const witnessMachine = witnessRules.createMachine({
     /** The screen's success waits for the record, at most the window. */
     holding: {
       on: {
-        record_available: recordAvailable({
-          target: 'watching',
-          actions: [...LOST, 'release_held'],
-        }),
+        record_available: HELD.record_available,
         settle_elapsed: settleElapsed({}),
-        frame: agreeOnCandidate(true, toWatching),
-        marker_ended: [
-          decideUnderMarkers(toWatching),
-          agreeOnCandidate(true, toWatching),
-          markerDecides('marker_disproves_held_success', true),
-        ],
+        frame: HELD.frame,
+        marker_ended: HELD.marker_ended,
         window_elapsed: [
           markerDecides('marker_ended_turn', true),
           { guard: 'turn_open', target: 'watching', actions: 'release_held' },
@@ -195,17 +206,10 @@ export const witnessMachine = witnessRules.createMachine({
     /** The screen's success is held, and no window runs: a marker, a frame or an outcome ends it. */
     holding_unbounded: {
       on: {
-        record_available: recordAvailable({
-          target: 'watching',
-          actions: [...LOST, 'release_held'],
-        }),
+        record_available: HELD.record_available,
         settle_elapsed: settleElapsed({ target: 'holding' }),
-        frame: agreeOnCandidate(true, toWatching),
-        marker_ended: [
-          decideUnderMarkers(toWatching),
-          agreeOnCandidate(true, toWatching),
-          markerDecides('marker_disproves_held_success', true),
-        ],
+        frame: HELD.frame,
+        marker_ended: HELD.marker_ended,
       },
     },
   },
