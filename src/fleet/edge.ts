@@ -11,7 +11,6 @@ import {
   type Subscription as RxSubscription,
 } from 'rxjs';
 import { isPanewardError, PanewardError } from '../errors.js';
-import { describeZodError } from '../internal/zod-errors.js';
 import type { JournalRecord } from '../schemas/record.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import { portCommands } from '../service/commands.js';
@@ -26,57 +25,14 @@ import {
   type FleetLimits,
   withTimeout,
 } from './connection.js';
-import { MIN_TOKEN_LENGTH, type NatsAuth } from './auth.js';
+import { checkEdgeOptions, type EdgeOptions, type EdgeStatus } from './edge-options.js';
 import { messageId, recordSubject, SEQ_HEADER } from './names.js';
 import { lastPublishedSeq, PublishCursor } from './cursor.js';
 import { CommandResponder } from './responder.js';
 import { dropDetached, writeStates } from './state-bucket.js';
-import { HostId, type Heartbeat } from './schemas.js';
+import type { Heartbeat } from './schemas.js';
 
-export interface EdgeOptions {
-  /** The supervisor whose journal and terminals this host shares; it needs a data directory. */
-  supervisor: Supervisor;
-  /** NATS server URL(s), e.g. `nats://127.0.0.1:4222`. */
-  nats: string | string[];
-  /** This host's name in the fleet: letters, digits, dash or underscore. */
-  hostId: string;
-  limits?: Partial<FleetLimits>;
-  logger?: Logger;
-  /** Records read from the journal and in flight to JetStream at once; default 512. */
-  publishWindow?: number;
-  /** How often the heartbeat is written; default a quarter of its time to live. */
-  heartbeatSeconds?: number;
-  /**
-   * The fleet token: commands must be signed with it (the fleet server holds the same one), and
-   * a command that is not is refused unrun. Needed unless NATS is on loopback.
-   */
-  token?: string | null;
-  /** How to log in to NATS and check its certificate. */
-  natsAuth?: NatsAuth;
-}
-
-const LOOPBACK_NATS =
-  /^(?:(?:nats|tls):\/\/)?(?:[^@/]*@)?(?:127\.\d+\.\d+\.\d+|localhost|\[::1\])(?::\d+)?$/;
-
-/** Whether every server of a NATS URL list is on this machine's loopback. */
-export function loopbackNats(servers: string): boolean {
-  return servers.split(',').every((u) => LOOPBACK_NATS.test(u.trim()));
-}
-
-/** What an edge has done so far. */
-export interface EdgeStatus {
-  connected: boolean;
-  /** The last journal seq JetStream acknowledged (with every one before it). */
-  publishedSeq: number;
-  durableSeq: number;
-  /** Publishes JetStream dropped as repeats of a message id it had. */
-  duplicates: number;
-  commands: number;
-  /** Commands refused for want of the fleet token's signature. */
-  refusedCommands: number;
-  /** Why NATS refuses this edge's connection (credentials, TLS); null otherwise. */
-  natsRefusal: string | null;
-}
+export { loopbackNats, type EdgeOptions, type EdgeStatus } from './edge-options.js';
 
 /**
  * The edge of a fleet: publishes every acknowledged journal record to the JetStream stream
@@ -113,36 +69,8 @@ export class FleetEdge {
   private reconcile = true;
 
   constructor(options: EdgeOptions) {
-    const host = HostId.safeParse(options.hostId);
-    if (!host.success) {
-      throw new PanewardError(
-        'invalid_input',
-        `edge: field \`hostId\`: ${describeZodError(host.error).replace(/^field `\(line\)`: /, '')}`,
-      );
-    }
-    const dir = options.supervisor.journal.directory;
-    if (dir === null) {
-      throw new PanewardError(
-        'invalid_input',
-        'edge: field `supervisor`: a fleet edge needs a durable journal (a data directory)',
-      );
-    }
-    const servers = Array.isArray(options.nats) ? options.nats.join(',') : options.nats;
-    const token = options.token ?? null;
-    if (token !== null && token.length < MIN_TOKEN_LENGTH) {
-      throw new PanewardError(
-        'invalid_input',
-        `edge: field \`token\`: the fleet token must be at least ${MIN_TOKEN_LENGTH} characters`,
-      );
-    }
-    if (token === null && !loopbackNats(servers)) {
-      // Anyone who may publish on that NATS could otherwise type into every pane of this host.
-      throw new PanewardError(
-        'invalid_input',
-        `edge: field \`token\`: an edge on a NATS that is not on loopback (${servers}) needs a fleet token: --fleet-token-file FILE, PANEWARD_FLEET_TOKEN, or the service's own token`,
-      );
-    }
-    this.hostId = host.data;
+    const { hostId, dir, servers, token } = checkEdgeOptions(options);
+    this.hostId = hostId;
     this.sup = options.supervisor;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.log = options.logger?.child({ host: this.hostId });

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
   BehaviorSubject,
@@ -9,11 +8,10 @@ import {
 } from 'rxjs';
 import { PanewardError } from '../errors.js';
 import { RECORD_FORMAT, type JournalRecord, type RecordDraft } from '../schemas/record.js';
-import { recover } from './checkpoint.js';
 import { lineOfJson } from './codec.js';
-import { privateDir, refuseLink, startupError } from './files.js';
 import { writeFailure, type JournalFailure } from './health.js';
-import { acquireLock, releaseLock } from './lock.js';
+import { releaseLock } from './lock.js';
+import { openJournalDir, type JournalIntegrity, type JournalOptions } from './open.js';
 import {
   followRecords,
   readPage,
@@ -21,45 +19,14 @@ import {
   type RecordGap,
   type RecordStore,
 } from './readers.js';
-import { RecentIndex, recentOf } from './recent.js';
+import { recentOf, type RecentIndex } from './recent.js';
 import { RestoreIndex } from './restore.js';
-import { journalDir, type DamagedLine, type DuplicateLine } from './segments.js';
-import { SegmentWriter } from './writer.js';
+import type { DamagedLine, DuplicateLine } from './segments.js';
+import type { SegmentWriter } from './writer.js';
 
 export type { JournalFailure } from './health.js';
 export type { RecordGap } from './readers.js';
-
-/**
- * What the journal found wrong with its files, as counts: damaged lines skipped (at open and by
- * every read since), intact copies of records skipped so each is delivered once, and the bytes of
- * a torn last line cut off at open.
- */
-export interface JournalIntegrity {
-  damagedLines: number;
-  duplicateLines: number;
-  repairedBytes: number;
-}
-
-export interface JournalOptions {
-  /** The data directory; `null` keeps records in memory only (replay, tests). */
-  dataDir: string | null;
-  /** The clock (`now()` in epoch ms) that stamps `at`. */
-  scheduler?: SchedulerLike;
-  /** A segment is closed and a new one started past this size; default 16 MiB. */
-  segmentBytes?: number;
-  /** How many segments are kept (the oldest go first); default 16. */
-  retainSegments?: number;
-  /** fsync each batch before acknowledging it; default true. */
-  fsync?: boolean;
-  /** Records `recent()` answers per terminal at most; default 500. */
-  recentPerTerminal?: number;
-  /** Told how long each record took from append to acknowledgement, in ms. */
-  onAck?: (latencyMs: number) => void;
-  /** The latest acknowledged records kept in memory for readers that follow closely; default 10000. */
-  tailSize?: number;
-  /** While the journal cannot write, how often it checks whether it can again, in ms; default 1000. */
-  probeMs?: number;
-}
+export type { JournalIntegrity, JournalOptions } from './open.js';
 
 interface Pending {
   record: JournalRecord;
@@ -152,44 +119,18 @@ export class Journal {
       this.repairedBytes = 0;
       return;
     }
-    const dataDir = options.dataDir;
-    this.dir = journalDir(dataDir);
-    this.lockFile = join(dataDir, 'lock');
-    try {
-      privateDir(dataDir);
-      // The data directory may be a link the user made; what is inside it is never followed.
-      refuseLink(this.dir);
-      privateDir(this.dir);
-      acquireLock(this.lockFile);
-    } catch (error) {
-      throw startupError(dataDir, error);
-    }
-    let repaired = 0;
-    const retain = Math.max(2, options.retainSegments ?? 16);
-    let recoveredSeq = 0;
-    const recent = (this.recentIndex = new RecentIndex(retain, () => recoveredSeq));
-    try {
-      const found = recover(this.dir, (r, line) => {
-        this.index.apply(r);
-        recent.add(r.terminalId, line.file, line.start, line.bytes);
-      });
-      recoveredSeq = found.lastSeq;
-      this.damaged.push(...found.damaged);
-      this.duplicates.push(...found.duplicates);
-      this.noteRead(found.damaged, found.duplicates);
-      repaired = found.repairedBytes;
-      this.seq = found.lastSeq;
-      this.durable = found.lastSeq;
-      this.assignedBytes = found.segmentSize;
-      this.writer = new SegmentWriter(this.dir, retain, options.fsync ?? true, {
-        file: found.segmentFile,
-        size: found.segmentSize,
-      });
-    } catch (error) {
-      this.unlock();
-      throw startupError(dataDir, error);
-    }
-    this.repairedBytes = repaired;
+    const opened = openJournalDir(options.dataDir, options, this.index);
+    this.dir = opened.dir;
+    this.lockFile = opened.lockFile;
+    this.recentIndex = opened.recentIndex;
+    this.damaged.push(...opened.damaged);
+    this.duplicates.push(...opened.duplicates);
+    this.noteRead(opened.damaged, opened.duplicates);
+    this.seq = opened.lastSeq;
+    this.durable = opened.lastSeq;
+    this.assignedBytes = opened.segmentSize;
+    this.writer = opened.writer;
+    this.repairedBytes = opened.repairedBytes;
   }
 
   /** The data directory's journal folder, or null for an in-memory journal. */

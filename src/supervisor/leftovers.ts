@@ -130,3 +130,19 @@ export function union(a: readonly Noted[], b: readonly Noted[]): Noted[] {
 export function parentOf(pid: number): number | null {
   return readStatEntry(PROC, pid)?.ppid ?? null;
 }
+
+/**
+ * Ends, once its window is gone, what was started from a pane and still runs: the processes
+ * noted (the pane's tree before the exit) and those carrying the spawn's marker.
+ */
+export async function endLeftBehind(
+  noted: readonly Noted[],
+  mark: string | null,
+  server: number | null,
+): Promise<void> {
+  const marked = mark === null ? [] : await markedWith(mark);
+  const all = union(noted, marked);
+  if (all.length === 0) return;
+  // The tmux server (the pane process's parent) is never one of them.
+  await endLeftovers(all, server === null ? [] : [server]);
+}

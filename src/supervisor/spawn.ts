@@ -1,70 +1,34 @@
-import { existsSync } from 'node:fs';
-import {
-  filter,
-  firstValueFrom,
-  from,
-  map,
-  merge,
-  timeout as rxTimeout,
-  type Observable,
-  type SchedulerLike,
-  type Subscription,
-  interval,
-  exhaustMap,
-  Subject,
-} from 'rxjs';
+import { Subject, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import { isPanewardError, PanewardError } from '../errors.js';
 import { terminalNameFor, uniqueName } from '../internal/terminal-name.js';
 import type { Journal } from '../journal/journal.js';
 import type { TmuxArg } from '../observe/tmux-argv.js';
-import { paneFacts, untilDead, type PaneFacts } from './pane-facts.js';
 import type { TmuxTransport } from '../observe/transport.js';
 import { launchRecipe, type LaunchRecipe } from '../profiles/launch.js';
 import {
   RestartLimits,
-  SpawnRequest,
   StopInput,
+  type SpawnRequest,
   type Spawned,
   type StopAnswer,
 } from '../schemas/spawn.js';
 import type { TerminalState } from '../schemas/terminal-state.js';
 import type { TerminalCommands } from '../terminal/commands.js';
+import { endLeftBehind, parentOf, treeOf, union, type Noted } from './leftovers.js';
 import type { AttachRequest } from './options.js';
 import { invalid } from './options.js';
+import { paneFacts, untilDead, type PaneFacts } from './pane-facts.js';
 import { RespawnDriver } from './respawn.js';
-import {
-  addWorktree,
-  dropWorktree,
-  isDirectory,
-  removeWorktreeAt,
-  worktreeChanges,
-} from './worktree.js';
-import {
-  checkPlanSize,
-  cliArgv,
-  newSessionArgs,
-  newWindowArgs,
-  resolveExecutable,
-  respawnArgs,
-  type LaunchPlan,
-} from './spawn-argv.js';
-import {
-  endLeftovers,
-  markedWith,
-  newSpawnMark,
-  parentOf,
-  SPAWN_MARKER,
-  treeOf,
-  union,
-  type Noted,
-} from './leftovers.js';
+import { cliArgv, respawnArgs, type LaunchPlan } from './spawn-argv.js';
+import { checkSpawnRequest } from './spawn-request.js';
+import { openWindow, untilReady } from './spawn-start.js';
+import { watchDeath } from './spawn-watch.js';
+import { addWorktree, dropWorktree, removeWorktreeAt, worktreeChanges } from './worktree.js';
 
 /** A spawned terminal's default session wall-clock budget (docs/statecharts.md §7). */
 export const SPAWN_BUDGET_SECONDS = 14_400;
 const DEFAULT_READY_SECONDS = 60;
 const DEFAULT_STOP_SECONDS = 15;
-/** How often a spawned pane is asked whether its CLI still runs, besides when its state says so. */
-const DEATH_POLL_MS = 5000;
 
 export interface SpawnDeps {
   transport: TmuxTransport;
@@ -106,13 +70,6 @@ interface Made {
   mark: string;
 }
 
-/** How long a gone process may wait for tmux to mark its pane dead before it is decided without. */
-const UNREAPED_GRACE_MS = 3000;
-/** How long a process whose terminal closed may take to end before it is decided without it. */
-const EXITING_GRACE_MS = 15_000;
-/** How soon to look again meanwhile. */
-const UNREAPED_RECHECK_MS = 100;
-
 /**
  * Starting agent CLIs in windows of paneward's own, and supervising them: each started the way
  * its launch recipe says (argv, never a shell string), attached at once, started again in the
@@ -135,46 +92,9 @@ export class Spawner {
   /** See `Supervisor.spawn`. */
   async spawn(request: SpawnRequest): Promise<{ terminalId: string; spawned: Spawned }> {
     this.d.assertRunning();
-    const parsed = SpawnRequest.safeParse(request);
-    if (!parsed.success) throw invalid('spawn', parsed.error);
-    const r = parsed.data;
-    const recipe = launchRecipe(r.tool);
-    if (!recipe) {
-      throw new PanewardError(
-        'invalid_input',
-        `spawn: field \`tool\`: paneward has no launch recipe for ${r.tool}`,
-      );
-    }
-    let cwd = r.cwd ?? process.cwd();
-    if (!existsSync(cwd)) {
-      throw new PanewardError('invalid_input', `spawn: field \`cwd\`: no folder ${cwd}`);
-    }
-    if (!isDirectory(cwd)) {
-      throw new PanewardError('invalid_input', `spawn: field \`cwd\`: ${cwd} is not a folder`);
-    }
-    const env = Object.entries(r.env ?? {});
-    // Every process started from the pane carries it, so a stop finds what the CLI left behind.
-    const mark = newSpawnMark();
-    const launchEnv: Array<[string, string]> = [...env, [SPAWN_MARKER, mark]];
-    const path = r.env?.PATH ?? this.d.env.PATH;
-    const executable = resolveExecutable(recipe.executable, path);
-    if (executable === null) {
-      throw new PanewardError(
-        'invalid_input',
-        `spawn: field \`tool\`: ${recipe.executable} (${r.tool}) was not found on PATH${r.env?.PATH ? ' (env.PATH)' : ''}`,
-      );
-    }
-    const session = r.session ?? 'paneward';
-    const window = r.name ?? r.tool;
-    const userArgs = r.args ?? [];
-    // Checked before anything is created: tmux could not carry a longer command.
-    checkPlanSize({
-      session,
-      window,
-      cwd,
-      env: launchEnv,
-      argv: cliArgv(recipe, executable, userArgs, true),
-    });
+    const checked = checkSpawnRequest(request, this.d.env);
+    const { r, recipe, env, mark, launchEnv, executable, session, window, userArgs } = checked;
+    let cwd = checked.cwd;
     // The id is taken here, before the first await: a concurrent spawn of the same id (or of
     // the same name, which would be given the same id) sees it taken and starts nothing.
     const taken = new Set([...this.d.takenIds(), ...this.reserved]);
@@ -202,7 +122,7 @@ export class Spawner {
         env: launchEnv,
         argv: cliArgv(recipe, executable, userArgs, false),
       };
-      const paneId = await this.openWindow(plan);
+      const paneId = await openWindow((args) => this.run(args), plan);
       made.paneId = paneId;
       const policy = r.restart ?? 'never';
       await this.run(['set-option', '-w', '-t', paneId, 'remain-on-exit', 'on']);
@@ -265,7 +185,17 @@ export class Spawner {
         mark,
         respawn,
         goneSince: null,
-        watch: this.watch(terminalId, paneId),
+        watch: watchDeath(
+          {
+            owned: (t) => this.owned.get(t),
+            state$: (t) => this.d.state$(t),
+            scheduler: this.d.scheduler,
+            run: (args) => this.run(args),
+            paneFacts: (pane) => this.paneFacts(pane),
+          },
+          terminalId,
+          paneId,
+        ),
       };
       this.owned.set(terminalId, owned);
     } catch (error) {
@@ -274,7 +204,17 @@ export class Spawner {
     } finally {
       this.reserved.delete(id);
     }
-    await this.untilReady(terminalId, owned, r.readyTimeoutSeconds ?? DEFAULT_READY_SECONDS);
+    await untilReady(
+      {
+        changed: this.changed,
+        state$: (t) => this.d.state$(t),
+        get: (t) => this.d.get(t),
+        scheduler: this.d.scheduler,
+      },
+      terminalId,
+      owned.spawned,
+      r.readyTimeoutSeconds ?? DEFAULT_READY_SECONDS,
+    );
     return { terminalId, spawned: structuredClone(owned.spawned) };
   }
 
@@ -288,7 +228,7 @@ export class Spawner {
       const noted = facts?.pid ? await treeOf(facts.pid) : [];
       const server = facts?.pid ? parentOf(facts.pid) : null;
       await this.run(['kill-window', '-t', made.paneId]).catch(() => undefined);
-      await this.endLeftBehind(noted, made.mark, server).catch(() => undefined);
+      await endLeftBehind(noted, made.mark, server).catch(() => undefined);
     }
     if (made.worktree !== null) await dropWorktree(made.worktree).catch(() => undefined);
   }
@@ -363,29 +303,13 @@ export class Spawner {
     );
     this.d.detach(id);
     // A pane paneward only attached is the user's: what runs from it is left alone.
-    if (owned) await this.endLeftBehind(noted, owned.mark, server);
+    if (owned) await endLeftBehind(noted, owned.mark, server);
     let removed: string | null = null;
     if (removeWorktree && worktree) {
       await removeWorktreeAt(worktree.path, force);
       removed = worktree.path;
     }
     return { ok: true, ended, worktreeRemoved: removed };
-  }
-
-  /**
-   * Ends, once its window is gone, what was started from a pane and still runs: the processes
-   * noted (the pane's tree before the exit) and those carrying the spawn's marker.
-   */
-  private async endLeftBehind(
-    noted: readonly Noted[],
-    mark: string | null,
-    server: number | null,
-  ): Promise<void> {
-    const marked = mark === null ? [] : await markedWith(mark);
-    const all = union(noted, marked);
-    if (all.length === 0) return;
-    // The tmux server (the pane process's parent) is never one of them.
-    await endLeftovers(all, server === null ? [] : [server]);
   }
 
   /** Forgets a terminal that was detached (its window stays; it is no longer watched). */
@@ -410,141 +334,6 @@ export class Spawner {
     o.respawn.release();
   }
 
-  /** Opens the window (its session too when missing) holding the placeholder; its pane id. */
-  private async openWindow(plan: LaunchPlan): Promise<string> {
-    const exists = await this.run(['has-session', '-t', `=${plan.session}`]).then(
-      () => true,
-      (error: unknown) => {
-        if (isPanewardError(error) && error.code === 'tmux_missing') return false;
-        throw error;
-      },
-    );
-    const out = exists
-      ? await this.run(newWindowArgs(plan))
-      : await this.run(newSessionArgs(plan)).catch((error: unknown) => {
-          // Another caller created it in between.
-          if (isPanewardError(error) && /duplicate session/.test(error.message)) {
-            return this.run(newWindowArgs(plan));
-          }
-          throw error;
-        });
-    const paneId = out.trim();
-    if (!/^%\d+$/.test(paneId)) {
-      throw new PanewardError('tmux_failed', `tmux answered no pane id: ${JSON.stringify(out)}`);
-    }
-    return paneId;
-  }
-
-  /**
-   * Answers once the terminal is `ready` or `blocked` (a first-run question is the answer).
-   * A CLI that died before it was ready (and is not being started again) or ran out of time is
-   * an error naming the terminal, which stays attached so its screen can be read.
-   */
-  private async untilReady(id: string, owned: Owned, seconds: number): Promise<void> {
-    const failed = this.changed.pipe(
-      filter((t) => t === id),
-      map(() => owned.spawned.restart),
-      filter((r) => r.gaveUp !== null || (r.policy === 'never' && r.lastExit !== null)),
-      map(() => 'died' as const),
-    );
-    const ready = this.d.state$(id).pipe(
-      filter((s) => s.readiness.status === 'ready' || s.readiness.status === 'blocked'),
-      map(() => 'ready' as const),
-    );
-    const outcome = await firstValueFrom(
-      merge(ready, failed).pipe(
-        rxTimeout({
-          first: seconds * 1000,
-          scheduler: this.d.scheduler,
-          with: () => from(['timeout' as const]),
-        }),
-      ),
-      { defaultValue: 'timeout' as const },
-    );
-    if (outcome === 'ready') return;
-    const state = this.d.get(id);
-    const details = {
-      terminalId: id,
-      readiness: state.readiness.status,
-      restart: structuredClone(owned.spawned.restart),
-    };
-    if (outcome === 'timeout') {
-      throw new PanewardError(
-        'timeout',
-        `spawn: field \`readyTimeoutSeconds\`: terminal ${id} was not ready within ${seconds} s (readiness ${state.readiness.status}); it stays attached`,
-        { details },
-      );
-    }
-    const exit = owned.spawned.restart.lastExit;
-    const how = exit?.signal
-      ? `was killed by ${exit.signal}`
-      : `exited with status ${exit?.status}`;
-    throw new PanewardError(
-      'not_ready',
-      `spawn: terminal ${id}: the CLI ${how} before it was ready${owned.spawned.restart.gaveUp ? `; ${owned.spawned.restart.gaveUp.reason}` : ''}; it stays attached (its screen shows why)`,
-      { details },
-    );
-  }
-
-  /**
-   * Asks the pane whether its CLI still runs whenever the terminal's state says its process is
-   * down, and every few seconds besides (a death the state has not shown yet), and acts on it.
-   */
-  private watch(id: string, paneId: string): Subscription {
-    const down = this.d
-      .state$(id)
-      .pipe(
-        filter(
-          (s) => s.diagnostics.availability === 'tui_down' || s.diagnostics.process === 'tui_down',
-        ),
-      );
-    return merge(down, interval(DEATH_POLL_MS, this.d.scheduler))
-      .pipe(exhaustMap(() => from(this.checkUntilDecided(id, paneId).catch(() => undefined))))
-      .subscribe();
-  }
-
-  /** Checks, and again shortly while the process is gone but tmux has not said how it ended. */
-  private async checkUntilDecided(id: string, paneId: string): Promise<void> {
-    while (await this.check(id, paneId)) {
-      await new Promise<void>((resolve) => {
-        this.d.scheduler.schedule(() => resolve(), UNREAPED_RECHECK_MS);
-      });
-    }
-  }
-
-  /** Acts on the pane's facts; true when it must look again shortly (see above). */
-  private async check(id: string, paneId: string): Promise<boolean> {
-    const o = this.owned.get(id);
-    if (!o || !o.respawn.watching) return false;
-    const facts = await this.paneFacts(paneId);
-    if (facts === null || !facts.dead) return false;
-    // The process can be gone (or the pane shown dead) a moment before tmux has reaped it and
-    // knows its exit status: a clean exit would read as an unknown one (and be restarted as a
-    // failure). Wait for tmux's word, up to a bound, before deciding without it.
-    if (!facts.tmuxDead) {
-      const now = this.d.scheduler.now();
-      if (o.goneSince === null) {
-        // tmux 3.3a can miss the end of a CLI's process (Claude Code's stays a zombie, unreaped,
-        // until the server reaps some other child): a job of its own ending makes it reap them all.
-        await this.run(['run-shell', 'true']).catch(() => undefined);
-      }
-      o.goneSince ??= now;
-      const grace = facts.processAlive ? EXITING_GRACE_MS : UNREAPED_GRACE_MS;
-      if (now - o.goneSince < grace) return true;
-    }
-    o.goneSince = null;
-    // The chart decides: ended (a clean exit, or no restarts), a restart after its backoff, or
-    // giving up at the limit (machines/respawn.ts).
-    if (!o.respawn.watching) return false;
-    o.respawn.send({
-      type: 'evt_cli_died',
-      status: facts.status,
-      signal: facts.signal,
-      at: this.d.scheduler.now(),
-    });
-    return false;
-  }
-
   /** Starts the CLI again in its pane, the chart having asked for it. */
   private async respawn(id: string, paneId: string): Promise<{ resumed: boolean }> {
     const o = this.owned.get(id);
@@ -554,7 +343,7 @@ export class Spawner {
     // What the dead CLI left running (a Codex daemon) goes before the next one starts: every
     // restart would otherwise add one. Its pane runs nothing now, so whatever carries the
     // spawn's marker is the old CLI's.
-    await this.endLeftBehind([], o.mark, null);
+    await endLeftBehind([], o.mark, null);
     await this.run(respawnArgs(paneId, plan));
     return { resumed };
   }
