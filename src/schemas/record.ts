@@ -117,10 +117,7 @@ export type WatchdogCancel = z.infer<typeof WatchdogCancel>;
 export const AnsweredBy = z.object({
   /** `fleet`: a fleet server sent it to this host's edge, as the `answer` command. */
   via: z.enum(['http', 'cli', 'mcp', 'dashboard', 'library', 'fleet']),
-  /**
-   * A short hash of the bearer token the request carried; null when the server has none. For a
-   * fleet answer, the fleet server's token.
-   */
+  /** A short hash of the request's bearer token (a fleet answer: the fleet server's); or null. */
   tokenId: z.string().nullable(),
   /** A fleet answer only: how the fleet server was asked (its route, the CLI, the dashboard). */
   client: z.enum(['http', 'cli', 'dashboard']).optional(),
