@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createClineProfile } from '../../../src/profiles/cline/index.js';
 import { ProfileResult } from '../../../src/schemas/signals.js';
 import { recordedScreens } from '../real-frame.js';
+import { wrapWords, fillerWords } from '../wrapped.js';
 
 /**
  * The chat context on Cline 3.0.65's long-conversation recordings: its error item saying the
@@ -80,33 +81,12 @@ function errorOf(text: string): { rows: string[]; at: number; end: number } {
   return { rows, at, end };
 }
 
-/** The error item as Cline draws a long one: ` *Error: …`, the rest indented by two. */
-function wrapError(message: string, width: number): string[] {
-  const out: string[] = [];
-  let line = ' *Error:';
-  for (const word of message.split(' ')) {
-    if (line.length + 1 + word.length > width) {
-      out.push(line);
-      line = `  ${word}`;
-    } else line = `${line} ${word}`;
-  }
-  out.push(line);
-  return out;
-}
-
 const provider = fc
   .tuple(fc.integer({ min: 1000, max: 2_000_000 }), fc.integer({ min: 1000, max: 3_000_000 }))
   .map(
     ([max, got]) =>
       `(provider reported: This model's maximum context length is ${max} tokens. However, your messages resulted in ${got} tokens.)`,
   );
-const words = fc
-  .array(fc.constantFrom('alpha', 'beta', 'request', 'failed', 'item', 'x7', 'ok'), {
-    minLength: 1,
-    maxLength: 10,
-  })
-  .map((w) => w.join(' '));
-
 describe('cline chat context: generated variants of the real error frame', () => {
   it('each of its messages, at any width and with any numbers, keeps its reason', () => {
     fc.assert(
@@ -116,7 +96,7 @@ describe('cline chat context: generated variants of the real error frame', () =>
         fc.integer({ min: 60, max: 250 }),
         ([type, message], reported, width) => {
           const { rows, at, end } = errorOf(lastScreen('context-length-exceeded'));
-          const item = wrapError(`${message} ${reported}`, width);
+          const item = wrapWords(`${message} ${reported}`, width, ' *Error: ', '  ');
           const r = read([...rows.slice(0, at), ...item, ...rows.slice(end)].join('\n'));
           expect(r.signals.chatContext).toBe('degraded');
           expect(r.signals.degradedErrorType).toBe(type);
@@ -129,7 +109,7 @@ describe('cline chat context: generated variants of the real error frame', () =>
 
   it('another error in the same place is a failure, not the context', () => {
     fc.assert(
-      fc.property(words, (tail) => {
+      fc.property(fillerWords, (tail) => {
         const { rows, at, end } = errorOf(lastScreen('context-length-exceeded'));
         const item = ` * Error: ${tail} (HTTP 500)`;
         const r = read([...rows.slice(0, at), item, ...rows.slice(end)].join('\n'));
@@ -142,21 +122,25 @@ describe('cline chat context: generated variants of the real error frame', () =>
 
   it('the error pushed into history by a later turn, however long, reads current', () => {
     fc.assert(
-      fc.property(words, fc.array(words, { minLength: 1, maxLength: 20 }), (prompt, reply) => {
-        const { rows, end } = errorOf(lastScreen('context-length-exceeded'));
-        const rule = rows.findIndex((l, i) => i >= end && /^─{20,}/.test(l));
-        const later = [
-          '',
-          ` ❯ ${prompt}`,
-          '',
-          ...reply.map((l, i) => (i === 0 ? ` * ${l}` : `   ${l}`)),
-        ];
-        const screen = [...rows.slice(0, end), ...later, '', ...rows.slice(rule)];
-        const r = read(screen.join('\n'));
-        expect(r.signals.chatContext).toBe('current');
-        expect(r.signals.degradedErrorType).toBeUndefined();
-        expect(r.signals.knownFailure).toBeNull();
-      }),
+      fc.property(
+        fillerWords,
+        fc.array(fillerWords, { minLength: 1, maxLength: 20 }),
+        (prompt, reply) => {
+          const { rows, end } = errorOf(lastScreen('context-length-exceeded'));
+          const rule = rows.findIndex((l, i) => i >= end && /^─{20,}/.test(l));
+          const later = [
+            '',
+            ` ❯ ${prompt}`,
+            '',
+            ...reply.map((l, i) => (i === 0 ? ` * ${l}` : `   ${l}`)),
+          ];
+          const screen = [...rows.slice(0, end), ...later, '', ...rows.slice(rule)];
+          const r = read(screen.join('\n'));
+          expect(r.signals.chatContext).toBe('current');
+          expect(r.signals.degradedErrorType).toBeUndefined();
+          expect(r.signals.knownFailure).toBeNull();
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createCopilotProfile } from '../../../src/profiles/copilot/index.js';
 import { ProfileResult } from '../../../src/schemas/signals.js';
 import { recordedScreens } from '../real-frame.js';
+import { wrapWords, fillerWords } from '../wrapped.js';
 
 /**
  * The chat context on Copilot CLI 1.0.102's long-conversation recordings (the window 100,000
@@ -77,39 +78,22 @@ function refusalOf(text: string): { rows: string[]; at: number; end: number } {
   return { rows, at, end };
 }
 
-/** A failure line as Copilot wraps it: ` ✗ ` first, the rest indented by three spaces. */
-function wrapFailure(message: string, width: number): string[] {
-  const out: string[] = [];
-  let line = '';
-  for (const word of message.split(' ')) {
-    if (line !== '' && line.length + 1 + word.length > width - 3) {
-      out.push(line);
-      line = word;
-    } else line = line === '' ? word : `${line} ${word}`;
-  }
-  out.push(line);
-  return out.map((l, i) => (i === 0 ? ` ✗ ${l}` : `   ${l}`));
-}
-
 const contextMessage = fc
   .tuple(fc.integer({ min: 1000, max: 2_000_000 }), fc.integer({ min: 1000, max: 3_000_000 }))
   .map(
     ([max, got]) =>
       `400 This model's maximum context length is ${max} tokens. However, your messages resulted in ${got} tokens. Please reduce the length of the messages.`,
   );
-const words = fc
-  .array(fc.constantFrom('alpha', 'beta', 'request', 'failed', 'item', 'x7', 'ok'), {
-    minLength: 1,
-    maxLength: 10,
-  })
-  .map((w) => w.join(' '));
-
 describe('copilot chat context: generated variants of the real refusal frame', () => {
   it('the refusal at any width and with any numbers keeps its reason', () => {
     fc.assert(
       fc.property(contextMessage, fc.integer({ min: 30, max: 250 }), (message, width) => {
         const { rows, at, end } = refusalOf(lastScreen('context-length-exceeded'));
-        const screen = [...rows.slice(0, at), ...wrapFailure(message, width), ...rows.slice(end)];
+        const screen = [
+          ...rows.slice(0, at),
+          ...wrapWords(message, width, ' ✗ ', '   '),
+          ...rows.slice(end),
+        ];
         const r = read(screen.join('\n'));
         expect(r.signals.chatContext).toBe('degraded');
         expect(r.signals.degradedErrorType).toBe(TYPE);
@@ -123,13 +107,17 @@ describe('copilot chat context: generated variants of the real refusal frame', (
     const { rows, at, end } = refusalOf(lastScreen('context-length-exceeded'));
     const message =
       '400 Your input exceeds the context window of this model. Please adjust your input and try again.';
-    const screen = [...rows.slice(0, at), ...wrapFailure(message, 160), ...rows.slice(end)];
+    const screen = [
+      ...rows.slice(0, at),
+      ...wrapWords(message, 160, ' ✗ ', '   '),
+      ...rows.slice(end),
+    ];
     expect(read(screen.join('\n')).signals.degradedErrorType).toBe(TYPE);
   });
 
   it('another 400 in the same place is a failure, not the context', () => {
     fc.assert(
-      fc.property(words, (tail) => {
+      fc.property(fillerWords, (tail) => {
         const { rows, at, end } = refusalOf(lastScreen('context-length-exceeded'));
         const screen = [...rows.slice(0, at), ` ✗ 400 ${tail}`, ...rows.slice(end)];
         const r = read(screen.join('\n'));
@@ -142,24 +130,28 @@ describe('copilot chat context: generated variants of the real refusal frame', (
 
   it('the refusal pushed into history by a later turn, however long, reads current', () => {
     fc.assert(
-      fc.property(words, fc.array(words, { minLength: 1, maxLength: 20 }), (prompt, reply) => {
-        const { rows, end } = refusalOf(lastScreen('context-length-exceeded'));
-        const folder = rows.findLastIndex((l) => l.startsWith(' /tmp/'));
-        const later = [
-          '',
-          ` ❯ ${prompt}`,
-          '',
-          ...reply.map((l, i) => (i === 0 ? ` ● ${l}` : `   ${l}`)),
-        ];
-        // The blank rows under the refusal give way to the later turn, so the box stays put.
-        const tail = rows.slice(end, folder).slice(later.length);
-        const screen = [...rows.slice(0, end), ...later, ...tail, ...rows.slice(folder)];
-        const r = read(screen.join('\n'));
-        expect(r.signals.chatContext).toBe('current');
-        expect(r.signals.degradedErrorType).toBeUndefined();
-        expect(r.signals.knownFailure).toBeNull();
-        expect(r.evidence.rule).toBe('finished');
-      }),
+      fc.property(
+        fillerWords,
+        fc.array(fillerWords, { minLength: 1, maxLength: 20 }),
+        (prompt, reply) => {
+          const { rows, end } = refusalOf(lastScreen('context-length-exceeded'));
+          const folder = rows.findLastIndex((l) => l.startsWith(' /tmp/'));
+          const later = [
+            '',
+            ` ❯ ${prompt}`,
+            '',
+            ...reply.map((l, i) => (i === 0 ? ` ● ${l}` : `   ${l}`)),
+          ];
+          // The blank rows under the refusal give way to the later turn, so the box stays put.
+          const tail = rows.slice(end, folder).slice(later.length);
+          const screen = [...rows.slice(0, end), ...later, ...tail, ...rows.slice(folder)];
+          const r = read(screen.join('\n'));
+          expect(r.signals.chatContext).toBe('current');
+          expect(r.signals.degradedErrorType).toBeUndefined();
+          expect(r.signals.knownFailure).toBeNull();
+          expect(r.evidence.rule).toBe('finished');
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createGeminiCliProfile } from '../../../src/profiles/gemini_cli/index.js';
 import { ProfileResult } from '../../../src/schemas/signals.js';
 import { recordedScreens } from '../real-frame.js';
+import { wrapWords, fillerWords } from '../wrapped.js';
 
 /**
  * The chat context on Gemini CLI 0.61.0's real long-conversation recordings (the usage reported
@@ -103,28 +104,6 @@ function noticeOf(text: string, notice: RegExp): { rows: string[]; at: number; e
   return { rows, at, end };
 }
 
-/** A notice wrapped to `width` columns as Gemini CLI wraps it: the lines under it indented by 2. */
-function wrap(text: string, width: number): string[] {
-  const out: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    const room = out.length === 0 ? width : width - 2;
-    if (line !== '' && line.length + 1 + word.length > room) {
-      out.push(line);
-      line = word;
-    } else line = line === '' ? word : `${line} ${word}`;
-  }
-  if (line !== '') out.push(line);
-  return out.map((l, i) => (i === 0 ? l : `  ${l}`));
-}
-
-const words = fc
-  .array(fc.constantFrom('alpha', 'beta', 'gamma', 'request', 'project', 'file', 'x7', 'ok'), {
-    minLength: 1,
-    maxLength: 12,
-  })
-  .map((w) => w.join(' '));
-
 describe('gemini_cli chat context: generated variants of the real frames', () => {
   it('the same notice wrapped at any width keeps its reason', () => {
     fc.assert(
@@ -137,7 +116,11 @@ describe('gemini_cli chat context: generated variants of the real frames', () =>
             .slice(at, end)
             .map((l) => l.trim())
             .join(' ');
-          const screen = [...rows.slice(0, at), ...wrap(text, width), ...rows.slice(end)];
+          const screen = [
+            ...rows.slice(0, at),
+            ...wrapWords(text, width, '', '  '),
+            ...rows.slice(end),
+          ];
           const r = read(screen.join('\n'));
           expect(r.signals.chatContext).toBe('degraded');
           expect(r.signals.degradedErrorType).toBe(type);
@@ -161,7 +144,11 @@ describe('gemini_cli chat context: generated variants of the real frames', () =>
             (advice
               ? ' Please try reducing the size of your message or use the /compress command to compress the chat history.'
               : '');
-          const screen = [...rows.slice(0, at), ...wrap(text, 118), ...rows.slice(end)];
+          const screen = [
+            ...rows.slice(0, at),
+            ...wrapWords(text, 118, '', '  '),
+            ...rows.slice(end),
+          ];
           const r = read(screen.join('\n'));
           expect(r.signals.degradedErrorType).toBe('gemini_context_window_will_overflow');
         },
@@ -172,7 +159,7 @@ describe('gemini_cli chat context: generated variants of the real frames', () =>
 
   it('a failed /compress with a message nobody has seen is degraded: gemini_compress_failed', () => {
     fc.assert(
-      fc.property(words, (message) => {
+      fc.property(fillerWords, (message) => {
         const { rows, at, end } = noticeOf(
           lastScreen('compress-context-length-exceeded'),
           /^✕ Failed to compress chat history: /,
@@ -206,8 +193,8 @@ describe('gemini_cli chat context: generated variants of the real frames', () =>
     fc.assert(
       fc.property(
         fc.constantFrom(...DEGRADED),
-        words,
-        fc.array(words, { minLength: 0, maxLength: 20 }),
+        fillerWords,
+        fc.array(fillerWords, { minLength: 0, maxLength: 20 }),
         (f, prompt, reply) => {
           const [scenario, , notice] = f;
           const { rows, end } = noticeOf(lastScreen(scenario), notice);

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createGrokCliProfile } from '../../../src/profiles/grok_cli/index.js';
 import { ProfileResult } from '../../../src/schemas/signals.js';
 import { recordedScreens } from '../real-frame.js';
+import { wrapWords, fillerWords } from '../wrapped.js';
 
 /**
  * The chat context on grok-cli 0.0.34's long-conversation recordings: the provider's refusal of
@@ -61,39 +62,22 @@ function refusalOf(text: string): { rows: string[]; at: number; end: number } {
   return { rows, at, end };
 }
 
-/** The error item as grok-cli wraps it: the item's first line, the rest indented by four. */
-function wrapItem(message: string, width: number): string[] {
-  const out: string[] = [];
-  let line = ITEM.trimEnd();
-  for (const word of message.split(' ')) {
-    if (line.length + 1 + word.length > width) {
-      out.push(line);
-      line = `    ${word}`;
-    } else line = `${line} ${word}`;
-  }
-  out.push(line);
-  return out;
-}
-
 const contextMessage = fc
   .tuple(fc.integer({ min: 1000, max: 2_000_000 }), fc.integer({ min: 1000, max: 3_000_000 }))
   .map(
     ([max, got]) =>
       `Grok API error: 400 This model's maximum context length is ${max} tokens. However, your messages resulted in ${got} tokens. Please reduce the length of the messages.`,
   );
-const words = fc
-  .array(fc.constantFrom('alpha', 'beta', 'request', 'failed', 'item', 'x7', 'ok'), {
-    minLength: 1,
-    maxLength: 10,
-  })
-  .map((w) => w.join(' '));
-
 describe('grok-cli chat context: generated variants of the real refusal frame', () => {
   it('the refusal at any width and with any numbers keeps its reason', () => {
     fc.assert(
       fc.property(contextMessage, fc.integer({ min: 60, max: 250 }), (message, width) => {
         const { rows, at, end } = refusalOf(lastScreen('context-length-exceeded'));
-        const screen = [...rows.slice(0, at), ...wrapItem(message, width), ...rows.slice(end)];
+        const screen = [
+          ...rows.slice(0, at),
+          ...wrapWords(message, width, ITEM, '    '),
+          ...rows.slice(end),
+        ];
         const r = read(screen.join('\n'));
         expect(r.signals.chatContext).toBe('degraded');
         expect(r.signals.degradedErrorType).toBe(TYPE);
@@ -105,7 +89,7 @@ describe('grok-cli chat context: generated variants of the real refusal frame', 
 
   it('another API error in the same place is a failure, not the context', () => {
     fc.assert(
-      fc.property(fc.constantFrom(400, 429, 500), words, (status, tail) => {
+      fc.property(fc.constantFrom(400, 429, 500), fillerWords, (status, tail) => {
         const { rows, at, end } = refusalOf(lastScreen('context-length-exceeded'));
         const item = `${ITEM}Grok API error: ${status} ${tail}`;
         const r = read([...rows.slice(0, at), item, ...rows.slice(end)].join('\n'));
@@ -118,22 +102,26 @@ describe('grok-cli chat context: generated variants of the real refusal frame', 
 
   it('the refusal pushed into history by a later turn, however long, reads current', () => {
     fc.assert(
-      fc.property(words, fc.array(words, { minLength: 1, maxLength: 20 }), (prompt, reply) => {
-        const { rows, end } = refusalOf(lastScreen('context-length-exceeded'));
-        const box = rows.findLastIndex((l) => /^ {2}╭─+╮$/.test(l));
-        const later = [
-          '',
-          `  > ${prompt}`,
-          '',
-          ...reply.map((l, i) => (i === 0 ? `  ⏺ ${l}` : `    ${l}`)),
-        ];
-        const screen = [...rows.slice(0, end), ...later, '', ...rows.slice(box)];
-        const r = read(screen.join('\n'));
-        expect(r.signals.chatContext).toBe('current');
-        expect(r.signals.degradedErrorType).toBeUndefined();
-        expect(r.signals.knownFailure).toBeNull();
-        expect(r.evidence.rule).toBe('finished');
-      }),
+      fc.property(
+        fillerWords,
+        fc.array(fillerWords, { minLength: 1, maxLength: 20 }),
+        (prompt, reply) => {
+          const { rows, end } = refusalOf(lastScreen('context-length-exceeded'));
+          const box = rows.findLastIndex((l) => /^ {2}╭─+╮$/.test(l));
+          const later = [
+            '',
+            `  > ${prompt}`,
+            '',
+            ...reply.map((l, i) => (i === 0 ? `  ⏺ ${l}` : `    ${l}`)),
+          ];
+          const screen = [...rows.slice(0, end), ...later, '', ...rows.slice(box)];
+          const r = read(screen.join('\n'));
+          expect(r.signals.chatContext).toBe('current');
+          expect(r.signals.degradedErrorType).toBeUndefined();
+          expect(r.signals.knownFailure).toBeNull();
+          expect(r.evidence.rule).toBe('finished');
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -4,6 +4,7 @@ import { createKiloProfile } from '../../../src/profiles/kilo/index.js';
 import { createOpencodeProfile } from '../../../src/profiles/opencode/index.js';
 import { ProfileResult } from '../../../src/schemas/signals.js';
 import { recordedScreens } from '../real-frame.js';
+import { fillerWords } from '../wrapped.js';
 
 /**
  * The chat context on the real long-context recordings of opencode 1.18.33 (the fake usage near
@@ -77,17 +78,10 @@ describe('opencode chat context: the real frames of the long conversations', () 
   });
 });
 
-const words = fc
-  .array(fc.constantFrom('alpha', 'beta', 'request', 'failed', 'limit', 'x7', '4096'), {
-    minLength: 1,
-    maxLength: 10,
-  })
-  .map((w) => w.join(' '));
-
 describe('opencode chat context: variants of the real frames', () => {
   it('another message in the failed compaction block: degraded, opencode_compaction_failed', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...FAILED), words, ([tool, scenario], message) => {
+      fc.property(fc.constantFrom(...FAILED), fillerWords, ([tool, scenario], message) => {
         const rows = lastScreen(tool, scenario).split('\n');
         rows[errorRow(rows)] = `  ┃  ${message}`;
         const r = read(tool, rows.join('\n'));
@@ -128,8 +122,8 @@ describe('opencode chat context: variants of the real frames', () => {
     fc.assert(
       fc.property(
         fc.constantFrom(...FAILED),
-        words,
-        words,
+        fillerWords,
+        fillerWords,
         fc.integer({ min: 1, max: 59 }),
         ([tool, scenario], prompt, reply, secs) => {
           const rows = lastScreen(tool, scenario).split('\n');
@@ -156,7 +150,7 @@ describe('opencode chat context: variants of the real frames', () => {
     );
   });
 
-  it('the same words in a reply (not a block) are not the context', () => {
+  it('the same fillerWords in a reply (not a block) are not the context', () => {
     for (const [tool, scenario] of FAILED) {
       const rows = lastScreen(tool, scenario).split('\n');
       const at = errorRow(rows);

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createPiProfile } from '../../../src/profiles/pi/index.js';
 import { ProfileResult } from '../../../src/schemas/signals.js';
 import { recordedScreens } from '../real-frame.js';
+import { wrapWords } from '../wrapped.js';
 
 /**
  * The chat context on pi 0.73.1's real long-context recordings (the fake usage near a declared
@@ -29,20 +30,6 @@ function paragraph(rows: readonly string[]): { at: number; end: number } {
   let end = at + 1;
   while (end < rows.length && rows[end]!.trim() !== '') end++;
   return { at, end };
-}
-
-/** Words wrapped to `width` columns with pi's one-space indent. */
-function wrap(text: string, width: number): string[] {
-  const out: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    if (line !== '' && line.length + 1 + word.length > width) {
-      out.push(` ${line}`);
-      line = word;
-    } else line = line === '' ? word : `${line} ${word}`;
-  }
-  if (line !== '') out.push(` ${line}`);
-  return out;
 }
 
 describe("pi chat context: the real frames of 0.73.1's long conversations", () => {
@@ -102,7 +89,7 @@ describe('pi chat context: variants of the real frames', () => {
             .slice(at, end)
             .map((l) => l.trim())
             .join(' ');
-          const screen = [...rows.slice(0, at), ...wrap(text, width), ...rows.slice(end)];
+          const screen = [...rows.slice(0, at), ...wrapWords(text, width, ' '), ...rows.slice(end)];
           const r = read(screen.join('\n'));
           expect(r.signals.chatContext).toBe('degraded');
           expect(r.signals.degradedErrorType).toBe(type);
@@ -125,7 +112,7 @@ describe('pi chat context: variants of the real frames', () => {
             .map((l) => l.trim())
             .join(' ')
             .replace(/\d{5,}/g, String(n));
-          const screen = [...rows.slice(0, at), ...wrap(text, 158), ...rows.slice(end)];
+          const screen = [...rows.slice(0, at), ...wrapWords(text, 158, ' '), ...rows.slice(end)];
           const r = read(screen.join('\n'));
           expect(r.signals.degradedErrorType).toBe(type);
         },

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createQwenCodeProfile } from '../../../src/profiles/qwen_code/index.js';
 import { ProfileResult } from '../../../src/schemas/signals.js';
 import { recordedScreens } from '../real-frame.js';
+import { wrapWords, fillerWords } from '../wrapped.js';
 
 /**
  * The chat context on Qwen Code 0.24.4's real long-conversation recordings (the usage reported
@@ -86,27 +87,6 @@ function errorOf(text: string, error: RegExp): { rows: string[]; at: number; end
   return { rows, at, end };
 }
 
-/** An error wrapped to `width` columns as Qwen Code wraps it: `  ✕ …`, the rest indented by 4. */
-function wrap(text: string, width: number): string[] {
-  const out: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    if (line !== '' && line.length + 1 + word.length > width - 4) {
-      out.push(line);
-      line = word;
-    } else line = line === '' ? word : `${line} ${word}`;
-  }
-  if (line !== '') out.push(line);
-  return out.map((l, i) => (i === 0 ? `  ${l}` : `    ${l}`));
-}
-
-const words = fc
-  .array(fc.constantFrom('alpha', 'beta', 'gamma', 'request', 'project', 'file', 'x7', 'ok'), {
-    minLength: 1,
-    maxLength: 12,
-  })
-  .map((w) => w.join(' '));
-
 describe('qwen_code chat context: generated variants of the real frames', () => {
   it('the same error wrapped at any width keeps its reason', () => {
     fc.assert(
@@ -119,7 +99,11 @@ describe('qwen_code chat context: generated variants of the real frames', () => 
             .slice(at, end)
             .map((l) => l.trim())
             .join(' ');
-          const screen = [...rows.slice(0, at), ...wrap(text, width), ...rows.slice(end)];
+          const screen = [
+            ...rows.slice(0, at),
+            ...wrapWords(text, width, '  ', '    '),
+            ...rows.slice(end),
+          ];
           const r = read(screen.join('\n'));
           expect(r.signals.chatContext).toBe('degraded');
           expect(r.signals.degradedErrorType).toBe(type);
@@ -144,7 +128,7 @@ describe('qwen_code chat context: generated variants of the real frames', () => 
           const r1 = read(
             [
               ...hard.rows.slice(0, hard.at),
-              ...wrap(hardText, 160),
+              ...wrapWords(hardText, 160, '  ', '    '),
               ...hard.rows.slice(hard.end),
             ].join('\n'),
           );
@@ -157,7 +141,7 @@ describe('qwen_code chat context: generated variants of the real frames', () => 
           const r2 = read(
             [
               ...refused.rows.slice(0, refused.at),
-              ...wrap(refusedText, 160),
+              ...wrapWords(refusedText, 160, '  ', '    '),
               ...refused.rows.slice(refused.end),
             ].join('\n'),
           );
@@ -170,7 +154,7 @@ describe('qwen_code chat context: generated variants of the real frames', () => 
 
   it('an API error of another kind is a failure, not the context', () => {
     fc.assert(
-      fc.property(words, (message) => {
+      fc.property(fillerWords, (message) => {
         const { rows, at, end } = errorOf(lastScreen('context-length-exceeded'), REFUSED);
         const screen = [
           ...rows.slice(0, at),
@@ -189,8 +173,8 @@ describe('qwen_code chat context: generated variants of the real frames', () => 
     fc.assert(
       fc.property(
         fc.constantFrom(...DEGRADED),
-        words,
-        fc.array(words, { minLength: 0, maxLength: 20 }),
+        fillerWords,
+        fc.array(fillerWords, { minLength: 0, maxLength: 20 }),
         (f, prompt, reply) => {
           const [scenario, , error] = f;
           const { rows, end } = errorOf(lastScreen(scenario), error);
