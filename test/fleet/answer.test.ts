@@ -23,18 +23,13 @@ import { describeZodError } from '../../src/internal/zod-errors.js';
 import { FleetView } from '../../src/fleet/view.js';
 import { createSupervisor, type Supervisor } from '../../src/index.js';
 import { createClaudeCodeProfile } from '../../src/profiles/claude_code/index.js';
-import type { ProfileFactory } from '../../src/profiles/types.js';
 import { createHttpApp, type HttpApp } from '../../src/server/app.js';
 import { startAgentSession, uniqueSocketName, type AgentSession } from '../e2e/harness/session.js';
+import { standInReading } from '../terminal/internal/dialog-stand-in.js';
 import { BIN, freePort, NatsServer, until } from './internal/harness.js';
 
 const AGENT = fileURLToPath(new URL('../terminal/internal/dialog-agent.mjs', import.meta.url));
-/** Claude Code's reading of the screen, for a process named as the stand-in. */
-const dialogProfile: ProfileFactory = () => ({
-  ...createClaudeCodeProfile('2.1.332'),
-  id: 'dialog_stand_in',
-  processNames: ['dialog-agent'],
-});
+const dialogProfile = standInReading(createClaudeCodeProfile, '2.1.332');
 const LIMITS = { duplicateWindowSeconds: 1 };
 const FLEET_TOKEN = 'fleet-answer-signing-token-0123456789';
 const HTTP_TOKEN = 'fleet-answer-bearer-token-0123456789';

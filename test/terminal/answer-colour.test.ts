@@ -4,15 +4,13 @@
 // arrows go from there. No highlight, or two: refused, nothing typed; Escape refuses anywhere.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGrokCliProfile } from '../../src/profiles/grok_cli/index.js';
-import type { ProfileFactory } from '../../src/profiles/types.js';
-import { startDialogStandIn, type DialogStandIn } from './internal/dialog-stand-in.js';
+import {
+  standInReading,
+  startDialogStandIn,
+  type DialogStandIn,
+} from './internal/dialog-stand-in.js';
 
-/** grok-cli 0.0.34's reading, for a process named as the stand-in. */
-const grokStandIn: ProfileFactory = () => ({
-  ...createGrokCliProfile('0.0.34'),
-  id: 'dialog_stand_in',
-  processNames: ['dialog-agent'],
-});
+const grokStandIn = standInReading(createGrokCliProfile, '0.0.34');
 
 let running: DialogStandIn | undefined;
 afterEach(async () => {

@@ -7,17 +7,15 @@
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOpencodeProfile } from '../../src/profiles/opencode/index.js';
-import type { ProfileFactory } from '../../src/profiles/types.js';
-import { startDialogStandIn, type DialogStandIn } from './internal/dialog-stand-in.js';
+import {
+  standInReading,
+  startDialogStandIn,
+  type DialogStandIn,
+} from './internal/dialog-stand-in.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/opencode', import.meta.url));
 
-/** opencode 1.18.33's reading, for a process named as the stand-in. */
-const opencodeStandIn: ProfileFactory = () => ({
-  ...createOpencodeProfile('1.18.33'),
-  id: 'dialog_stand_in',
-  processNames: ['dialog-agent'],
-});
+const opencodeStandIn = standInReading(createOpencodeProfile, '1.18.33');
 
 let running: DialogStandIn | undefined;
 afterEach(async () => {

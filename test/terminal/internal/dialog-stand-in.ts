@@ -14,12 +14,13 @@ import {
 
 const AGENT = fileURLToPath(new URL('./dialog-agent.mjs', import.meta.url));
 
-/** Claude Code's reading of the screen, for a process named as the stand-in. */
-const dialogProfile: ProfileFactory = () => ({
-  ...createClaudeCodeProfile('2.1.332'),
-  id: 'dialog_stand_in',
-  processNames: ['dialog-agent'],
-});
+/** A CLI's reading of the screen at `version`, for a process named as the stand-in. */
+export function standInReading(make: ProfileFactory, version: string): ProfileFactory {
+  return () => ({ ...make(version), id: 'dialog_stand_in', processNames: ['dialog-agent'] });
+}
+
+/** Claude Code's reading, the stand-in's unless a test says otherwise. */
+const dialogProfile = standInReading(createClaudeCodeProfile, '2.1.332');
 
 export interface DialogStandIn {
   id: string;
