@@ -26,3 +26,29 @@ export const fillerWords = fc
     maxLength: 12,
   })
   .map((w) => w.join(' '));
+
+/**
+ * The rows of a screen and where a message stands on it: its first row (the first that `head`
+ * matches) and the rows under it indented by exactly `indent` spaces, up to `end` (exclusive).
+ */
+export function messageAt(
+  text: string,
+  head: RegExp,
+  indent: number,
+): { rows: string[]; at: number; end: number } {
+  const rows = text.split('\n');
+  const at = rows.findIndex((l) => head.test(l));
+  if (at < 0) throw new Error(`no row matching ${head} on this screen`);
+  const under = new RegExp(`^ {${indent}}\\S`);
+  let end = at + 1;
+  while (end < rows.length && under.test(rows[end]!)) end++;
+  return { rows, at, end };
+}
+
+/** The provider's words for a prompt over the model's window (OpenAI's), with any numbers. */
+export const overTheWindow = fc
+  .tuple(fc.integer({ min: 1000, max: 2_000_000 }), fc.integer({ min: 1000, max: 3_000_000 }))
+  .map(
+    ([max, got]) =>
+      `This model's maximum context length is ${max} tokens. However, your messages resulted in ${got} tokens.`,
+  );

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createClineProfile } from '../../../src/profiles/cline/index.js';
 import { ProfileResult } from '../../../src/schemas/signals.js';
 import { recordedScreens } from '../real-frame.js';
-import { wrapWords, fillerWords } from '../wrapped.js';
+import { wrapWords, fillerWords, messageAt, overTheWindow } from '../wrapped.js';
 
 /**
  * The chat context on Cline 3.0.65's long-conversation recordings: its error item saying the
@@ -35,6 +35,9 @@ const MESSAGES: ReadonlyArray<[type: string, message: string]> = [
     "The conversation exceeds the model's context window. Compact the conversation, start a new session, or switch to a model with a larger context window.",
   ],
 ];
+
+const errorOf = (text: string) => messageAt(text, ERROR, 2);
+const provider = overTheWindow.map((words) => `(provider reported: ${words})`);
 
 describe('cline chat context: the real frames of 3.0.65', () => {
   it('context-length-exceeded: the error item next to the prompt reads degraded, the turn failed', () => {
@@ -71,22 +74,6 @@ describe('cline chat context: the real frames of 3.0.65', () => {
   });
 });
 
-/** The rows of a screen and where the error item and its wrapped rows stand. */
-function errorOf(text: string): { rows: string[]; at: number; end: number } {
-  const rows = text.split('\n');
-  const at = rows.findIndex((l) => ERROR.test(l));
-  if (at < 0) throw new Error('no error item on this screen');
-  let end = at + 1;
-  while (end < rows.length && /^ {2}\S/.test(rows[end]!)) end++;
-  return { rows, at, end };
-}
-
-const provider = fc
-  .tuple(fc.integer({ min: 1000, max: 2_000_000 }), fc.integer({ min: 1000, max: 3_000_000 }))
-  .map(
-    ([max, got]) =>
-      `(provider reported: This model's maximum context length is ${max} tokens. However, your messages resulted in ${got} tokens.)`,
-  );
 describe('cline chat context: generated variants of the real error frame', () => {
   it('each of its messages, at any width and with any numbers, keeps its reason', () => {
     fc.assert(

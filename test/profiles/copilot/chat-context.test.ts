@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createCopilotProfile } from '../../../src/profiles/copilot/index.js';
 import { ProfileResult } from '../../../src/schemas/signals.js';
 import { recordedScreens } from '../real-frame.js';
-import { wrapWords, fillerWords } from '../wrapped.js';
+import { wrapWords, fillerWords, messageAt, overTheWindow } from '../wrapped.js';
 
 /**
  * The chat context on Copilot CLI 1.0.102's long-conversation recordings (the window 100,000
@@ -19,6 +19,11 @@ const lastScreen = (scenario: string) => screens(scenario).at(-1)!;
 const TYPE = 'copilot_context_length_exceeded';
 const REFUSAL = /^ ✗ 400 This model's maximum context length is /;
 const hasRefusal = (text: string) => text.split('\n').some((l) => REFUSAL.test(l));
+
+const refusalOf = (text: string) => messageAt(text, REFUSAL, 3);
+const contextMessage = overTheWindow.map(
+  (words) => `400 ${words} Please reduce the length of the messages.`,
+);
 
 describe('copilot chat context: the real frames of 1.0.102', () => {
   for (const scenario of ['context-length-exceeded', 'context-all-refused']) {
@@ -68,22 +73,6 @@ describe('copilot chat context: the real frames of 1.0.102', () => {
   });
 });
 
-/** The rows of a screen and where the refusal and its wrapped lines stand. */
-function refusalOf(text: string): { rows: string[]; at: number; end: number } {
-  const rows = text.split('\n');
-  const at = rows.findIndex((l) => REFUSAL.test(l));
-  if (at < 0) throw new Error('no refusal on this screen');
-  let end = at + 1;
-  while (end < rows.length && /^ {3}\S/.test(rows[end]!)) end++;
-  return { rows, at, end };
-}
-
-const contextMessage = fc
-  .tuple(fc.integer({ min: 1000, max: 2_000_000 }), fc.integer({ min: 1000, max: 3_000_000 }))
-  .map(
-    ([max, got]) =>
-      `400 This model's maximum context length is ${max} tokens. However, your messages resulted in ${got} tokens. Please reduce the length of the messages.`,
-  );
 describe('copilot chat context: generated variants of the real refusal frame', () => {
   it('the refusal at any width and with any numbers keeps its reason', () => {
     fc.assert(

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createGeminiCliProfile } from '../../../src/profiles/gemini_cli/index.js';
 import { ProfileResult } from '../../../src/schemas/signals.js';
 import { recordedScreens } from '../real-frame.js';
-import { wrapWords, fillerWords } from '../wrapped.js';
+import { wrapWords, fillerWords, messageAt } from '../wrapped.js';
 
 /**
  * The chat context on Gemini CLI 0.61.0's real long-conversation recordings (the usage reported
@@ -36,6 +36,8 @@ const DEGRADED: ReadonlyArray<
 ];
 
 const rowOf = (text: string, notice: RegExp) => text.split('\n').findIndex((l) => notice.test(l));
+
+const noticeOf = (text: string, notice: RegExp) => messageAt(text, notice, 2);
 
 describe("gemini_cli chat context: the real frames of 0.61.0's long conversations", () => {
   for (const [scenario, type, notice, failure] of DEGRADED) {
@@ -93,16 +95,6 @@ describe("gemini_cli chat context: the real frames of 0.61.0's long conversation
     expect(c.evidence.rule).not.toBe('finished');
   });
 });
-
-/** The rows of a screen, and where the notice and the lines indented under it stand. */
-function noticeOf(text: string, notice: RegExp): { rows: string[]; at: number; end: number } {
-  const rows = text.split('\n');
-  const at = rows.findIndex((l) => notice.test(l));
-  if (at < 0) throw new Error('no notice on this screen');
-  let end = at + 1;
-  while (end < rows.length && /^ {2}\S/.test(rows[end]!)) end++;
-  return { rows, at, end };
-}
 
 describe('gemini_cli chat context: generated variants of the real frames', () => {
   it('the same notice wrapped at any width keeps its reason', () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createGrokCliProfile } from '../../../src/profiles/grok_cli/index.js';
 import { ProfileResult } from '../../../src/schemas/signals.js';
 import { recordedScreens } from '../real-frame.js';
-import { wrapWords, fillerWords } from '../wrapped.js';
+import { wrapWords, fillerWords, messageAt, overTheWindow } from '../wrapped.js';
 
 /**
  * The chat context on grok-cli 0.0.34's long-conversation recordings: the provider's refusal of
@@ -19,6 +19,11 @@ const TYPE = 'grok_cli_context_length_exceeded';
 const ITEM = '  ⏺ Sorry, I encountered an error: ';
 const REFUSAL = /^ {2}⏺ Sorry, I encountered an error: Grok API error: 400 This model's maximum/;
 const hasRefusal = (text: string) => text.split('\n').some((l) => REFUSAL.test(l));
+
+const refusalOf = (text: string) => messageAt(text, REFUSAL, 4);
+const contextMessage = overTheWindow.map(
+  (words) => `Grok API error: 400 ${words} Please reduce the length of the messages.`,
+);
 
 describe('grok-cli chat context: the real frames of 0.0.34', () => {
   it('context-length-exceeded: the refusal next to the prompt reads degraded, the turn failed', () => {
@@ -52,22 +57,6 @@ describe('grok-cli chat context: the real frames of 0.0.34', () => {
   });
 });
 
-/** The rows of a screen and where the refusal and its wrapped lines stand. */
-function refusalOf(text: string): { rows: string[]; at: number; end: number } {
-  const rows = text.split('\n');
-  const at = rows.findIndex((l) => REFUSAL.test(l));
-  if (at < 0) throw new Error('no refusal on this screen');
-  let end = at + 1;
-  while (end < rows.length && /^ {4}\S/.test(rows[end]!)) end++;
-  return { rows, at, end };
-}
-
-const contextMessage = fc
-  .tuple(fc.integer({ min: 1000, max: 2_000_000 }), fc.integer({ min: 1000, max: 3_000_000 }))
-  .map(
-    ([max, got]) =>
-      `Grok API error: 400 This model's maximum context length is ${max} tokens. However, your messages resulted in ${got} tokens. Please reduce the length of the messages.`,
-  );
 describe('grok-cli chat context: generated variants of the real refusal frame', () => {
   it('the refusal at any width and with any numbers keeps its reason', () => {
     fc.assert(

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createQwenCodeProfile } from '../../../src/profiles/qwen_code/index.js';
 import { ProfileResult } from '../../../src/schemas/signals.js';
 import { recordedScreens } from '../real-frame.js';
-import { wrapWords, fillerWords } from '../wrapped.js';
+import { wrapWords, fillerWords, messageAt } from '../wrapped.js';
 
 /**
  * The chat context on Qwen Code 0.24.4's real long-conversation recordings (the usage reported
@@ -28,6 +28,8 @@ const DEGRADED: ReadonlyArray<[scenario: string, type: string, error: RegExp]> =
 const REPLY_GLYPH = '\u25c6\ufe0e';
 
 const rowOf = (text: string, error: RegExp) => text.split('\n').findIndex((l) => error.test(l));
+
+const errorOf = (text: string, error: RegExp) => messageAt(text, error, 4);
 
 describe("qwen_code chat context: the real frames of 0.24.4's long conversations", () => {
   for (const [scenario, type, error] of DEGRADED) {
@@ -76,16 +78,6 @@ describe("qwen_code chat context: the real frames of 0.24.4's long conversations
     expect(r.evidence.rule).toBe('finished');
   });
 });
-
-/** The rows of a screen, and where the error line and the lines indented under it stand. */
-function errorOf(text: string, error: RegExp): { rows: string[]; at: number; end: number } {
-  const rows = text.split('\n');
-  const at = rows.findIndex((l) => error.test(l));
-  if (at < 0) throw new Error('no error line on this screen');
-  let end = at + 1;
-  while (end < rows.length && /^ {4}\S/.test(rows[end]!)) end++;
-  return { rows, at, end };
-}
 
 describe('qwen_code chat context: generated variants of the real frames', () => {
   it('the same error wrapped at any width keeps its reason', () => {
