@@ -15,6 +15,7 @@ import { lastTurnMachine } from './lastTurn.js';
 import { readinessMachine } from './readiness.js';
 import { turnPhaseMachine, type TurnInfo } from './turnPhase.js';
 import { watchdogMachine } from './watchdog.js';
+import { witnessMachine, type WitnessConfig } from './witness.js';
 
 /** Timer and policy settings of a terminal's charts (docs/statecharts.md §3). */
 export interface ChartConfig {
@@ -55,6 +56,11 @@ export interface TerminalInput {
   /** The public state to show until the runtime publishes one. */
   state?: TerminalState | null;
   /**
+   * Who settles a turn and what the CLI's session record and hooks can tell (docs/witness.md);
+   * null or absent: the screen alone. Preparing the pane sets it once the tool is known.
+   */
+  witness?: WitnessConfig | null;
+  /**
    * The pane needs no preparing (a recording replayed, a test): the terminal runs its charts at
    * once, with `request` and `openTurn` as given.
    */
@@ -83,6 +89,8 @@ export type TerminalEvent =
 export interface Preparation {
   request: TerminalRequest;
   openTurn: TerminalInput['openTurn'];
+  /** The completion witness of the tool prepared (absent: the screen alone). */
+  witness?: WitnessConfig | null;
 }
 
 export interface TerminalContext extends TerminalInput {
@@ -103,6 +111,7 @@ export interface TerminalChartRefs {
   turnPhase: ActorRefFrom<typeof turnPhaseMachine>;
   lastTurn: ActorRefFrom<typeof lastTurnMachine>;
   watchdog: ActorRefFrom<typeof watchdogMachine>;
+  witness: ActorRefFrom<typeof witnessMachine>;
 }
 
 /** What the runtime must provide: how a pane is prepared, and the per-pane runtime itself. */
@@ -113,6 +122,8 @@ export interface TerminalRuntimeInput {
   restarts: number;
   /** The turn left open that preparing found (the turn-phase chart starts with it). */
   openTurn?: TerminalInput['openTurn'];
+  /** The completion witness its `witness` chart was started with (absent: the screen alone). */
+  witness?: WitnessConfig | null;
 }
 
 const errorText = (error: unknown): string =>
@@ -123,7 +134,7 @@ const errorText = (error: unknown): string =>
  * and again when the runtime sees an agent start in a pane that had none; a terminal given a
  * prepared pane, as a replay is, starts `running` at once);
  * `running` invokes the statecharts as its children (diagnostics, readiness, turn phase,
- * last turn, watchdog; it spawns one completion chart per turn) and the runtime that feeds
+ * last turn, watchdog, the witness that settles turns; it spawns one completion chart per turn) and the runtime that feeds
  * them from the pane's frames; when the runtime or a chart fails, `restarting` waits a capped
  * exponential backoff and prepares again, with fresh charts restored from the journal, while
  * the last public state stays readable. Commands are answered only while `running`.
@@ -141,6 +152,7 @@ export const terminalMachine = setup({
     lastTurn: lastTurnMachine,
     diagnostics: diagnosticsMachine,
     watchdog: watchdogMachine,
+    witness: witnessMachine,
     /** Provided by the runtime: readies the pane (detects the tool) and reads what to restore. */
     prepare: fromPromise<Preparation, TerminalRuntimeInput>(async ({ input }) => ({
       request: input.request,
@@ -158,6 +170,7 @@ export const terminalMachine = setup({
     apply_preparation: assign((_, output: Preparation) => ({
       request: output.request,
       openTurn: output.openTurn,
+      witness: output.witness ?? null,
     })),
     /** On `evt_state` only. */
     publish_state: assign({ state: ({ event }) => (event as { state: TerminalState }).state }),
@@ -267,6 +280,12 @@ export const terminalMachine = setup({
           onError: { target: '#terminal.restarting', actions: 'record_failure' },
         },
         {
+          id: 'witness',
+          src: 'witness',
+          input: ({ context }) => (context.witness ? { config: context.witness } : {}),
+          onError: { target: '#terminal.restarting', actions: 'record_failure' },
+        },
+        {
           id: 'runtime',
           src: 'runtime',
           input: ({ context, self }) => ({
@@ -275,6 +294,7 @@ export const terminalMachine = setup({
             request: context.request,
             restarts: context.restarts,
             openTurn: context.openTurn ?? null,
+            witness: context.witness ?? null,
           }),
           onError: { target: '#terminal.restarting', actions: 'record_failure' },
         },
@@ -312,9 +332,9 @@ export type TerminalActorRef = ActorRefFrom<typeof terminalMachine>;
  */
 export function chartsOf(terminal: AnyActorRef): TerminalChartRefs {
   const children = terminal.getSnapshot().children as Partial<TerminalChartRefs>;
-  const { diagnostics, readiness, turnPhase, lastTurn, watchdog } = children;
-  if (!diagnostics || !readiness || !turnPhase || !lastTurn || !watchdog) {
+  const { diagnostics, readiness, turnPhase, lastTurn, watchdog, witness } = children;
+  if (!diagnostics || !readiness || !turnPhase || !lastTurn || !watchdog || !witness) {
     throw new Error(`terminal ${String(terminal.id)} is not running its charts`);
   }
-  return { diagnostics, readiness, turnPhase, lastTurn, watchdog };
+  return { diagnostics, readiness, turnPhase, lastTurn, watchdog, witness };
 }

@@ -14,6 +14,7 @@ import {
 } from '../../machines/terminal.js';
 import type { turnPhaseMachine } from '../../machines/turnPhase.js';
 import type { watchdogMachine } from '../../machines/watchdog.js';
+import type { WitnessConfig, witnessMachine } from '../../machines/witness.js';
 import { PanewardError } from '../errors.js';
 import { InspectionHub } from './chart-runner.js';
 import type { KernelConfig } from '../schemas/kernel.js';
@@ -51,6 +52,7 @@ export interface ChartLogic {
   turnPhase: typeof turnPhaseMachine;
   lastTurn: typeof lastTurnMachine;
   watchdog: typeof watchdogMachine;
+  witness: typeof witnessMachine;
 }
 
 /** A host whose terminal actor is its own: it stops it itself. */
@@ -118,6 +120,8 @@ export function standaloneSite(options: {
   config: KernelConfig;
   watchdogBudgetSeconds?: number;
   openTurn?: TerminalInput['openTurn'];
+  /** Who settles its turns (absent: the screen alone). */
+  witness?: WitnessConfig;
   hub?: InspectionHub;
   /** Replaces a chart's machine (tests that check they would notice a wrong one). */
   logic?: Partial<ChartLogic>;
@@ -149,6 +153,7 @@ export function standaloneSite(options: {
       config: options.config,
       backoff: { initialSeconds: 1, maxSeconds: 1 },
       openTurn: options.openTurn ?? null,
+      witness: options.witness ?? null,
       prepared: true,
     },
     inspect: hub.inspect,

@@ -99,6 +99,7 @@ export abstract class TerminalDrivers {
           watchdogBudgetSeconds:
             o.watchdogBudgetSeconds ?? o.restore?.request.watchdogBudgetSeconds,
           openTurn: o.restore?.openTurn ?? null,
+          ...(o.witness ? { witness: o.witness } : {}),
         });
     const site = (this.site = o.site ?? this.ownSite!);
     this.timers = new Timers(scheduler, o.originMs ?? 0);
@@ -130,6 +131,7 @@ export abstract class TerminalDrivers {
     this.turns = new TurnDriver({
       turnPhase: site.charts.turnPhase,
       lastTurn: site.charts.lastTurn,
+      witness: site.charts.witness,
       hub: site.hub,
       timers: this.timers,
       nextTurnId: () => `turn-${this.journal.index.nextTurnOf(o.terminalId)}`,
@@ -138,7 +140,6 @@ export abstract class TerminalDrivers {
         this.payloads?.turn(ev, this.projectionText);
         void this.record(turnRecord(o.terminalId, ev));
       },
-      ...(o.witness ? { witness: o.witness } : {}),
       onDisagreement: (d) =>
         void this.record({
           kind: 'anomaly',

@@ -3,6 +3,7 @@ import { fromCallback, fromPromise } from 'xstate';
 import {
   terminalMachine,
   type Preparation,
+  type TerminalRequest,
   type TerminalRuntimeEvent,
   type TerminalRuntimeInput,
 } from '../../machines/terminal.js';
@@ -19,7 +20,7 @@ import { terminalSite } from '../kernel/charts.js';
 import { TerminalCommands } from './commands.js';
 import { TerminalPipeline } from './pipeline.js';
 import { PaneTyping } from './typing.js';
-import type { CompletionAuthority } from './witness.js';
+import type { CompletionAuthority, WitnessConfig } from './witness.js';
 import type { ClaimRegistry } from '../sessions/observer.js';
 import { startTerminalWitness, witnessConfigFor } from './session-witness.js';
 import { boundReason } from '../profiles/session-record.js';
@@ -90,13 +91,30 @@ export function provideTerminal(deps: TerminalRuntimeDeps) {
         // A turn left open is restored when the journal shows it under way (activity was
         // recorded); one with nothing recorded may never have been submitted.
         const open = deps.journal.index.facts(input.terminalId)?.openTurn;
-        return { request, openTurn: open?.hadEvidence ? open : null };
+        return {
+          request,
+          openTurn: open?.hadEvidence ? open : null,
+          witness: witnessOf(deps, request),
+        };
       }),
       runtime: fromCallback<TerminalRuntimeEvent, TerminalRuntimeInput>(
         ({ input, receive, sendBack }) => startRuntime(deps, input, receive, sendBack),
       ),
     },
   });
+}
+
+/**
+ * The completion witness of a prepared pane. A live terminal can always be told a turn's ending
+ * by a completion observer (the library's, or one posting to the service), so it has a witness
+ * unless the screen alone is asked for.
+ */
+function witnessOf(deps: TerminalRuntimeDeps, request: TerminalRequest): WitnessConfig | null {
+  if (!deps.sessionClaims) return null;
+  const tool = deps.profileFor(request.tool, request.toolVersion).id;
+  return (
+    witnessConfigFor(tool, request.completionAuthority ?? deps.completionAuthority, true) ?? null
+  );
 }
 
 function startRuntime(
@@ -110,15 +128,8 @@ function startRuntime(
   const now = () => deps.scheduler.now() / 1000;
   const target = input.request.target;
   const host = terminalSite(id, deps.hub, { terminal: input.terminal, receive, sendBack });
-  // A live terminal can always be told a turn's ending by a completion observer (the library's,
-  // or one posting to the service), so it has a witness unless the screen alone is asked for.
-  const witness = deps.sessionClaims
-    ? witnessConfigFor(
-        profile.id,
-        input.request.completionAuthority ?? deps.completionAuthority,
-        true,
-      )
-    : undefined;
+  // The witness the terminal's chart was started with: the pipeline's reading of it is the same.
+  const witness = input.witness ?? undefined;
   /** The runtime has not been stopped: its states still go to the terminal actor. */
   let live = true;
   const pipeline = new TerminalPipeline({

@@ -1,4 +1,4 @@
-import { createActor, type ActorRefFrom, type EmittedFrom } from 'xstate';
+import type { ActorRefFrom, EmittedFrom } from 'xstate';
 import type { lastTurnMachine } from '../../machines/lastTurn.js';
 import { normalizeProjection } from '../../machines/surface.js';
 import type {
@@ -14,15 +14,14 @@ import type { RecordEvent } from '../profiles/session-record.js';
 import { TurnSignals } from '../schemas/signals.js';
 import { sameData } from '../internal/same-data.js';
 import type { HookTurnEvent } from '../hooks/events.js';
+import type { witnessMachine } from '../../machines/witness.js';
 import {
   framesMatter,
   successEvidence,
-  witnessMachine,
   type MarkerEvidence,
   type ObserverEnding,
   type ObserverRefusal,
   type OutcomeWitness,
-  type WitnessConfig,
   type WitnessDisagreement,
   type WitnessEvent,
   type WitnessRequest,
@@ -58,12 +57,13 @@ export interface TurnDriverOptions {
   nextTurnId: () => string;
   onTransition: (t: number, transition: ChartTransition) => void;
   onTurn: (event: TurnLifecycle) => void;
-  /** Completion authority; the screen alone when absent. */
-  witness?: WitnessConfig;
+  /**
+   * The witness chart, the terminal's child beside the turn-phase chart: who settles a turn;
+   * the screen alone when it was started with no configuration.
+   */
+  witness: ActorRefFrom<typeof witnessMachine>;
   /** The screen and the record disagreed for longer than the window. */
   onDisagreement?: (d: WitnessDisagreement) => void;
-  /** The witness chart to run (tests give a changed one). */
-  witnessLogic?: typeof witnessMachine;
 }
 
 const SETTLE_KEY = 'turn.settle';
@@ -84,6 +84,8 @@ export class TurnDriver {
   private readonly phase: ChartRunner<ActorRefFrom<typeof turnPhaseMachine>>;
   private readonly last: ChartRunner<ActorRefFrom<typeof lastTurnMachine>>;
   private readonly witness: ActorRefFrom<typeof witnessMachine>;
+  /** The witness chart has a configuration: outcomes may name their witness. */
+  private readonly configured: boolean;
   private now = 0;
   /** The signals last checked, and what the check gave. */
   private signalsIn: unknown = null;
@@ -119,12 +121,8 @@ export class TurnDriver {
       });
     });
     this.last = new ChartRunner(o.lastTurn, o.hub);
-    // Its settings come from the runtime (the CLI's witnesses), so the driver starts it; an
-    // inspector of the terminal's charts sees it too.
-    this.witness = createActor(o.witnessLogic ?? witnessMachine, {
-      input: o.witness ? { config: o.witness } : {},
-      inspect: o.hub.inspect,
-    });
+    this.witness = o.witness;
+    this.configured = o.witness.getSnapshot().context.config !== null;
     this.off = [
       // One listener for every event the chart emits (a listener each took about 100 bytes).
       o.turnPhase.on('*', (ev) => {
@@ -133,7 +131,6 @@ export class TurnDriver {
       }),
       this.witness.on('*', (request) => this.inbox.push(request)),
     ];
-    this.witness.start();
   }
 
   /** What the turn-phase chart asks for: its timers, and the turns it starts and ends. */
@@ -234,7 +231,7 @@ export class TurnDriver {
     return {
       last: this.last,
       witness: this.witness,
-      configured: this.o.witness !== undefined,
+      configured: this.configured,
       deciding: this.deciding,
       tell: (event) => this.tell(event),
       onTransition: this.o.onTransition,
@@ -367,7 +364,7 @@ export class TurnDriver {
     return {
       phase: this.phase.state as TurnPhaseState,
       current: this.current,
-      lastTurn: lastTurnOf(this.last, this.o.witness && w.recordSeen ? w.lastWitness : null),
+      lastTurn: lastTurnOf(this.last, this.configured && w.recordSeen ? w.lastWitness : null),
     };
   }
 
@@ -376,7 +373,6 @@ export class TurnDriver {
     this.o.timers.clear(STALE_KEY);
     this.o.timers.clear(WITNESS_KEY);
     for (const off of this.off) off.unsubscribe();
-    this.witness.stop();
     this.phase.dispose();
     this.last.dispose();
   }

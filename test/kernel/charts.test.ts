@@ -52,16 +52,21 @@ describe("a replayed terminal's charts", () => {
     const terminal = actors.find((a) => a.id === 'standalone')!;
     expect(terminal).toBeDefined();
     expect(parentOf(terminal)).toBeUndefined();
-    // Every other actor is the terminal's child: its five charts, its runtime, one completion
-    // chart per turn; and the witness chart, which the turn driver starts with the settings the
-    // runtime gives it (a root of its own). Nothing else runs.
-    const witness = actors.filter((a) => a.id !== 'standalone' && parentOf(a) === undefined);
-    expect(witness.map((a) => (a.src as { id?: string }).id)).toEqual(['witness']);
-    const others = actors.filter((a) => a !== terminal && !witness.includes(a));
+    // Every other actor is the terminal's child: its five charts, the witness chart that
+    // settles turns, its runtime, one completion chart per turn. Nothing else runs.
+    const others = actors.filter((a) => a !== terminal);
     expect(others.every((a) => parentOf(a) === terminal)).toBe(true);
     const ids = others.map((a) => a.id);
     expect(ids.filter((id) => !id.startsWith('completion:')).sort()).toEqual(
-      ['diagnostics', 'lastTurn', 'readiness', 'runtime', 'turnPhase', 'watchdog'].sort(),
+      [
+        'diagnostics',
+        'lastTurn',
+        'readiness',
+        'runtime',
+        'turnPhase',
+        'watchdog',
+        'witness',
+      ].sort(),
     );
     expect(ids.filter((id) => id.startsWith('completion:')).length).toBeGreaterThanOrEqual(2);
   });

@@ -129,9 +129,11 @@ describe('terminal actor: attaching (statecharts.md §8)', () => {
   it('runs with the request and the open turn that preparing yields', async () => {
     const t = terminal(baseInput({ request: { target: '%1', tool: 'auto', detect: true } }));
     const turn = { id: 'u1', source: 'explicit_input' as const, startedAt: 4 };
+    const witness = { authority: 'both' as const, windowSeconds: 3, endings: [] };
     await t.prepared({
       request: { target: '%1', tool: 'codex', detect: true },
       openTurn: { turn, hadEvidence: true },
+      witness,
     });
     expect(t.snap().value).toEqual('running');
     expect(t.snap().context.request).toEqual({ target: '%1', tool: 'codex', detect: true });
@@ -148,7 +150,10 @@ describe('terminal actor: attaching (statecharts.md §8)', () => {
       request: { target: '%1', tool: 'codex', detect: true },
       restarts: 0,
       openTurn: { turn, hadEvidence: true },
+      witness,
     });
+    // The witness chart settles the tool's turns as preparing found them.
+    expect(t.children().witness!.getSnapshot().context.config).toEqual(witness);
   });
 
   it('given a prepared pane (a replay), runs its charts at once, with no prepare step', () => {
@@ -156,7 +161,15 @@ describe('terminal actor: attaching (statecharts.md §8)', () => {
     expect(t.snap().value).toBe('running');
     expect(t.prepares).toHaveLength(0);
     expect(Object.keys(t.children()).sort()).toEqual(
-      ['diagnostics', 'lastTurn', 'readiness', 'runtime', 'turnPhase', 'watchdog'].sort(),
+      [
+        'diagnostics',
+        'lastTurn',
+        'readiness',
+        'runtime',
+        'turnPhase',
+        'watchdog',
+        'witness',
+      ].sort(),
     );
     expect(t.runtimes).toHaveLength(1);
     t.runtimes[0]!.sendBack({ type: 'evt_runtime_failed', error: 'x' });
@@ -182,7 +195,15 @@ describe('terminal actor: running', () => {
     await t.prepared();
     const c = t.children();
     expect(Object.keys(c).sort()).toEqual(
-      ['diagnostics', 'lastTurn', 'readiness', 'runtime', 'turnPhase', 'watchdog'].sort(),
+      [
+        'diagnostics',
+        'lastTurn',
+        'readiness',
+        'runtime',
+        'turnPhase',
+        'watchdog',
+        'witness',
+      ].sort(),
     );
     expect(c.readiness!.getSnapshot().context).toEqual({
       stalledIsTerminal: true,
@@ -194,6 +215,8 @@ describe('terminal actor: running', () => {
     expect(c.watchdog!.getSnapshot().context.budgetSeconds).toBe(9);
     expect(c.diagnostics!.getSnapshot().value).toBe('unknown');
     expect(c.lastTurn!.getSnapshot().value).toBe('none');
+    // Preparing named no witness: the screen alone settles turns.
+    expect(c.witness!.getSnapshot().context.config).toBeNull();
   });
 
   it('has no watchdog budget when the request names none', async () => {

@@ -12,7 +12,8 @@ import {
   type TurnLifecycle,
   type WitnessDisagreement,
 } from '../../src/terminal/turn-driver.js';
-import type { CompletionAuthority } from '../../src/terminal/witness.js';
+import type { CompletionAuthority, WitnessConfig } from '../../src/terminal/witness.js';
+import { witnessMachine } from '../../machines/witness.js';
 
 const IDLE: TurnSignals = {
   acceptingInput: 'yes',
@@ -44,6 +45,18 @@ function harness(
     inspect: hub.inspect,
   }).start();
   const lastTurn = createActor(lastTurnMachine, { inspect: hub.inspect }).start();
+  const config: WitnessConfig | null = authority
+    ? {
+        authority,
+        windowSeconds: WINDOW,
+        ...(endings ? { endings } : {}),
+        ...(hookEndings ? { hookEndings } : {}),
+      }
+    : null;
+  const witness = createActor(witnessMachine, {
+    input: config ? { config } : {},
+    inspect: hub.inspect,
+  }).start();
   const turns: TurnLifecycle[] = [];
   const disagreements: WitnessDisagreement[] = [];
   const driver = new TurnDriver({
@@ -54,16 +67,7 @@ function harness(
     nextTurnId: () => 'turn-x',
     onTransition: () => undefined,
     onTurn: (ev) => turns.push(ev),
-    ...(authority
-      ? {
-          witness: {
-            authority,
-            windowSeconds: WINDOW,
-            ...(endings ? { endings } : {}),
-            ...(hookEndings ? { hookEndings } : {}),
-          },
-        }
-      : {}),
+    witness,
     onDisagreement: (d) => disagreements.push(d),
   });
   let t = T0;

@@ -11,7 +11,7 @@ import {
   type TurnLifecycle,
   type WitnessDisagreement,
 } from '../../../src/terminal/turn-driver.js';
-import type { WitnessConfig } from '../../../machines/witness.js';
+import { witnessMachine, type WitnessConfig } from '../../../machines/witness.js';
 import type { MachineOverrides } from './harness.js';
 import type { Edge } from './transitions.js';
 
@@ -46,6 +46,7 @@ export class TurnHarness {
   readonly disagreements: WitnessDisagreement[] = [];
   readonly turnPhase;
   readonly lastTurn;
+  readonly witness;
   readonly driver: TurnDriver;
   private nextTurn = 1;
 
@@ -69,14 +70,17 @@ export class TurnHarness {
     this.lastTurn = createActor(machines.lastTurn ?? lastTurnMachine, {
       inspect: this.hub.inspect,
     }).start();
+    this.witness = createActor(machines.witness ?? witnessMachine, {
+      input: o.witness ? { config: o.witness } : {},
+      inspect: this.hub.inspect,
+    }).start();
     this.driver = new TurnDriver({
       turnPhase: this.turnPhase,
       lastTurn: this.lastTurn,
+      witness: this.witness,
       hub: this.hub,
       timers: this.timers,
       nextTurnId: () => `turn-${this.nextTurn}`,
-      ...(o.witness ? { witness: o.witness } : {}),
-      ...(machines.witness ? { witnessLogic: machines.witness } : {}),
       onDisagreement: (d) => this.disagreements.push(d),
       onTransition: (t, tr) => this.transitions.push({ t, ...tr }),
       onTurn: (ev) => {
