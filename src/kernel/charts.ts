@@ -8,6 +8,7 @@ import {
   terminalMachine,
   type CompletionRef,
   type TerminalChartRefs,
+  type TerminalEvent,
   type TerminalInput,
   type TerminalRuntimeEvent,
   type TerminalRuntimeInput,
@@ -65,7 +66,7 @@ export interface TerminalLink {
   /** Takes what the terminal sends the runtime (a turn's completion actor, handed over). */
   receive(listener: (event: TerminalRuntimeEvent) => void): void;
   /** Sends the terminal an event, as its runtime child. */
-  sendBack(event: { type: string; [k: string]: unknown }): void;
+  sendBack(event: TerminalEvent): void;
 }
 
 /**
@@ -163,7 +164,7 @@ export function standaloneSite(options: {
     receive: (l) => {
       listener = l;
     },
-    sendBack: (event) => terminal.send(event as never),
+    sendBack: (event) => terminal.send(event),
   });
   return { ...site, dispose: () => terminal.stop() };
 }

@@ -3,6 +3,7 @@ import { fromCallback, fromPromise } from 'xstate';
 import {
   terminalMachine,
   type Preparation,
+  type TerminalEvent,
   type TerminalRequest,
   type TerminalRuntimeEvent,
   type TerminalRuntimeInput,
@@ -121,7 +122,7 @@ function startRuntime(
   deps: TerminalRuntimeDeps,
   input: TerminalRuntimeInput,
   receive: (listener: (event: TerminalRuntimeEvent) => void) => void,
-  sendBack: (event: { type: string; [k: string]: unknown }) => void,
+  sendBack: (event: TerminalEvent) => void,
 ): () => void {
   const id = input.terminalId;
   const profile = deps.profileFor(input.request.tool, input.request.toolVersion);
