@@ -1,6 +1,10 @@
-import { createActor, type InspectionEvent } from 'xstate';
-import { lastTurnMachine } from '../../../machines/lastTurn.js';
-import { turnPhaseMachine } from '../../../machines/turnPhase.js';
+import type { InspectionEvent } from 'xstate';
+import {
+  standaloneSite,
+  type StandaloneSite,
+  type TerminalCharts,
+} from '../../../src/kernel/charts.js';
+import { KernelConfig } from '../../../src/schemas/kernel.js';
 import { InspectionHub } from '../../../src/kernel/chart-runner.js';
 import { Timers } from '../../../src/kernel/timers.js';
 import { VirtualClock } from '../../../src/kernel/virtual-time.js';
@@ -11,7 +15,7 @@ import {
   type TurnLifecycle,
   type WitnessDisagreement,
 } from '../../../src/terminal/turn-driver.js';
-import { witnessMachine, type WitnessConfig } from '../../../machines/witness.js';
+import type { WitnessConfig } from '../../../machines/witness.js';
 import type { MachineOverrides } from './harness.js';
 import type { Edge } from './transitions.js';
 
@@ -44,9 +48,10 @@ export class TurnHarness {
   readonly transitions: Array<{ t: number } & ChartTransition> = [];
   readonly turns: TurnLifecycle[] = [];
   readonly disagreements: WitnessDisagreement[] = [];
-  readonly turnPhase;
-  readonly lastTurn;
-  readonly witness;
+  readonly turnPhase: TerminalCharts['turnPhase'];
+  readonly lastTurn: TerminalCharts['lastTurn'];
+  readonly witness: TerminalCharts['witness'];
+  private readonly site: StandaloneSite;
   readonly driver: TurnDriver;
   private nextTurn = 1;
 
@@ -63,17 +68,25 @@ export class TurnHarness {
     } = {},
   ) {
     this.hub = new InspectionHub(o.inspect, { everyEvent: o.everyEvent ?? false });
-    this.turnPhase = createActor(machines.turnPhase ?? turnPhaseMachine, {
-      input: { settleSeconds: SETTLE_SECONDS, staleActiveSeconds: STALE_SECONDS },
-      inspect: this.hub.inspect,
-    }).start();
-    this.lastTurn = createActor(machines.lastTurn ?? lastTurnMachine, {
-      inspect: this.hub.inspect,
-    }).start();
-    this.witness = createActor(machines.witness ?? witnessMachine, {
-      input: o.witness ? { config: o.witness } : {},
-      inspect: this.hub.inspect,
-    }).start();
+    // The turn charts as every path runs them: children of a terminal actor.
+    this.site = standaloneSite({
+      config: KernelConfig.parse({
+        settleSeconds: SETTLE_SECONDS,
+        staleActiveSeconds: STALE_SECONDS,
+      }),
+      hub: this.hub,
+      logic: {
+        ...(machines.turnPhase ? { turnPhase: machines.turnPhase } : {}),
+        ...(machines.lastTurn ? { lastTurn: machines.lastTurn } : {}),
+        ...(machines.witness ? { witness: machines.witness } : {}),
+      },
+      ...(o.witness ? { witness: o.witness } : {}),
+    });
+    ({
+      turnPhase: this.turnPhase,
+      lastTurn: this.lastTurn,
+      witness: this.witness,
+    } = this.site.charts);
     this.driver = new TurnDriver({
       turnPhase: this.turnPhase,
       lastTurn: this.lastTurn,
@@ -160,7 +173,6 @@ export class TurnHarness {
   dispose(): void {
     this.driver.stop();
     this.timers.dispose();
-    this.turnPhase.stop();
-    this.lastTurn.stop();
+    this.site.dispose();
   }
 }
