@@ -1,19 +1,52 @@
 import type { SchedulerLike, Subscription } from 'rxjs';
-import { createActor, type Actor } from 'xstate';
+import type { Actor, ActorRefFrom } from 'xstate';
 import {
-  respawnMachine,
+  type respawnMachine,
   type CliExit,
   type RespawnEvent,
+  type RespawnInput,
   type RespawnLimits,
   type RespawnRequest,
   type RespawnState,
 } from '../../machines/respawn.js';
+import { respawnChildId, type supervisorMachine } from '../../machines/supervisor.js';
+import { PanewardError } from '../errors.js';
 import { scheduleLong } from '../internal/long-timer.js';
 import type { Journal } from '../journal/journal.js';
 import type { Spawned } from '../schemas/spawn.js';
 
+/** Where an owned terminal's respawn chart runs: a child of the supervisor actor. */
+export interface RespawnCharts {
+  start(terminalId: string, input: RespawnInput): ActorRefFrom<typeof respawnMachine>;
+  stop(terminalId: string): void;
+}
+
+/** The supervisor actor's respawn charts (`respawn:<terminal id>` among its children). */
+export function supervisorRespawnCharts(
+  supervisor: Actor<typeof supervisorMachine>,
+): RespawnCharts {
+  return {
+    start: (terminalId, respawn) => {
+      supervisor.send({ type: 'evt_owned', terminalId, respawn });
+      const ref = supervisor.getSnapshot().children[respawnChildId(terminalId)];
+      if (!ref) {
+        throw new PanewardError('stopped', `the supervisor is stopping: ${terminalId} not watched`);
+      }
+      return ref as ActorRefFrom<typeof respawnMachine>;
+    },
+    // A supervisor that has ended stopped its children already.
+    stop: (terminalId) => {
+      if (supervisor.getSnapshot().status === 'active') {
+        supervisor.send({ type: 'evt_released', terminalId });
+      }
+    },
+  };
+}
+
 export interface RespawnDriverOptions {
   terminalId: string;
+  /** Where its chart runs. */
+  charts: RespawnCharts;
   policy: 'never' | 'on-failure';
   limits: RespawnLimits;
   scheduler: SchedulerLike;
@@ -34,18 +67,15 @@ const exitView = (e: CliExit | null) =>
  * restarts and the giving up. Nothing here decides whether a death is restarted.
  */
 export class RespawnDriver {
-  private readonly actor: Actor<typeof respawnMachine>;
+  private readonly actor: ActorRefFrom<typeof respawnMachine>;
   private backoff: Subscription | null = null;
   /** Journal appends the step under way started. */
   private readonly writes: Array<Promise<unknown>> = [];
   private readonly off: { unsubscribe(): void };
 
   constructor(private readonly o: RespawnDriverOptions) {
-    this.actor = createActor(respawnMachine, {
-      input: { policy: o.policy, limits: o.limits },
-    });
+    this.actor = o.charts.start(o.terminalId, { policy: o.policy, limits: o.limits });
     this.off = this.actor.on('*', (ev) => this.onRequest(ev));
-    this.actor.start();
   }
 
   /** The chart's state. */
@@ -83,7 +113,7 @@ export class RespawnDriver {
   release(): void {
     this.send({ type: 'evt_released' });
     this.off.unsubscribe();
-    this.actor.stop();
+    this.o.charts.stop(this.o.terminalId);
   }
 
   private onRequest(ev: RespawnRequest): void {

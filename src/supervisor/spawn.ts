@@ -18,7 +18,7 @@ import { endLeftBehind, parentOf, treeOf, union, type Noted } from './leftovers.
 import type { AttachRequest } from './options.js';
 import { invalid } from './options.js';
 import { paneFacts, untilDead, type PaneFacts } from './pane-facts.js';
-import { RespawnDriver } from './respawn.js';
+import { RespawnDriver, type RespawnCharts } from './respawn.js';
 import { cliArgv, respawnArgs, type LaunchPlan } from './spawn-argv.js';
 import { checkSpawnRequest } from './spawn-request.js';
 import { openWindow, untilReady } from './spawn-start.js';
@@ -45,6 +45,8 @@ export interface SpawnDeps {
   toolOf(id: string): string;
   paneOf(id: string): string | undefined;
   assertRunning(): void;
+  /** Where an owned terminal's respawn chart runs (the supervisor actor's children). */
+  respawnCharts: RespawnCharts;
 }
 
 /** A terminal paneward started, and its restart bookkeeping. */
@@ -164,6 +166,7 @@ export class Spawner {
       const tid = terminalId;
       const respawn = new RespawnDriver({
         terminalId,
+        charts: this.d.respawnCharts,
         policy,
         limits: RestartLimits.parse(r.restartLimits ?? {}),
         scheduler: this.d.scheduler,

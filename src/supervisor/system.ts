@@ -37,6 +37,7 @@ import {
 } from './options.js';
 import { ToolCatalog } from './tools.js';
 import { Spawner } from './spawn.js';
+import { supervisorRespawnCharts } from './respawn.js';
 import type { Spawned, SpawnRequest, StopAnswer, StopInput } from '../schemas/spawn.js';
 import { TurnPayloadStore } from './payloads.js';
 import { checkCompletionObservers } from '../terminal/observers.js';
@@ -173,6 +174,7 @@ export abstract class SupervisorSystem {
       toolOf: (id) => this.get(id).tool,
       paneOf: (id) => this.terminals.paneOf(id),
       assertRunning: () => this.assertRunning(),
+      respawnCharts: supervisorRespawnCharts(this.actor),
     });
     // Re-adoption: every terminal attached and not detached continues where it was.
     const readopted = this.journal.index.attached();

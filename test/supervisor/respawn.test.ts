@@ -1,10 +1,12 @@
 // The respawn chart's window (docs/spawn.md): restarts older than `windowSeconds` no longer
 // count, neither toward the limit nor toward the backoff's doubling.
 import { describe, expect, it } from 'vitest';
+import { createActor } from 'xstate';
 import type { RespawnRequest } from '../../machines/respawn.js';
 import { Journal } from '../../src/journal/journal.js';
 import { VirtualClock } from '../../src/kernel/virtual-time.js';
-import { RespawnDriver } from '../../src/supervisor/respawn.js';
+import { RespawnDriver, supervisorRespawnCharts } from '../../src/supervisor/respawn.js';
+import { supervisorMachine } from '../../machines/supervisor.js';
 
 describe('respawn window', () => {
   it('forgets restarts older than the window: no giving up, the first delay again', async () => {
@@ -17,6 +19,7 @@ describe('respawn window', () => {
     const asked: Array<Extract<RespawnRequest, { type: 'respawn' }>> = [];
     const driver = new RespawnDriver({
       terminalId: 't1',
+      charts: supervisorRespawnCharts(createActor(supervisorMachine).start()),
       policy: 'on-failure',
       limits: { initialSeconds: 2, maxSeconds: 5, limit: 2, windowSeconds: 100 },
       scheduler: clock.scheduler,

@@ -1,9 +1,10 @@
 import { expect } from 'vitest';
-import { assign, setup } from 'xstate';
+import { assign, createActor, setup } from 'xstate';
 import type { RespawnRequest } from '../../../../machines/respawn.js';
 import { Journal } from '../../../../src/journal/journal.js';
 import { VirtualClock } from '../../../../src/kernel/virtual-time.js';
-import { RespawnDriver } from '../../../../src/supervisor/respawn.js';
+import { RespawnDriver, supervisorRespawnCharts } from '../../../../src/supervisor/respawn.js';
+import { supervisorMachine } from '../../../../machines/supervisor.js';
 import type { ModelSpec, Sut } from '../harness.js';
 import type { Edge } from '../transitions.js';
 
@@ -100,6 +101,7 @@ function respawnSut(input: unknown): Sut {
   const asked: Array<Extract<RespawnRequest, { type: 'respawn' }>> = [];
   const driver = new RespawnDriver({
     terminalId: 't1',
+    charts: supervisorRespawnCharts(createActor(supervisorMachine).start()),
     policy,
     limits: {
       initialSeconds: INITIAL_SECONDS,
