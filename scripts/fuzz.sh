@@ -16,7 +16,7 @@ exec npx vitest run \
   test/server/bounds.test.ts test/server/hook-route.test.ts test/server/unknown-turn.test.ts \
   test/server/spawn-routes.test.ts \
   test/supervisor/gate.test.ts test/supervisor/spawn-argv.test.ts \
-  test/fleet/auth.test.ts \
+  test/fleet/auth-signed.test.ts test/fleet/auth-nats.test.ts \
   test/hooks/ test/internal/token-file.test.ts \
   test/sessions/record-safety.test.ts test/profiles/session-records/reasons.test.ts \
   test/journal/bytes.test.ts test/journal/damage.test.ts test/journal/links.test.ts \
