@@ -13,7 +13,7 @@ import { FleetEdge } from '../../src/fleet/edge.js';
 import { commandSubject } from '../../src/fleet/names.js';
 import { FleetView } from '../../src/fleet/view.js';
 import { createSupervisor, type Supervisor } from '../../src/index.js';
-import { type AgentSession } from '../e2e/harness/session.js';
+import type { AgentSession } from '../e2e/harness/session.js';
 import { standInProfile } from '../supervisor/internal/stand-in-profile.js';
 import { freePort, NatsServer, until } from './internal/harness.js';
 import { reachable, scrollback, standIn, supervise, TOKEN } from './internal/locked-fleet.js';

@@ -12,9 +12,9 @@ import { SIGNATURE_HEADER, signCommand } from '../../src/fleet/auth.js';
 import { FleetEdge, loopbackNats } from '../../src/fleet/edge.js';
 import { commandSubject } from '../../src/fleet/names.js';
 import { FleetView } from '../../src/fleet/view.js';
-import { type Supervisor } from '../../src/index.js';
+import type { Supervisor } from '../../src/index.js';
 import { createHttpApp } from '../../src/server/app.js';
-import { type AgentSession } from '../e2e/harness/session.js';
+import type { AgentSession } from '../e2e/harness/session.js';
 import { freePort, NatsServer, until } from './internal/harness.js';
 import {
   reachable,

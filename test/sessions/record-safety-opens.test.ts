@@ -17,7 +17,7 @@ import {
   openRegular,
   readSmallFile,
 } from '../../src/profiles/record-files.js';
-import { type SessionRecordReader } from '../../src/profiles/session-record.js';
+import type { SessionRecordReader } from '../../src/profiles/session-record.js';
 import {
   docReader,
   follow,

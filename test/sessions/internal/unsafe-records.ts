@@ -1,7 +1,7 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { closeSync, constants, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import { type Server } from 'node:net';
+import type { Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, expect } from 'vitest';
 import {
