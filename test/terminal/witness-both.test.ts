@@ -1,10 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { CompletionAuthority } from '../../src/terminal/witness.js';
-import { harness, SETTLE, streamThenCandidate, T0, WINDOW } from './internal/witness-harness.js';
-
-let current: ReturnType<typeof harness> | null = null;
-const make = (a: CompletionAuthority | null) => (current = harness(a));
-afterEach(() => current?.dispose());
+import { describe, expect, it } from 'vitest';
+import {
+  harness,
+  kept,
+  make,
+  SETTLE,
+  streamThenCandidate,
+  T0,
+  WINDOW,
+} from './internal/witness-harness.js';
 
 describe('completion witness: both', () => {
   it('settles a success at once when the record ended the turn and the screen is a candidate', () => {
@@ -54,7 +57,7 @@ describe('completion witness: both', () => {
   });
 
   it('does not hold the screen success for a record that cannot tell one (Gemini CLI)', () => {
-    const h = (current = harness('both', ['interrupted', 'known_failure']));
+    const h = kept(harness('both', ['interrupted', 'known_failure']));
     h.arm();
     streamThenCandidate(h);
     const candidateAt = h.t;

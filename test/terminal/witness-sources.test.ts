@@ -1,11 +1,15 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RecordedEnding } from '../../src/profiles/session-record.js';
 import type { CompletionAuthority } from '../../src/terminal/witness.js';
-import { harness, SETTLE, streamThenCandidate, T0, WINDOW } from './internal/witness-harness.js';
-
-let current: ReturnType<typeof harness> | null = null;
-const make = (a: CompletionAuthority | null) => (current = harness(a));
-afterEach(() => current?.dispose());
+import {
+  harness,
+  kept,
+  make,
+  SETTLE,
+  streamThenCandidate,
+  T0,
+  WINDOW,
+} from './internal/witness-harness.js';
 
 describe('completion witness: markers and surface', () => {
   it('markers: the record decides the outcome at once', () => {
@@ -39,7 +43,7 @@ describe('completion witness: markers and surface', () => {
 
 /** Claude Code's hooks (docs/hooks.md): `Stop` is a success, `StopFailure` a known failure. */
 const CLAUDE_HOOKS = ['success', 'known_failure'] as const;
-const hooked = (a: CompletionAuthority) => (current = harness(a, undefined, CLAUDE_HOOKS));
+const hooked = (a: CompletionAuthority) => kept(harness(a, undefined, CLAUDE_HOOKS));
 
 describe('completion witness: a hook as the third witness', () => {
   it('a hook’s success agrees with the screen’s candidate at once: both, with the hook’s event', () => {

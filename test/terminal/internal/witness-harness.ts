@@ -1,4 +1,5 @@
 // The turn charts on virtual time with a completion witness, for the witness tests.
+import { afterEach } from 'vitest';
 import { createActor } from 'xstate';
 import { lastTurnMachine } from '../../../machines/lastTurn.js';
 import { turnPhaseMachine } from '../../../machines/turnPhase.js';
@@ -130,6 +131,13 @@ export function harness(
   };
   return h;
 }
+
+let current: ReturnType<typeof harness> | null = null;
+/** Keeps `h` to be disposed after its test (importing this registers that). */
+export const kept = (h: ReturnType<typeof harness>) => (current = h);
+/** A harness with `authority` as the completion witness, disposed after its test. */
+export const make = (a: CompletionAuthority | null) => kept(harness(a));
+afterEach(() => current?.dispose());
 
 /** A reply that streams for a while and then stands as a success candidate. */
 export function streamThenCandidate(h: ReturnType<typeof harness>) {
