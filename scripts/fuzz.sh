@@ -15,10 +15,12 @@ exec npx vitest run \
   test/server/fuzz.test.ts test/server/browser-attacks.test.ts test/server/host-guard.test.ts \
   test/server/bounds.test.ts test/server/hook-route.test.ts test/server/unknown-turn.test.ts \
   test/server/spawn-routes.test.ts \
-  test/supervisor/gate.test.ts test/supervisor/spawn-argv.test.ts \
-  test/fleet/auth.test.ts \
+  test/supervisor/gate-verdicts.test.ts test/supervisor/gate-typing.test.ts \
+  test/supervisor/gate-attach.test.ts test/supervisor/spawn-argv.test.ts \
+  test/fleet/auth-signed.test.ts test/fleet/auth-nats.test.ts \
   test/hooks/ test/internal/token-file.test.ts \
-  test/sessions/record-safety.test.ts test/profiles/session-records/reasons.test.ts \
+  test/sessions/record-safety-opens.test.ts test/sessions/record-safety-bounds.test.ts \
+  test/profiles/session-records/reasons.test.ts \
   test/journal/bytes.test.ts test/journal/damage.test.ts test/journal/links.test.ts \
   test/journal/disk-full.test.ts \
   test/cli/serve-signals.test.ts test/cli/no-locale.test.ts \

@@ -4,28 +4,28 @@
  * server, real tmux and stand-in agent panes: what a person sees. Screenshots are saved under
  * reports/screenshots/.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import type { Browser, Page } from 'playwright-core';
-import { CHROMIUM, launchBrowser } from './internal/browser.js';
-import { filter, firstValueFrom, timeout } from 'rxjs';
+import { CHROMIUM } from './internal/browser.js';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { createSupervisor, type Supervisor } from '../../src/index.js';
+import type { Supervisor } from '../../src/index.js';
 import { createHttpApp, type HttpApp } from '../../src/server/app.js';
 import type { TerminalState } from '../../src/schemas/terminal-state.js';
-import { startAgentSession, type AgentSession } from '../e2e/harness/session.js';
-import { STAND_IN_AGENT, standInProfile } from '../supervisor/internal/stand-in-profile.js';
-
-const SHOTS = join(import.meta.dirname, '../../reports/screenshots');
-const TOKEN = 'dashboard-test-token-0123456789';
-
-async function listen(server: Server, port = 0): Promise<number> {
-  await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
-  return (server.address() as { port: number }).port;
-}
+import type { AgentSession } from '../e2e/harness/session.js';
+import { STAND_IN_AGENT } from '../supervisor/internal/stand-in-profile.js';
+import {
+  busyTimeline,
+  gridLayout,
+  listen,
+  SHOTS,
+  startDashboard,
+  terminalPageBox,
+  TOKEN,
+  untilState,
+} from './internal/dashboard-page.js';
 
 describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the dashboard in a browser', () => {
   let agent: AgentSession;
@@ -36,47 +36,13 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the dashboard in a br
   let port = 0;
   let browser: Browser;
   let page: Page;
-  const until = (id: string, pred: (s: TerminalState) => boolean, ms = 15_000) =>
-    firstValueFrom(sup.state$(id).pipe(filter(pred), timeout(ms)));
+  const until = (id: string, pred: (s: TerminalState) => boolean, ms?: number) =>
+    untilState(sup, id, pred, ms);
   const rowIds = () =>
     page.$$eval('#grid tbody tr', (rows) => rows.map((r) => (r as HTMLElement).dataset.id));
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
-    dir = mkdtempSync(join(tmpdir(), 'pw-dash-'));
-    agent = await startAgentSession({
-      cwd: dir,
-      env: { STAND_IN_WORK_MS: '4000' },
-      command: [process.execPath, STAND_IN_AGENT],
-    });
-    for (const _ of [1, 2]) {
-      await execa('tmux', [
-        ...['-L', agent.socketName, 'new-window', '-d', '-t', 'pw'],
-        ...['-e', 'STAND_IN_WORK_MS=4000', process.execPath, STAND_IN_AGENT],
-      ]);
-    }
-    await agent.waitForText(/❯/);
-    sup = createSupervisor({
-      socketName: agent.socketName,
-      dataDir: join(dir, 'data'),
-      config: { pollIntervalSeconds: 0.1, settleSeconds: 0.3, stabilitySeconds: 0.3 },
-      profiles: { stand_in: standInProfile },
-    });
-    for (const [id, target] of [
-      ['a-ready', 'pw:0.0'],
-      ['b-busy', 'pw:1.0'],
-      ['z-asks', 'pw:2.0'],
-    ]) {
-      await sup.attach({ target: target!, tool: 'stand_in', id: id! });
-      await until(id!, (s) => s.readiness.status === 'ready');
-    }
-    http = createHttpApp(sup);
-    server = createServer(http.listener);
-    port = await listen(server);
-    browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await page.goto(`http://127.0.0.1:${port}/`);
-    await page.waitForSelector('#connection[data-state="live"]');
+    ({ agent, dir, sup, http, server, port, browser, page } = await startDashboard());
   }, 60_000);
 
   afterAll(async () => {
@@ -257,20 +223,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the dashboard in a br
         (document.querySelector('#screen')?.textContent ?? '').includes('❯'),
       );
       await page.waitForSelector('.chart[data-chart="readiness"] g.node.current');
-      const box = await page.evaluate(() => {
-        const rect = (sel: string) => document.querySelector(sel)!.getBoundingClientRect();
-        const charts = Array.from(document.querySelectorAll('.chart')).map(
-          (c) => c.getBoundingClientRect().top,
-        );
-        return {
-          screen: rect('#screen'),
-          words: rect('#state-words'),
-          why: rect('#state-why'),
-          send: rect('#send'),
-          firstChart: Math.min(...charts),
-          overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
-        };
-      });
+      const box = await terminalPageBox(page);
       // The first screenful: the state in words, why, the screen and the actions.
       expect(box.words.top, `${width}`).toBeLessThan(height);
       expect(box.why.bottom, `${width}`).toBeLessThan(height);
@@ -320,17 +273,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the dashboard in a br
   it("draws each terminal's last hour from the journal: readiness and its turns", async () => {
     await page.goto(`http://127.0.0.1:${port}/`);
     await page.waitForSelector('#connection[data-state="live"]');
-    await page.waitForSelector('.timeline-row[data-id="b-busy"] svg.timeline rect[data-turn]');
-    const line = await page.$eval('.timeline-row[data-id="b-busy"] svg.timeline', (svg) => ({
-      states: Array.from(svg.querySelectorAll('rect[data-state]')).map((r) =>
-        r.getAttribute('data-state'),
-      ),
-      turns: Array.from(svg.querySelectorAll('rect[data-turn]')).map((r) => ({
-        id: r.getAttribute('data-turn'),
-        title: r.querySelector('title')?.textContent ?? '',
-        cls: r.getAttribute('class'),
-      })),
-    }));
+    const line = await busyTimeline(page);
     // The page's own turns: the one that kept it busy succeeded.
     expect(line.states).toContain('waiting');
     expect(line.states.at(-1)).toBe(sup.get('b-busy').readiness.status);
@@ -383,32 +326,7 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the dashboard in a br
       await page.goto(`http://127.0.0.1:${port}/`);
       await page.waitForSelector('#connection[data-state="live"]');
       await page.waitForSelector('#grid tbody tr');
-      const m = await page.evaluate(() => {
-        const table = document.querySelector('#grid')!.getBoundingClientRect();
-        const visible = Array.from(document.querySelectorAll('#grid th')).filter(
-          (th) => getComputedStyle(th).display !== 'none',
-        );
-        const cells = Array.from(document.querySelectorAll('#grid tbody td')).filter(
-          (td) => getComputedStyle(td).display !== 'none',
-        );
-        // How many lines a cell's text takes.
-        const lines = (td: Element) => {
-          const range = document.createRange();
-          range.selectNodeContents(td);
-          return new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top))).size;
-        };
-        return {
-          overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
-          tableRight: table.right,
-          viewport: document.documentElement.clientWidth,
-          columns: visible.map((th) => th.textContent),
-          lastRight: Math.max(...visible.map((th) => th.getBoundingClientRect().right)),
-          wrapped: cells.filter((td) => lines(td) > 1).map((td) => td.textContent),
-          cut: cells
-            .filter((td) => !td.classList.contains('why') && td.scrollWidth > td.clientWidth)
-            .map((td) => td.textContent),
-        };
-      });
+      const m = await gridLayout(page);
       expect(m.overflow, `${width}`).toBeLessThanOrEqual(0);
       expect(m.lastRight, `${width}`).toBeLessThanOrEqual(m.viewport);
       expect(m.tableRight, `${width}`).toBeLessThanOrEqual(m.viewport);

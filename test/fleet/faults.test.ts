@@ -24,44 +24,8 @@ import {
   Serve,
   until,
 } from './internal/harness.js';
-
-const HOSTS = ['host-a', 'host-b', 'host-c'] as const;
-type Host = (typeof HOSTS)[number];
-const PANES = 2;
-const OUTAGE_MS = 30_000;
-
-interface Edge {
-  host: Host;
-  dataDir: string;
-  sessions: AgentSession[];
-  proxy: Proxy;
-  serve: Serve;
-}
-
-const enc = encodeURIComponent;
-
-/** The public state without what only the clock changes, and without the fleet's additions. */
-function comparable(state: Record<string, unknown>): Record<string, unknown> {
-  const {
-    t: _t,
-    operations: _o,
-    host: _h,
-    terminalId,
-    stability,
-    ...rest
-  } = state as {
-    t: number;
-    operations: unknown;
-    host: unknown;
-    terminalId: string;
-    stability: { stable: boolean };
-  };
-  return {
-    ...rest,
-    terminalId: terminalId.slice(terminalId.indexOf('/') + 1),
-    stability: { stable: stability.stable },
-  };
-}
+import type { Host, Edge } from './internal/faulted-fleet.js';
+import { HOSTS, PANES, OUTAGE_MS, enc, comparable } from './internal/faulted-fleet.js';
 
 describe('a fleet of three edges on a real nats-server, under faults', () => {
   let dir: string;

@@ -1,21 +1,20 @@
 // The fleet view behind the HTTP app, and an edge answering commands, in one process on a real
 // nats-server and real tmux panes of the stand-in agent.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FleetEdge } from '../../src/fleet/edge.js';
 import { commandSubject } from '../../src/fleet/names.js';
-import { FleetView } from '../../src/fleet/view.js';
+import type { FleetView } from '../../src/fleet/view.js';
 import { journalDir, readRecords } from '../../src/journal/segments.js';
 import { createSupervisor, type Supervisor } from '../../src/index.js';
 import { createHttpApp, type HttpApp } from '../../src/server/app.js';
-import { startAgentSession, type AgentSession } from '../e2e/harness/session.js';
-import { STAND_IN_AGENT, standInProfile } from '../supervisor/internal/stand-in-profile.js';
-import { freePort, NatsServer, readStream, until } from './internal/harness.js';
+import type { AgentSession } from '../e2e/harness/session.js';
+import { standInProfile } from '../supervisor/internal/stand-in-profile.js';
+import { type NatsServer, readStream, until } from './internal/harness.js';
+import { LIMITS, startFleetView } from './internal/fleet-view.js';
 
-const LIMITS = { duplicateWindowSeconds: 1 };
 const enc = encodeURIComponent;
 
 describe('the fleet view serves the HTTP API for its hosts', () => {
@@ -42,40 +41,7 @@ describe('the fleet view serves the HTTP API for its hosts', () => {
     s.transport.run(['capture-pane', '-p', '-S', '-', '-t', s.target]);
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'pw-fleet-view-'));
-    nats = new NatsServer(await freePort(), join(dir, 'nats'));
-    await nats.start();
-    const socketName = `pw-fleet-${process.pid}-view`;
-    panes = [];
-    for (const sessionName of ['v0', 'v1']) {
-      panes.push(
-        await startAgentSession({
-          socketName,
-          sessionName,
-          cwd: dir,
-          env: { STAND_IN_WORK_MS: '700' },
-          command: [process.execPath, STAND_IN_AGENT],
-        }),
-      );
-    }
-    await Promise.all(panes.map((p) => p.waitForText(/❯/)));
-    sup = createSupervisor({
-      socketName,
-      dataDir: join(dir, 'a'),
-      config: { pollIntervalSeconds: 0.1, settleSeconds: 0.3, stabilitySeconds: 0.3 },
-      profiles: { stand_in: standInProfile },
-    });
-    edge = new FleetEdge({ supervisor: sup, nats: nats.url, hostId: 'host-a', limits: LIMITS });
-    view = new FleetView({ nats: nats.url, limits: LIMITS });
-    await view.ready();
-    http = createHttpApp(view, { sse: { heartbeatMs: 200 } });
-    client = await connect({ servers: nats.url });
-    await until(
-      'host-a in the fleet',
-      async () =>
-        view.hostViews().some((h) => h.id === 'host-a' && h.reachable) ? true : undefined,
-      15_000,
-    );
+    ({ dir, nats, panes, sup, edge, view, http, client } = await startFleetView());
   }, 60_000);
 
   afterAll(async () => {

@@ -3,87 +3,36 @@
  * supervisor on a real tmux socket whose pane runs the real Claude Code CLI offline (the
  * loopback model server answers it): list, state, send and wait, and every refusal.
  */
-import { existsSync, rmSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { dirname, join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSupervisor, type Supervisor } from '../../src/index.js';
+import { afterAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { ApiClient } from '../../src/cli/client-api.js';
-import { embeddedBackend, remoteBackend, type McpBackend } from '../../src/mcp/backend.js';
+import { remoteBackend } from '../../src/mcp/backend.js';
 import { serve, type RunningServer } from '../../src/serve.js';
-import { createMcpServer } from '../../src/mcp/server.js';
 import { CLAUDE_CODE_BIN, prepareClaudeCode } from '../../src/tooling/agents/claude_code.js';
-import { anthropicProtocol } from '../../src/tooling/model-server/anthropic.js';
 import {
-  startFakeModelServer,
-  type FakeModelServer,
-} from '../../src/tooling/model-server/server.js';
-import { startAgentSession, uniqueSocketName, type AgentSession } from '../e2e/harness/session.js';
-
-const SCRATCH = resolve('.tmp/mcp-server', String(process.pid));
-const missing = !existsSync(CLAUDE_CODE_BIN);
-const STEP_MS = 90_000;
-
-/** An SDK client connected to a new MCP server over `backend`, in memory. */
-async function connect(backend: McpBackend): Promise<Client> {
-  const server = createMcpServer(backend, '0.0.0-test', { progressMs: 500 });
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'paneward-test', version: '0' });
-  await Promise.all([server.connect(b), client.connect(a)]);
-  return client;
-}
-
-const textOf = (r: CallToolResult): string =>
-  r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+  call,
+  claudeUnderSupervisor,
+  client,
+  connect,
+  missing,
+  model,
+  socketName,
+  STEP_MS,
+  sup,
+  textOf,
+  untilReady,
+  agent,
+  SCRATCH,
+} from './internal/sdk-fixture.js';
 
 describe.skipIf(missing && !process.env.CI)('paneward MCP server with the SDK client', () => {
-  const socketName = uniqueSocketName('mcp-unit');
-  let model: FakeModelServer;
-  let agent: AgentSession;
-  let sup: Supervisor;
-  let client: Client;
   let served: RunningServer | undefined;
-
-  const call = async (name: string, args: Record<string, unknown> = {}) =>
-    (await client.callTool({ name, arguments: args })) as CallToolResult;
-
-  const untilReady = async (ms = 60_000) => {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const r = await call('list_terminals');
-      const t = (r.structuredContent as { terminals: Array<{ readiness: string }> }).terminals[0];
-      if (t?.readiness === 'ready') return;
-      if (Date.now() > deadline) throw new Error(`not ready in ${ms} ms: ${textOf(r)}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  };
-
-  beforeAll(async () => {
-    if (missing) throw new Error(`Claude Code is not installed at ${CLAUDE_CODE_BIN}`);
-    rmSync(SCRATCH, { recursive: true, force: true });
-    model = await startFakeModelServer({ protocols: [anthropicProtocol] });
-    const launch = prepareClaudeCode({
-      home: join(SCRATCH, 'home'),
-      cwd: join(SCRATCH, 'work'),
-      baseUrl: model.url,
-    });
-    agent = await startAgentSession({ socketName, cols: 160, rows: 45, ...launch });
-    sup = createSupervisor({ socketName, dataDir: null, config: { pollIntervalSeconds: 0.25 } });
-    await sup.attach({ target: agent.target, tool: 'claude_code', id: 'claude' });
-    client = await connect(embeddedBackend(sup, 'a test supervisor', { socket: { socketName } }));
-  }, 60_000);
-
+  claudeUnderSupervisor();
   afterAll(async () => {
-    await client?.close();
     await served?.stop();
-    await sup?.stop();
-    await agent?.close();
-    await model?.close();
-    rmSync(SCRATCH, { recursive: true, force: true });
   }, 30_000);
 
   it('offers its tools, each described for a model and with an output schema', async () => {

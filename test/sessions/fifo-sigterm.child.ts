@@ -1,4 +1,4 @@
-// Run by record-safety.test.ts in a child process: follows six FIFOs as session records (and
+// Run by record-safety-opens.test.ts in a child process: follows six FIFOs as session records (and
 // reads their first lines as `locate` does), prints `ready` once each was refused, and on
 // SIGTERM writes a file before it exits, as a service flushes its journal. A libuv pool held
 // by opens of FIFOs would leave that write, and so the exit, waiting for good.

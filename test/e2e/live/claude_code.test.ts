@@ -11,38 +11,29 @@ import {
   isPanewardError,
   PanewardError,
   type Supervisor,
-  type TerminalState,
 } from '../../../src/index.js';
-import {
-  CLAUDE_CODE_BIN,
-  claudeCodeFacts,
-  prepareClaudeCode,
-} from '../../../src/tooling/agents/claude_code.js';
+import { CLAUDE_CODE_BIN, claudeCodeFacts } from '../../../src/tooling/agents/claude_code.js';
 import { anthropicProtocol } from '../../../src/tooling/model-server/anthropic.js';
-import type { RequestLogEntry } from '../../../src/tooling/model-server/server.js';
 import {
   startFakeModelServer,
   type FakeModelServer,
 } from '../../../src/tooling/model-server/server.js';
 import { startAgentSession, uniqueSocketName, type AgentSession } from '../harness/session.js';
-import { Timeline } from '../harness/timeline.js';
+import type { Timeline } from '../harness/timeline.js';
 import { liveRunOptions } from './live-env.js';
+import { claudeSessions } from './claude-live.js';
+import {
+  LIVE_REPLY as REPLY,
+  LONG_REPLY,
+  POLL_SECONDS,
+  readyNow,
+  SETTLE_SECONDS,
+  SOURCES,
+  STABILITY_SECONDS,
+} from './live-agent.js';
 
-const POLL_SECONDS = 0.25;
-/** statecharts.md §3 defaults, which this suite does not override. */
-const SETTLE_SECONDS = 1;
-const STABILITY_SECONDS = 1;
-const COLS = 160;
-const ROWS = 45;
 const STEP_TIMEOUT_MS = 90_000;
 const SCRATCH = resolve('.tmp/e2e-live/claude_code', String(process.pid));
-
-const REPLY =
-  'Hello! This reply comes from the fake model server. It has a few sentences so the transcript changes visibly while it streams.';
-const LONG_REPLY = Array.from(
-  { length: 40 },
-  (_, i) => `Sentence ${i + 1} of a long answer that takes a while to stream.`,
-).join(' ');
 
 const missing = !existsSync(CLAUDE_CODE_BIN);
 const installHint = `Claude Code is not installed at ${CLAUDE_CODE_BIN}: run scripts/install-agent.sh claude_code`;
@@ -56,11 +47,7 @@ if (missing && process.env.CI) {
 } else {
   if (missing) console.warn(`live Claude Code suite skipped: ${installHint}`);
 
-  const sources = (process.env.PANEWARD_LIVE_SOURCES ?? 'control,polling')
-    .split(',')
-    .map((x) => x.trim())
-    .filter((x): x is 'control' | 'polling' => x === 'control' || x === 'polling');
-  for (const source of sources)
+  for (const source of SOURCES)
     describe
       .skipIf(missing)
       .sequential(`live Claude Code through the library API (${source})`, () => {
@@ -82,47 +69,13 @@ if (missing && process.env.CI) {
 
         const tl = (id: string): Timeline => timelines.get(id)!;
 
-        const launchClaude = async (name: string, remainOnExit: boolean): Promise<AgentSession> => {
-          const launch = prepareClaudeCode({
-            home: join(SCRATCH, name, 'home'),
-            cwd: join(SCRATCH, name, 'work'),
-            baseUrl: server.url,
-            permissionMode: 'default',
-            maxRetries: 2,
-          });
-          const session = await startAgentSession({
-            socketName,
-            sessionName: name,
-            cols: COLS,
-            rows: ROWS,
-            cwd: launch.cwd,
-            env: launch.env,
-            command: launch.command,
-            remainOnExit,
-          });
-          sessions.push(session);
-          return session;
-        };
-
-        const attach = async (session: AgentSession, tool: string): Promise<string> => {
-          const id = await sup.attach({ target: session.target, tool });
-          const timeline = new Timeline(() => session.capture());
-          timelines.set(id, timeline);
-          sup.state$(id).subscribe((s) => timeline.push(s));
-          return id;
-        };
-
-        /** Turn requests (streaming, with tools) the server has seen since log index `from`. */
-        const turnRequests = (from: number): RequestLogEntry[] =>
-          server
-            .log()
-            .slice(from)
-            .filter((e) => e.streaming);
-
-        const readyNow = (s: TerminalState) =>
-          s.readiness.status === 'ready' &&
-          s.diagnostics.availability === 'available' &&
-          s.turn.phase === 'ready';
+        const { launchClaude, attach, turnRequests } = claudeSessions(
+          SCRATCH,
+          socketName,
+          sessions,
+          timelines,
+          () => ({ server, sup }),
+        );
 
         beforeAll(async () => {
           rmSync(SCRATCH, { recursive: true, force: true });
