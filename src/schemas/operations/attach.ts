@@ -30,6 +30,6 @@ export const attach = defineOperation({
   errors: [...TERMINAL_ERRORS, ...TMUX_ERRORS, 'refused'],
   http: { method: 'post', path: '/v1/terminals' },
   notServed: {
-    mcp: 'a model works with the terminals there are, or starts one with spawn; `paneward mcp --target` attaches panes before it serves',
+    mcp: 'a model works with the terminals there are, or starts one with spawn; `paneward mcp` attaches the panes it is given before it serves',
   },
 });
