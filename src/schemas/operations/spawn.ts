@@ -31,6 +31,13 @@ const Flag = z
   .transform((s) => s === 'true' || s === '1')
   .optional();
 
+/** A field of `stop` as a query carries it: a flag, or a number as text. */
+type QueryOf<S> = {
+  [K in keyof S]: S[K] extends z.ZodOptional<z.ZodBoolean>
+    ? typeof Flag
+    : z.ZodOptional<z.ZodNumber>;
+};
+
 /**
  * `DELETE /v1/terminals/{id}` query: without `stop=true` it detaches only. With it, `stop`'s
  * own fields as a query carries them (flags as `true`/`1`, numbers as text), checked as `stop`
@@ -49,12 +56,7 @@ export const DeleteQuery = z.strictObject({
             .optional(),
     ]),
   ),
-}) as z.ZodObject<{
-  stop: typeof Flag;
-  force: typeof Flag;
-  removeWorktree: typeof Flag;
-  timeoutSeconds: z.ZodOptional<z.ZodNumber>;
-}>;
+}) as z.ZodObject<{ stop: typeof Flag } & QueryOf<Omit<typeof StopInput.shape, 'id'>>>;
 
 /**
  * End the CLI with its exit command (typed through the same checks as a prompt), wait for it to
