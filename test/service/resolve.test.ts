@@ -3,6 +3,7 @@
  * target looked up among the terminals as attached and, where tmux can say, by the pane's other
  * name; not found and ambiguous are errors naming the argument. The tmux part runs a real tmux.
  */
+import { rmSync } from 'node:fs';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paneNames } from '../../src/observe/pane-names.js';
@@ -92,15 +93,19 @@ describe('a pane by its other name, as a real tmux gives it', () => {
   const socketName = uniqueSocketName('resolve');
   const tmux = (...args: string[]) => execa('tmux', ['-L', socketName, '-f', '/dev/null', ...args]);
   let paneId: string;
+  let socketPath = '';
 
   beforeAll(async () => {
     await tmux('new-session', '-d', '-s', 'work', '-n', 'claude', '-x', '80', '-y', '24');
     paneId = (
       await tmux('display-message', '-p', '-t', 'work:claude.0', '#{pane_id}')
     ).stdout.trim();
+    socketPath = (await tmux('display-message', '-p', '#{socket_path}')).stdout.trim();
   });
   afterAll(async () => {
     await tmux('kill-server').catch(() => undefined);
+    // tmux leaves its socket file behind.
+    if (socketPath) rmSync(socketPath, { force: true });
   });
 
   const names = (t: string) => paneNames(t, { socketName });
