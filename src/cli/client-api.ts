@@ -7,6 +7,8 @@ import type {
   AttachBody,
   History as HistoryContract,
   InputBody,
+  OperationName,
+  Operations,
   Screen as ScreenContract,
   SpawnRequest,
   SpawnView,
@@ -149,8 +151,9 @@ export class ApiClient {
     method: string,
     path: string,
     body?: unknown,
+    signal?: AbortSignal,
   ): Promise<z.output<S>> {
-    const data = await this.request<unknown>(method, path, body);
+    const data = await this.request<unknown>(method, path, body, signal);
     const parsed = schema.safeParse(data);
     if (!parsed.success) {
       throw new ClientError(
@@ -164,19 +167,36 @@ export class ApiClient {
 
   // ---- the operations, each by its contract (src/schemas/operations) -------------------------
 
+  /** One operation: its route and the answer's check, both from its contract. */
+  private async op<K extends OperationName>(
+    name: K,
+    params: { id?: string; turnId?: string },
+    extra: { query?: URLSearchParams; body?: unknown } = {},
+  ): Promise<z.output<Operations[K]['output']>> {
+    const { OPERATIONS } = await contracts();
+    const contract = OPERATIONS[name];
+    const path = contract.http.path
+      .replace('{id}', encodeURIComponent(params.id ?? ''))
+      .replace('{turnId}', encodeURIComponent(params.turnId ?? ''));
+    const query = extra.query && [...extra.query].length > 0 ? `?${extra.query.toString()}` : '';
+    const method = contract.http.method.toUpperCase();
+    return this.call(contract.output, method, `${path}${query}`, extra.body) as Promise<
+      z.output<Operations[K]['output']>
+    >;
+  }
+
   async list(): Promise<TerminalView[]> {
-    const { TerminalList } = await contracts();
-    return (await this.call(TerminalList, 'GET', '/v1/terminals')).terminals;
+    return (await this.op('list', {})).terminals;
   }
 
   async get(id: string): Promise<TerminalView> {
-    const { TerminalView } = await contracts();
-    return this.call(TerminalView, 'GET', terminalPath(id));
+    return this.op('state', { id });
   }
 
   async attach(body: z.input<typeof AttachBody>): Promise<TerminalView> {
-    const { TerminalView } = await contracts();
-    return this.call(TerminalView, 'POST', '/v1/terminals', body);
+    // Answered with the terminal's whole view (the contract's own answer is its part of it).
+    const { TerminalView, COMMANDS } = await contracts();
+    return this.call(TerminalView, 'POST', COMMANDS.attach.http.path, body);
   }
 
   /**
@@ -184,40 +204,45 @@ export class ApiClient {
    * answered once it is ready, or blocked on a first-run dialog.
    */
   async spawn(request: SpawnRequest): Promise<SpawnView> {
-    const { SpawnView } = await contracts();
-    return this.call(SpawnView, 'POST', '/v1/terminals', { spawn: request });
+    const { SpawnView, spawn } = await contracts();
+    return this.call(SpawnView, 'POST', spawn.http.path, { spawn: request });
   }
 
   /**
    * Ends a terminal's CLI with its own exit command, then closes its window
-   * (`DELETE /v1/terminals/{id}?stop=true`).
+   * (`DELETE /v1/terminals/{id}?stop=true`): `stop`'s other fields go as the query.
    */
   async stop(id: string, options: Omit<StopInput, 'id'> = {}): Promise<StopAnswer> {
-    const { StopAnswer } = await contracts();
     const q = new URLSearchParams({ stop: 'true' });
-    if (options.force !== undefined) q.set('force', String(options.force));
-    if (options.removeWorktree !== undefined)
-      q.set('removeWorktree', String(options.removeWorktree));
-    if (options.timeoutSeconds !== undefined)
-      q.set('timeoutSeconds', String(options.timeoutSeconds));
-    return this.call(StopAnswer, 'DELETE', `${terminalPath(id)}?${q.toString()}`);
+    for (const [k, v] of Object.entries(options)) if (v !== undefined) q.set(k, String(v));
+    return this.op('stop', { id }, { query: q });
   }
 
   async input(id: string, body: z.input<typeof InputBody>): Promise<{ turnId: string }> {
-    const { COMMANDS } = await contracts();
-    return this.call(COMMANDS.input.output, 'POST', `${terminalPath(id)}/input`, body);
+    return this.op('input', { id }, { body });
   }
 
   /** Waits for a turn `input` started: `timeout` is a result, not an error. */
-  async waitTurn(id: string, turnId: string, timeoutSeconds: number): Promise<TurnResponse> {
-    const { TurnResponse } = await contracts();
-    const path = `${terminalPath(id)}/turns/${encodeURIComponent(turnId)}`;
-    return this.call(TurnResponse, 'GET', `${path}?timeoutSeconds=${timeoutSeconds}`);
+  async waitTurn(
+    id: string,
+    turnId: string,
+    timeoutSeconds: number,
+    signal?: AbortSignal,
+  ): Promise<TurnResponse> {
+    // The HTTP face of `wait`: a wait that runs out answers `timeout` as a result.
+    const { TurnResponse, COMMANDS } = await contracts();
+    const path = COMMANDS.wait.http.path
+      .replace('{id}', encodeURIComponent(id))
+      .replace('{turnId}', encodeURIComponent(turnId));
+    const query = `?timeoutSeconds=${timeoutSeconds}`;
+    return this.call(TurnResponse, 'GET', `${path}${query}`, undefined, signal);
   }
 
   async screen(id: string): Promise<z.output<typeof ScreenContract>> {
-    const { Screen } = await contracts();
-    return this.call(Screen, 'GET', `${terminalPath(id)}/screen`);
+    // The HTTP face of `screen`: `text: null` before the first capture.
+    const { Screen, COMMANDS } = await contracts();
+    const path = COMMANDS.screen.http.path.replace('{id}', encodeURIComponent(id));
+    return this.call(Screen, 'GET', path);
   }
 
   async history(id: string, limit: string): Promise<z.output<typeof HistoryContract>> {
@@ -229,21 +254,37 @@ export class ApiClient {
   /** Answers the question on a terminal's screen (`POST …/answer`). */
   async answer(
     id: string,
-    body: { questionId: string; choice: string; via: 'cli' | 'dashboard' | 'http' },
+    body: { questionId: string; choice: string; via?: 'cli' | 'dashboard' | 'http' },
   ): Promise<{ questionId: string; kind: string; choice: string; closed: true }> {
-    const { AnswerDone } = await contracts();
-    return this.call(AnswerDone, 'POST', `${terminalPath(id)}/answer`, body);
+    return this.op('answer', { id }, { body });
   }
 
   async act(
     name: 'interrupt' | 'resume' | 'detach',
     id: string,
   ): Promise<z.output<typeof Accepted>> {
-    const { COMMANDS } = await contracts();
-    if (name === 'detach') return this.call(COMMANDS.detach.output, 'DELETE', terminalPath(id));
-    return this.call(COMMANDS[name].output, 'POST', `${terminalPath(id)}/${name}`);
+    return this.op(name, { id });
   }
 }
+
+/**
+ * Which method of the client runs each operation; an operation missing here says in its
+ * contract why the CLI does not serve it (`notServed.cli`).
+ */
+export const CLIENT_CALLS: { readonly [K in OperationName]?: keyof ApiClient } = {
+  list: 'list',
+  state: 'get',
+  attach: 'attach',
+  spawn: 'spawn',
+  stop: 'stop',
+  input: 'input',
+  wait: 'waitTurn',
+  screen: 'screen',
+  answer: 'answer',
+  interrupt: 'act',
+  resume: 'act',
+  detach: 'act',
+};
 
 const terminalPath = (id: string) => `/v1/terminals/${encodeURIComponent(id)}`;
 

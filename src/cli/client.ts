@@ -7,7 +7,8 @@ import { briefRecord } from './journal.js';
 import { terminalTable } from './table.js';
 import { untilStopSignal } from './signals.js';
 import { CLIENT_FIELDS, cliMessage, fieldNamesOf, type FieldNames } from './messages.js';
-import { ResolveError, resolveTerminal } from './resolve.js';
+import { paneNames } from '../observe/pane-names.js';
+import { isLoopback, ResolveError, resolveTerminal } from '../service/resolve.js';
 import { defaultIo, type ClientIo } from './client-io.js';
 import { describeState, printReply } from './describe.js';
 import { followEvents } from './follow-events.js';
@@ -49,19 +50,28 @@ export async function run(
 /** What a terminal argument accepts. */
 export const TERMINAL_ARG = 'terminal id, pane id %N, or session:window.pane';
 
-/** The terminal id an argument names: a pane id or a target is looked up in the list. */
+/**
+ * The terminal id an argument names (the service's one resolver): a pane id or a target is
+ * looked up in the server's list, and for a server on this machine in the local tmux too.
+ */
 export async function terminalIdOf(
   api: ApiClient,
   arg: string,
   argName = '<terminal>',
 ): Promise<string> {
   try {
-    return await resolveTerminal(api, arg, argName);
+    return await resolveTerminal(arg, () => api.list(), {
+      argName,
+      ...(isLoopback(api.url) ? { paneNames: (t: string) => paneNames(t) } : {}),
+    });
   } catch (error) {
-    if (error instanceof ResolveError) {
-      throw new ClientError(error.exitCode, error.code, error.message);
-    }
-    throw error;
+    if (!(error instanceof ResolveError)) throw error;
+    if (error.code === 'ambiguous') throw new ClientError(EXIT.usage, error.code, error.message);
+    throw new ClientError(
+      EXIT.notFound,
+      error.code,
+      `${error.message} (paneward ls lists them; paneward attach ${arg} attaches it)`,
+    );
   }
 }
 

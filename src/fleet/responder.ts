@@ -97,7 +97,7 @@ export class CommandResponder {
       );
       return;
     } else {
-      const { requestId, expiresAt: _expiresAt, ...call } = parsed.data;
+      const { requestId, expiresAt: _expiresAt, ...call } = parsed.data as CommandRequest;
       let answer = this.answers.get(requestId);
       if (!answer) {
         this.commands += 1;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TerminalState } from '../schemas/terminal-state.js';
-import { COMMANDS, HostId, ObserverView, type CommandName } from '../schemas/operations/index.js';
+import { COMMANDS, HostId, ObserverView } from '../schemas/operations/index.js';
+import type { CommandCall } from '../service/commands.js';
 
 export { HostId };
 
@@ -36,27 +37,18 @@ const Base = {
   /** Epoch ms (the sender's clock) after which the sender no longer waits: the edge drops it. */
   expiresAt: z.number(),
 };
-const call = <N extends CommandName, S extends z.ZodRawShape>(op: N, input: z.ZodObject<S>) =>
+const call = (op: string, input: z.ZodObject) =>
   z.strictObject({ ...Base, op: z.literal(op), ...input.shape });
+const [first, ...rest] = Object.entries(COMMANDS).map(([op, c]) => call(op, c.input));
 
 /**
  * A command to an edge, over request/reply: the operation's name and its contract's input
- * (`src/schemas/operations/`), validated by the edge as the HTTP API validates it.
+ * (`src/schemas/operations/`), validated by the edge as the HTTP API validates it. One member
+ * per entry of `COMMANDS`.
  */
-export const CommandRequest = z.discriminatedUnion('op', [
-  call('attach', COMMANDS.attach.input),
-  call('input', COMMANDS.input.input),
-  call('turns', COMMANDS.turns.input),
-  call('wait', COMMANDS.wait.input),
-  call('turn', COMMANDS.turn.input),
-  call('interrupt', COMMANDS.interrupt.input),
-  call('resume', COMMANDS.resume.input),
-  call('detach', COMMANDS.detach.input),
-  call('screen', COMMANDS.screen.input),
-  call('observe', COMMANDS.observe.input),
-  call('answer', COMMANDS.answer.input),
-]);
-export type CommandRequest = z.infer<typeof CommandRequest>;
+export const CommandRequest = z.discriminatedUnion('op', [first!, ...rest]);
+/** A command as an edge reads it: one command's input beside its name and the envelope. */
+export type CommandRequest = CommandCall & z.infer<z.ZodObject<typeof Base>>;
 export type CommandOp = CommandRequest['op'];
 
 export const CommandError = z.object({

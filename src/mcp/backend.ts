@@ -1,25 +1,28 @@
-import { tmuxArgv } from '../observe/tmux-argv.js';
 import { z } from 'zod';
 import { isPanewardError, PanewardError } from '../errors.js';
-import {
+import type {
+  Screen,
   TerminalView,
-  TurnResponse,
-  type Screen,
-  type TurnResponse as TurnResponseType,
+  TurnResponse as TurnResponseType,
 } from '../schemas/operations/index.js';
-import { Target } from '../schemas/target.js';
 import { endedEarlier, waitOutcome } from '../service/commands.js';
+import { paneNames } from '../observe/pane-names.js';
+import {
+  isLoopback,
+  ResolveError,
+  resolveTerminal,
+  type ResolveOptions,
+} from '../service/resolve.js';
+import type { SpawnArgs } from './tools.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import { ClientError, type ApiClient } from '../cli/client-api.js';
 import { describeZodError } from '../internal/zod-errors.js';
-import { localPane, type PaneNames } from '../cli/resolve.js';
-import { tmuxArgs, tmuxEnv } from '../observe/tmux-locale.js';
-import { execa } from 'execa';
 
-/** A service on this machine: its panes are the local tmux's (as the CLI client looks them up). */
-function remotePanes(url: string): ((t: string) => Promise<PaneNames | null>) | undefined {
-  const host = new URL(url).hostname;
-  return ['127.0.0.1', 'localhost', '[::1]', '::1'].includes(host) ? localPane : undefined;
+/** What tmux calls a pane both ways, for a service on this machine (its panes are this tmux's). */
+function localPanes(url: string): ResolveOptions {
+  return isLoopback(url)
+    ? { argName: 'terminal', paneNames: (t) => paneNames(t) }
+    : { argName: 'terminal' };
 }
 
 /**
@@ -31,7 +34,7 @@ export interface McpBackend {
   /** What the tools talk to, in a few words (for errors that say where). */
   readonly where: string;
   list(): Promise<TerminalView[]>;
-  /** The terminal a tool argument names (a terminal id, or the pane it was attached as). */
+  /** The terminal a tool argument names: a terminal id, or a pane (`service/resolve.ts`). */
   resolve(arg: string): Promise<string>;
   get(id: string): Promise<TerminalView>;
   screen(id: string): Promise<z.output<typeof Screen>>;
@@ -57,19 +60,6 @@ export interface McpBackend {
   /** Ends a terminal's CLI with its own exit command, then its window (detached too). */
   stop(id: string, options: { removeWorktree?: boolean }): Promise<Stopped>;
   close(): Promise<void>;
-}
-
-/** What the `spawn` tool hands over (the `spawn` operation's request, as far as a model sets it). */
-export interface SpawnArgs {
-  tool: string;
-  cwd?: string;
-  name?: string;
-  session?: string;
-  worktree?: string;
-  args?: string[];
-  env?: Record<string, string>;
-  restart?: 'never' | 'on-failure';
-  readyTimeoutSeconds?: number;
 }
 
 /** What a spawn answers: the terminal, and what was started (as the service says it). */
@@ -109,6 +99,8 @@ export function failureOf(error: unknown): BackendFailure {
   if (isPanewardError(error)) {
     return { code: error.code, message: error.message, details: error.details ?? null };
   }
+  if (error instanceof ResolveError)
+    return { code: error.code, message: error.message, details: null };
   if (error instanceof ClientError) {
     return { code: error.code, message: error.message, details: error.details ?? null };
   }
@@ -120,57 +112,6 @@ export function failureOf(error: unknown): BackendFailure {
     message: error instanceof Error ? error.message : String(error),
     details: null,
   };
-}
-
-/**
- * The terminal a tool argument names: a terminal id as it is, or a pane (`%N`,
- * `session:window.pane`) looked up among the attached terminals by the target it was attached
- * as, then (where tmux can say) by the other name tmux gives the same pane.
- */
-export async function resolveTerminal(
-  terminals: readonly TerminalView[],
-  arg: string,
-  paneNames?: (target: string) => Promise<PaneNames | null>,
-): Promise<string> {
-  if (!Target.safeParse(arg).success) return arg;
-  if (terminals.some((t) => t.terminalId === arg)) return arg;
-  let found = terminals.filter((t) => t.target === arg);
-  if (found.length === 0 && paneNames) {
-    const names = await paneNames(arg);
-    if (names) {
-      found = terminals.filter((t) => t.target === names.paneId || t.target === names.target);
-    }
-  }
-  return found.length === 1 ? found[0]!.terminalId : arg;
-}
-
-/** What tmux on a socket calls a pane both ways; null when it cannot say. */
-export async function tmuxPaneNames(
-  socket: { socketName?: string; socketPath?: string },
-  target: string,
-): Promise<PaneNames | null> {
-  const args = socket.socketPath
-    ? ['-S', socket.socketPath]
-    : socket.socketName
-      ? ['-L', socket.socketName]
-      : [];
-  const r = await execa(
-    'tmux',
-    tmuxArgs([
-      ...args,
-      ...tmuxArgv([
-        'display-message',
-        '-p',
-        '-t',
-        target,
-        '#{pane_id}\t#{session_name}:#{window_index}.#{pane_index}',
-      ]),
-    ]),
-    { reject: false, timeout: 2000, stdin: 'ignore', env: tmuxEnv(), extendEnv: false },
-  );
-  if (r.exitCode !== 0) return null;
-  const [paneId, indexTarget] = `${r.stdout}`.trim().split('\t');
-  return paneId?.startsWith('%') && indexTarget ? { paneId, target: indexTarget } : null;
 }
 
 /** The supervisor in this process: no HTTP between the tools and the panes. */
@@ -190,7 +131,10 @@ export function embeddedBackend(
     where,
     list: () => Promise.resolve(sup.ids().map(view)),
     resolve: (arg) =>
-      resolveTerminal(sup.ids().map(view), arg, (t) => tmuxPaneNames(options.socket ?? {}, t)),
+      resolveTerminal(arg, () => sup.ids().map(view), {
+        argName: 'terminal',
+        paneNames: (t) => paneNames(t, options.socket ?? {}),
+      }),
     get: (id) => Promise.resolve().then(() => view(id)),
     screen: async (id) => (await sup.screen(id)) ?? { text: null, t: null },
     submit: (id, text, force) => sup.submit(id, text, { force }),
@@ -218,73 +162,24 @@ export function embeddedBackend(
   };
 }
 
-/** A running `paneward serve` (or fleet server) over its HTTP API. */
+/** A running `paneward serve` (or fleet server) over its HTTP API: the CLI's client. */
 export function remoteBackend(api: ApiClient): McpBackend {
-  const path = (id: string) => `/v1/terminals/${encodeURIComponent(id)}`;
   return {
     where: `the paneward service at ${api.url}`,
     list: () => api.list(),
-    resolve: async (arg) => resolveTerminal(await api.list(), arg, remotePanes(api.url)),
+    resolve: (arg) => resolveTerminal(arg, () => api.list(), localPanes(api.url)),
     get: (id) => api.get(id),
     screen: (id) => api.screen(id),
     submit: async (id, text, force) => (await api.input(id, { text, force })).turnId,
-    wait: async (id, turnId, timeoutSeconds, signal) => {
-      const data = await api.request<unknown>(
-        'GET',
-        `${path(id)}/turns/${encodeURIComponent(turnId)}?timeoutSeconds=${timeoutSeconds}`,
-        undefined,
-        signal,
-      );
-      const parsed = TurnResponse.safeParse(data);
-      if (!parsed.success) {
-        throw new ClientError(
-          8,
-          'unexpected_answer',
-          `paneward at ${api.url} answered the wait for ${turnId} with something else: ${describeZodError(parsed.error)}`,
-        );
-      }
-      return parsed.data;
-    },
+    wait: (id, turnId, timeoutSeconds, signal) => api.waitTurn(id, turnId, timeoutSeconds, signal),
     interrupt: async (id) => void (await api.act('interrupt', id)),
     resume: async (id) => void (await api.act('resume', id)),
-    answer: (id, questionId, choice) =>
-      api.request<{ questionId: string; kind: string; choice: string }>(
-        'POST',
-        `/v1/terminals/${encodeURIComponent(id)}/answer`,
-        { questionId, choice },
-      ),
+    answer: (id, questionId, choice) => api.answer(id, { questionId, choice }),
     spawn: async (request) => {
-      const data = await api.request<Record<string, unknown>>('POST', '/v1/terminals', {
-        spawn: request,
-      });
-      const parsed = TerminalView.safeParse(data);
-      if (!parsed.success) {
-        throw new ClientError(
-          8,
-          'unexpected_answer',
-          `paneward at ${api.url} answered the spawn with something else: ${describeZodError(parsed.error)}`,
-        );
-      }
-      const spawned = data.spawned;
-      return {
-        view: parsed.data,
-        spawned:
-          typeof spawned === 'object' && spawned !== null ? (spawned as Spawn['spawned']) : null,
-      };
+      const { spawned, ...view } = await api.spawn(request);
+      return { view: { ...view, spawned }, spawned };
     },
-    stop: async (id, options) => {
-      const q = new URLSearchParams({ stop: 'true' });
-      if (options.removeWorktree !== undefined)
-        q.set('removeWorktree', String(options.removeWorktree));
-      const data = await api.request<Partial<Stopped> | null>(
-        'DELETE',
-        `${path(id)}?${q.toString()}`,
-      );
-      return {
-        ended: String(data?.ended ?? 'unknown'),
-        worktreeRemoved: data?.worktreeRemoved ?? null,
-      };
-    },
+    stop: (id, options) => api.stop(id, options),
     close: () => Promise.resolve(),
   };
 }

@@ -16,6 +16,8 @@ export function adviceFor(f: BackendFailure, where: string): string {
     case 'unknown_terminal':
     case 'not_found':
       return 'call list_terminals for the ids of the terminals there are';
+    case 'ambiguous':
+      return 'name one of them by its terminal id (list_terminals gives them)';
     case 'unknown_turn':
       return 'that turn id is none of this terminal’s: wait on the turnId send_prompt answered, or read terminal_state (lastTurn) for its latest turn';
     case 'not_ready':

@@ -111,81 +111,105 @@ function commandTextBytes(
 }
 
 /**
- * What `spawn` takes: start an agent CLI in a new tmux window, the way its launch recipe says,
- * and attach it. Nothing here is ever joined into a shell string: the command is argv.
+ * The fields `spawn` takes, each described for whoever fills it in (a person, a model): start an
+ * agent CLI in a new tmux window, the way its launch recipe says, and attach it. Nothing here is
+ * ever joined into a shell string: the command is argv.
  */
-export const SpawnRequest = z
-  .strictObject({
-    /** Which CLI (a profile id with a launch recipe). */
-    tool: SpawnTool,
-    /** The folder it runs in (absolute); default: the service's working directory. */
-    cwd: z
-      .string()
-      .min(1)
-      .max(4096)
-      .refine((s) => s.startsWith('/'), 'must be an absolute path')
-      .refine((s) => !s.includes('\0'), 'must not contain NUL')
-      .optional(),
-    /** The tmux window's name; default: the tool id. */
-    name: z
-      .string()
-      .min(1)
-      .max(64)
-      .regex(new RegExp(`^[^${CONTROL}]+$`), 'must not hold control characters')
-      .optional(),
-    /** The tmux session to open the window in (created detached when missing); default `paneward`. */
-    session: z
-      .string()
-      .min(1)
-      .max(64)
-      // tmux writes ":" and "." of a session name as "_", a backslash as two, and a "$" before
-      // another character as "\$": a name with them would not be the name given.
-      .regex(
-        new RegExp(`^[^:.$\\\\${CONTROL}]+$`),
-        'must not hold ":", ".", "$", "\\" or control characters',
-      )
-      .optional(),
-    /** The terminal id; default: named after the session and window. */
-    id: z
-      .string()
-      .regex(
-        /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
-        'a letter or digit, then letters, digits, dot, dash or underscore, at most 64 in all',
-      )
-      .optional(),
-    /**
-     * Run it in a new git worktree of `cwd` on this new branch (at
-     * `<repo>.worktrees/<branch>` beside the repository).
-     */
-    worktree: BranchName.optional(),
-    /** Environment variables for the CLI (e.g. a model server's address). */
-    env: z.record(EnvName, ArgText('an environment value')).optional(),
-    /** Extra arguments for the CLI, each one argv entry (never joined, never through a shell). */
-    args: z.array(ArgText('an argument')).max(64).optional(),
-    /** Start it again when it dies (`on-failure`), or not (`never`, the default). */
-    restart: RestartPolicy.optional(),
-    /** Backoff and limit of `on-failure` restarts. */
-    restartLimits: RestartLimits.optional(),
-    /** Session wall-clock budget (docs/statecharts.md §7); default 14400; 0: no watchdog. */
-    sessionWallClockSeconds: z.number().nonnegative().max(MAX_BUDGET_SECONDS).optional(),
-    /** How long to wait for the CLI to be `ready` (or `blocked` on a first-run dialog). */
-    readyTimeoutSeconds: z.number().positive().max(600).optional(),
-    /** This terminal's chart settings. */
-    config: ChartSettings.optional(),
-  })
-  .refine((r) => commandTextBytes(r.args, r.env) <= MAX_COMMAND_TEXT_BYTES, {
+export const SpawnFields = z.strictObject({
+  tool: SpawnTool.describe('Which agent CLI: a profile id with a launch recipe.'),
+  cwd: z
+    .string()
+    .min(1)
+    .max(4096)
+    .refine((s) => s.startsWith('/'), 'must be an absolute path')
+    .refine((s) => !s.includes('\0'), 'must not contain NUL')
+    .optional()
+    .describe("The folder it works in (absolute); default: the service's working directory."),
+  name: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(new RegExp(`^[^${CONTROL}]+$`), 'must not hold control characters')
+    .optional()
+    .describe("The tmux window's name; default: the tool id."),
+  session: z
+    .string()
+    .min(1)
+    .max(64)
+    // tmux writes ":" and "." of a session name as "_", a backslash as two, and a "$" before
+    // another character as "\$": a name with them would not be the name given.
+    .regex(
+      new RegExp(`^[^:.$\\\\${CONTROL}]+$`),
+      'must not hold ":", ".", "$", "\\" or control characters',
+    )
+    .optional()
+    .describe('The tmux session to open the window in (created when missing); default "paneward".'),
+  /** The terminal id; default: named after the session and window. */
+  id: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+      'a letter or digit, then letters, digits, dot, dash or underscore, at most 64 in all',
+    )
+    .optional(),
+  worktree: BranchName.optional().describe(
+    'Run it in a new git worktree of cwd on this new branch (at <repo>.worktrees/<branch> beside the repository).',
+  ),
+  env: z
+    .record(EnvName, ArgText('an environment value'))
+    .optional()
+    .describe('Environment variables for the CLI (values are never shown back).'),
+  args: z
+    .array(ArgText('an argument'))
+    .max(64)
+    .optional()
+    .describe('Extra arguments for the CLI, each passed as it is (never through a shell).'),
+  restart: RestartPolicy.optional().describe(
+    'Start it again, resuming its conversation where it can, when it dies (on-failure); default never.',
+  ),
+  /** Backoff and limit of `on-failure` restarts. */
+  restartLimits: RestartLimits.optional(),
+  /** Session wall-clock budget (docs/statecharts.md §7); default 14400; 0: no watchdog. */
+  sessionWallClockSeconds: z.number().nonnegative().max(MAX_BUDGET_SECONDS).optional(),
+  readyTimeoutSeconds: z
+    .number()
+    .positive()
+    .max(600)
+    .optional()
+    .describe(
+      'How long to wait for it to be ready (or blocked on a first-run dialog), in seconds.',
+    ),
+  /** This terminal's chart settings. */
+  config: ChartSettings.optional(),
+});
+
+/** What `spawn` takes: its fields, and a bound on the command's length. */
+export const SpawnRequest = SpawnFields.refine(
+  (r) => commandTextBytes(r.args, r.env) <= MAX_COMMAND_TEXT_BYTES,
+  {
     message: `args and env together must be at most ${MAX_COMMAND_TEXT_BYTES} bytes (tmux carries the whole command in one 16 KiB message)`,
     path: ['args'],
-  })
-  .openapi('SpawnRequest');
+  },
+).openapi('SpawnRequest');
 export type SpawnRequest = z.input<typeof SpawnRequest>;
 
 export const StopInput = z.strictObject({
   /** The terminal (the operation checks its form; here it is looked up). */
   id: z.string().min(1).max(129),
-  force: z.boolean().optional(),
-  removeWorktree: z.boolean().optional(),
-  timeoutSeconds: z.number().positive().max(120).optional(),
+  force: z
+    .boolean()
+    .optional()
+    .describe('Stop a pane paneward did not start; remove a worktree that has changes.'),
+  removeWorktree: z
+    .boolean()
+    .optional()
+    .describe('Also remove the git worktree it was started in (refused when it has changes).'),
+  timeoutSeconds: z
+    .number()
+    .positive()
+    .max(120)
+    .optional()
+    .describe('How long to wait for the CLI to exit before its window is killed (default 15).'),
 });
 export type StopInput = z.input<typeof StopInput>;
 

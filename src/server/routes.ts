@@ -15,10 +15,12 @@ import {
   HistoryQuery,
   InputAccepted,
   InputBody,
+  list,
   Screen,
   SpawnBody,
   spawn,
   SpawnView,
+  state,
   StopAnswer,
   stop,
   TerminalId,
@@ -96,9 +98,8 @@ export function terminalRoutes(
 
   app.openapi(
     createRoute({
-      method: 'get',
-      path: '/v1/terminals',
-      summary: 'Every attached terminal',
+      ...list.http,
+      summary: list.summary,
       responses: { 200: json(TerminalList, 'the terminals'), ...ERRORS },
     }),
     (c) => c.json({ terminals: sup.ids().map(view) }, 200),
@@ -106,8 +107,7 @@ export function terminalRoutes(
 
   app.openapi(
     createRoute({
-      method: 'post',
-      path: '/v1/terminals',
+      ...COMMANDS.attach.http,
       summary: `${COMMANDS.attach.summary}; or, with \`{spawn: {...}}\`: ${spawn.summary}`,
       request: { body: body(z.union([AttachBody, SpawnBody])) },
       responses: {
@@ -133,9 +133,8 @@ export function terminalRoutes(
 
   app.openapi(
     createRoute({
-      method: 'get',
-      path: '/v1/terminals/{id}',
-      summary: "A terminal's public state and the operations it accepts now",
+      ...state.http,
+      summary: state.summary,
       request: { params: Params },
       responses: { 200: json(TerminalView, 'the terminal'), ...TERMINAL_ERRORS },
     }),
@@ -160,8 +159,7 @@ export function terminalRoutes(
 
   app.openapi(
     createRoute({
-      method: 'get',
-      path: '/v1/terminals/{id}/screen',
+      ...COMMANDS.screen.http,
       summary: COMMANDS.screen.summary,
       request: { params: Params },
       responses: {
@@ -183,8 +181,7 @@ export function terminalRoutes(
 
   app.openapi(
     createRoute({
-      method: 'post',
-      path: '/v1/terminals/{id}/input',
+      ...COMMANDS.input.http,
       summary: COMMANDS.input.summary,
       request: { params: Params, body: body(InputBody) },
       responses: {
@@ -201,8 +198,7 @@ export function terminalRoutes(
 
   app.openapi(
     createRoute({
-      method: 'post',
-      path: '/v1/terminals/{id}/turns',
+      ...COMMANDS.turns.http,
       summary: COMMANDS.turns.summary,
       request: { params: Params, body: body(TurnBody) },
       responses: {
@@ -219,8 +215,7 @@ export function terminalRoutes(
 
   app.openapi(
     createRoute({
-      method: 'get',
-      path: '/v1/terminals/{id}/turns/{turnId}',
+      ...COMMANDS.turn.http,
       summary: `${COMMANDS.turn.summary}, at once (\`ended: false\` while it runs); with \`timeoutSeconds\`: wait for a turn \`input\` started to end (a client that has printed the turn id waits here)`,
       request: { params: z.object({ id: TerminalId, turnId: TurnId }), query: TurnWaitQuery },
       responses: {
@@ -250,8 +245,7 @@ export function terminalRoutes(
   for (const name of ['interrupt', 'resume'] as const) {
     app.openapi(
       createRoute({
-        method: 'post',
-        path: `/v1/terminals/{id}/${name}`,
+        ...COMMANDS[name].http,
         summary: COMMANDS[name].summary,
         request: { params: Params },
         responses: { 200: json(COMMANDS[name].output, 'done'), ...TERMINAL_ERRORS },
@@ -266,8 +260,7 @@ export function terminalRoutes(
     : null;
   app.openapi(
     createRoute({
-      method: 'post',
-      path: '/v1/terminals/{id}/answer',
+      ...answer.http,
       summary: answer.summary,
       request: { params: Params, body: body(AnswerBody) },
       responses: {
@@ -288,8 +281,7 @@ export function terminalRoutes(
 
   app.openapi(
     createRoute({
-      method: 'delete',
-      path: '/v1/terminals/{id}',
+      ...COMMANDS.detach.http,
       summary: `${COMMANDS.detach.summary}; with \`stop=true\`: ${stop.summary}`,
       request: { params: Params, query: DeleteQuery },
       responses: {

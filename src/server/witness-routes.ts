@@ -1,15 +1,16 @@
-import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { PanewardError } from '../errors.js';
 import {
   COMMANDS,
   ErrorBody,
+  hook,
+  HookAnswer,
   ObservationAnswer,
   ObservationBody,
   type CommandHandlers,
 } from '../schemas/operations/index.js';
 import type { SupervisorPort } from '../service/port.js';
 import { bodyLimit } from 'hono/body-limit';
-import { HookAnswer, HookEventBody, HookTool } from '../schemas/hook.js';
 import { errorJson } from './guards.js';
 import { body, ERRORS, json, Params, TERMINAL_ERRORS } from './routes.js';
 
@@ -35,10 +36,9 @@ export function hookRoutes(app: OpenAPIHono, sup: SupervisorPort): void {
   );
   app.openapi(
     createRoute({
-      method: 'post',
-      path: '/v1/hooks/{tool}',
-      summary: "An event a CLI's hook posted: a witness of the turns of the pane it ran in",
-      request: { params: z.object({ tool: HookTool }), body: body(HookEventBody) },
+      ...hook.http,
+      summary: hook.summary,
+      request: { params: hook.input.pick({ tool: true }), body: body(hook.input.shape.body) },
       responses: {
         200: json(HookAnswer, 'taken (or ignored: the event tells no turn)'),
         ...ERRORS,
@@ -79,8 +79,7 @@ export function observationRoutes(app: OpenAPIHono, cmd: CommandHandlers): void 
   );
   app.openapi(
     createRoute({
-      method: 'post',
-      path: '/v1/terminals/{id}/observations',
+      ...COMMANDS.observe.http,
       summary: COMMANDS.observe.summary,
       request: { params: Params, body: body(ObservationBody) },
       responses: {

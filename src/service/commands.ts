@@ -145,34 +145,16 @@ export function portCommands(
 /** A command as it travels: its name beside its input. */
 export type CommandCall = { [K in CommandName]: { op: K } & CommandInput<K> }[CommandName];
 
-/** Runs one command by name (the fleet edge's dispatcher). */
+/** Runs one command by name (the fleet edge's dispatcher): the handler its contract names. */
 export function runCommand(
   handlers: CommandHandlers,
   call: CommandCall,
   signal?: AbortSignal,
 ): Promise<unknown> {
-  switch (call.op) {
-    case 'attach':
-      return handlers.attach(call, signal);
-    case 'input':
-      return handlers.input(call, signal);
-    case 'turns':
-      return handlers.turns(call, signal);
-    case 'wait':
-      return handlers.wait(call, signal);
-    case 'turn':
-      return handlers.turn(call, signal);
-    case 'interrupt':
-      return handlers.interrupt(call, signal);
-    case 'resume':
-      return handlers.resume(call, signal);
-    case 'detach':
-      return handlers.detach(call, signal);
-    case 'screen':
-      return handlers.screen(call, signal);
-    case 'observe':
-      return handlers.observe(call, signal);
-    case 'answer':
-      return handlers.answer(call, signal);
-  }
+  // `call` is one command's input beside its name: the handler of that name takes it.
+  const handler = handlers[call.op] as (
+    input: CommandCall,
+    signal?: AbortSignal,
+  ) => Promise<unknown>;
+  return handler(call, signal);
 }

@@ -7,7 +7,6 @@ import { filter, firstValueFrom, timeout } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EXIT } from '../../src/cli/exit.js';
 import { main } from '../../src/cli/main.js';
-import { resolveTerminal, ResolveError } from '../../src/cli/resolve.js';
 import { createSupervisor, type Supervisor } from '../../src/index.js';
 import { createHttpApp, type HttpApp } from '../../src/server/app.js';
 import { startAgentSession, type AgentSession } from '../e2e/harness/session.js';
@@ -179,37 +178,5 @@ describe('a pane id or a tmux target wherever a terminal id goes', () => {
 
     const since = await cli('events', '--since', 'x', '--url', url);
     expect(since.err).toBe('paneward: --since: must be a record seq (a whole number)\n');
-  });
-});
-
-describe('resolving against a fleet: the same pane id on two hosts', () => {
-  const list = {
-    terminals: [
-      { terminalId: 'h1/t1', target: '%3', host: 'h1' },
-      { terminalId: 'h2/t4', target: '%3', host: 'h2' },
-      { terminalId: 'h2/t5', target: 'work:0.1', host: 'h2' },
-    ],
-  };
-  const api = {
-    url: 'http://fleet.example:7420',
-    request: async <T>() => list as T,
-  };
-  const noTmux = async () => {
-    throw new Error('a remote server: the local tmux is not asked');
-  };
-
-  it('is ambiguous, naming both and how to choose', async () => {
-    const error = await resolveTerminal(api, '%3', '<terminal>', noTmux).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ResolveError);
-    expect(error).toMatchObject({
-      exitCode: EXIT.usage,
-      message:
-        '<terminal> %3: names 2 terminals (h1/t1 (host h1), h2/t4 (host h2)); name one by its terminal id',
-    });
-  });
-
-  it('resolves a target only one host has, and leaves a terminal id as it is', async () => {
-    expect(await resolveTerminal(api, 'work:0.1', '<terminal>', noTmux)).toBe('h2/t5');
-    expect(await resolveTerminal(api, 'h1/t1', '<terminal>', noTmux)).toBe('h1/t1');
   });
 });

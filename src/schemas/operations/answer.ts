@@ -4,7 +4,8 @@ import { defineOperation, TERMINAL_ERRORS, TerminalId, TMUX_ERRORS } from './con
 /** A question's id as the state shows it (`surface.question.id`). */
 export const QuestionId = z
   .string()
-  .regex(/^q-[0-9a-f]{12}$/, 'must be a question id such as q-625b38fb69ba (surface.question.id)');
+  .regex(/^q-[0-9a-f]{12}$/, 'must be a question id such as q-625b38fb69ba (surface.question.id)')
+  .describe("The question's id as the terminal's state shows it (q-…).");
 
 /** A choice's id as the question lists it (`allow_once`, `deny`, `trust`, ...). */
 export const ChoiceId = z
@@ -12,7 +13,8 @@ export const ChoiceId = z
   .regex(
     /^[a-z][a-z0-9_]{0,47}$/,
     'must be a choice id such as allow_once (surface.question.choices[].id)',
-  );
+  )
+  .describe("One of the question's choice ids (allow_once, allow_always, deny, trust, ...).");
 
 /** Which bearer token a request carried, as the journal names it: never the token itself. */
 export const TokenId = z
@@ -57,4 +59,5 @@ export const answer = defineOperation({
   }),
   output: AnswerDone,
   errors: [...TERMINAL_ERRORS, ...TMUX_ERRORS, 'refused', 'answer_failed'],
+  http: { method: 'post', path: '/v1/terminals/{id}/answer' },
 });

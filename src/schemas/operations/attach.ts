@@ -28,4 +28,8 @@ export const attach = defineOperation({
   input: z.strictObject({ body: AttachBody }),
   output: z.object({ terminalId: z.string(), state: TerminalState }),
   errors: [...TERMINAL_ERRORS, ...TMUX_ERRORS, 'refused'],
+  http: { method: 'post', path: '/v1/terminals' },
+  notServed: {
+    mcp: 'a model works with the terminals there are, or starts one with spawn; `paneward mcp` attaches the panes it is given before it serves',
+  },
 });

@@ -1,10 +1,21 @@
 import { z } from '@hono/zod-openapi';
 import type { PanewardErrorCode } from '../../errors.js';
 
+/** The ways into the service besides its HTTP API, each of which serves an operation or says why not. */
+export const SURFACES = ['cli', 'mcp', 'fleet'] as const;
+export type Surface = (typeof SURFACES)[number];
+
+/** Where the HTTP API serves an operation; `{id}` and `{turnId}` in the path are input fields. */
+export interface HttpRoute {
+  readonly method: 'get' | 'post' | 'delete';
+  readonly path: string;
+}
+
 /**
- * One operation of the service, written once: its name, what it takes and answers (zod), and
- * the error codes it may answer with. The HTTP routes, the fleet edge's dispatcher, the fleet
- * view and the CLI client are all built from these, so the four cannot drift apart.
+ * One operation of the service, written once: its name, what it takes and answers (zod), the
+ * error codes it may answer with, and its HTTP route. The HTTP routes, the fleet edge's
+ * dispatcher, the fleet view, the CLI client and the MCP tools are all built from these, so they
+ * cannot drift apart.
  *
  * `input` is the operation's whole input as it travels between hosts (the fleet's request/reply
  * carries exactly this beside `op`); an HTTP route maps its path, query and body onto it.
@@ -20,6 +31,9 @@ export interface OperationContract<
   readonly output: O;
   /** Every `PanewardError` code the operation may answer with. */
   readonly errors: readonly PanewardErrorCode[];
+  readonly http: HttpRoute;
+  /** The surfaces that do not serve it, each with the reason; every other one does. */
+  readonly notServed?: Partial<Record<Surface, string>>;
 }
 
 export function defineOperation<N extends string, I extends z.ZodObject, O extends z.ZodType>(
@@ -74,11 +88,17 @@ export const TerminalId = z
   )
   .openapi({ param: { name: 'id', in: 'path' }, example: 't1' });
 
-/** A turn id as `input` answered it. */
-export const TurnId = z
+/** A turn id as `input` answered it, as a field. */
+export const TurnIdField = z
   .string()
   .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be a turn id such as turn-3')
-  .openapi({ param: { name: 'turnId', in: 'path' }, example: 'turn-3' });
+  .describe('The turn id the prompt was answered with (e.g. "turn-3").');
+
+/** The same, as a path parameter. */
+export const TurnId = TurnIdField.openapi({
+  param: { name: 'turnId', in: 'path' },
+  example: 'turn-3',
+});
 
 /** What a command that only acts answers. */
 export const Accepted = z.object({ ok: z.literal(true) }).openapi('Ok');

@@ -10,6 +10,7 @@ export const interrupt = defineOperation({
   input: Id,
   output: Accepted,
   errors: [...TERMINAL_ERRORS, ...TMUX_ERRORS, 'refused'],
+  http: { method: 'post', path: '/v1/terminals/{id}/interrupt' },
 });
 
 /** Resume a session the watchdog blocked (`POST /v1/terminals/{id}/resume`). */
@@ -19,6 +20,7 @@ export const resume = defineOperation({
   input: Id,
   output: Accepted,
   errors: [...TERMINAL_ERRORS, 'refused'],
+  http: { method: 'post', path: '/v1/terminals/{id}/resume' },
 });
 
 /** Detach a terminal (`DELETE /v1/terminals/{id}`); recorded, so a restart does not re-attach it. */
@@ -28,6 +30,10 @@ export const detach = defineOperation({
   input: Id,
   output: Accepted,
   errors: TERMINAL_ERRORS,
+  http: { method: 'delete', path: '/v1/terminals/{id}' },
+  notServed: {
+    mcp: 'a model ends what it started with stop; leaving a pane unsupervised is for the operator',
+  },
 });
 
 /** The pane's latest capture as text, and when it was observed. */
@@ -43,4 +49,5 @@ export const screen = defineOperation({
   input: Id,
   output: Capture.nullable(),
   errors: TERMINAL_ERRORS,
+  http: { method: 'get', path: '/v1/terminals/{id}/screen' },
 });

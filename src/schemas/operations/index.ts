@@ -2,14 +2,19 @@ import type { z } from '@hono/zod-openapi';
 import { answer } from './answer.js';
 import { attach } from './attach.js';
 import { detach, interrupt, resume, screen } from './control.js';
+import type { OperationContract } from './contract.js';
+import { hook } from './hook.js';
 import { input } from './input.js';
 import { observe } from './observe.js';
+import { list, state } from './reads.js';
+import { spawn, stop } from './spawn.js';
 import { turn, turns, wait } from './turns.js';
 
 export * from './contract.js';
 export * from './answer.js';
 export * from './attach.js';
 export * from './control.js';
+export * from './hook.js';
 export * from './input.js';
 export * from './observe.js';
 export * from './reads.js';
@@ -17,8 +22,9 @@ export * from './spawn.js';
 export * from './turns.js';
 
 /**
- * Every command of the service by name: what the HTTP routes take, what a fleet edge answers
- * over request/reply, what the fleet view sends and checks the answers against.
+ * The commands a fleet edge answers over request/reply, by name: what the HTTP routes take,
+ * what the fleet view sends and checks the answers against. A local server runs the same
+ * handlers (`CommandHandlers`).
  */
 export const COMMANDS = {
   attach,
@@ -34,6 +40,24 @@ export const COMMANDS = {
   answer,
 };
 export type Commands = typeof COMMANDS;
+
+/**
+ * The operations a server answers itself, never through a fleet edge: reads a fleet server
+ * answers from its state bucket, and what only the paneward of the pane's own host does. Each
+ * says why in its `notServed.fleet`.
+ */
+export const SERVER_OPERATIONS = { list, state, spawn, stop, hook };
+
+/**
+ * Every operation of the service: the one list the HTTP routes, the CLI client, the MCP tools
+ * and the fleet are checked against (each serves it, or its contract says why not).
+ */
+export const OPERATIONS = { ...COMMANDS, ...SERVER_OPERATIONS } satisfies Record<
+  string,
+  OperationContract
+>;
+export type Operations = typeof OPERATIONS;
+export type OperationName = keyof Operations;
 export type CommandName = keyof Commands;
 export type CommandInput<K extends CommandName> = z.output<Commands[K]['input']>;
 export type CommandOutput<K extends CommandName> = z.output<Commands[K]['output']>;

@@ -22,4 +22,8 @@ export const input = defineOperation({
   input: z.strictObject({ id: TerminalId, body: InputBody }),
   output: InputAccepted,
   errors: [...TERMINAL_ERRORS, ...TMUX_ERRORS, 'not_ready', 'refused'],
+  http: { method: 'post', path: '/v1/terminals/{id}/input' },
+  notServed: {
+    mcp: 'send_prompt submits and waits for the turn in one call (`turns`): a model never holds a prompt it cannot follow',
+  },
 });

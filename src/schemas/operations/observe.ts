@@ -15,4 +15,9 @@ export const observe = defineOperation({
   input: z.strictObject({ id: TerminalId, body: ObservationBody }),
   output: ObservationAnswer,
   errors: [...TERMINAL_ERRORS, 'refused', 'not_ready'],
+  http: { method: 'post', path: '/v1/terminals/{id}/observations' },
+  notServed: {
+    cli: 'a completion observer is a program of its own that posts its endings (docs/witness.md)',
+    mcp: 'a completion observer is a program of its own that posts its endings (docs/witness.md)',
+  },
 });

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { Operations } from '../../terminal/operations.js';
 import { JournalRecord } from '../record.js';
 import { TerminalState } from '../terminal-state.js';
-import { HostId } from './contract.js';
+import { defineOperation, HostId, TERMINAL_ERRORS, TerminalId } from './contract.js';
 import { Spawned } from '../spawn.js';
 
 /**
@@ -128,3 +128,29 @@ export const Health = z
 export const Screen = z
   .object({ text: z.string().nullable(), t: z.number().nullable() })
   .openapi('Screen');
+
+/** Every attached terminal (`GET /v1/terminals`). */
+export const list = defineOperation({
+  name: 'list',
+  summary: 'Every attached terminal',
+  input: z.strictObject({}),
+  output: TerminalList,
+  errors: ['internal'],
+  http: { method: 'get', path: '/v1/terminals' },
+  notServed: {
+    fleet: "the fleet server reads every host's terminals from the state bucket, asking no host",
+  },
+});
+
+/** One terminal's public state (`GET /v1/terminals/{id}`). */
+export const state = defineOperation({
+  name: 'state',
+  summary: "A terminal's public state and the operations it accepts now",
+  input: z.strictObject({ id: TerminalId }),
+  output: TerminalView,
+  errors: TERMINAL_ERRORS,
+  http: { method: 'get', path: '/v1/terminals/{id}' },
+  notServed: {
+    fleet: "the fleet server reads every host's terminals from the state bucket, asking no host",
+  },
+});

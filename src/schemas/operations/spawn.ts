@@ -18,23 +18,45 @@ export const spawn = defineOperation({
   input: SpawnBody,
   output: z.object({ terminalId: z.string(), state: TerminalState, spawned: Spawned }),
   errors: [...TERMINAL_ERRORS, ...TMUX_ERRORS, 'refused', 'timeout'],
+  http: { method: 'post', path: '/v1/terminals' },
+  notServed: {
+    fleet:
+      'a fleet server starts nothing: a CLI is started by the paneward of the host it is to run on',
+  },
 });
 
-/** `DELETE /v1/terminals/{id}` query: without `stop=true` it detaches only. */
+/** A query flag: `true`/`1` or `false`/`0`. */
 const Flag = z
   .enum(['true', 'false', '1', '0'])
   .transform((s) => s === 'true' || s === '1')
   .optional();
+
+/** A field of `stop` as a query carries it: a flag, or a number as text. */
+type QueryOf<S> = {
+  [K in keyof S]: S[K] extends z.ZodOptional<z.ZodBoolean>
+    ? typeof Flag
+    : z.ZodOptional<z.ZodNumber>;
+};
+
+/**
+ * `DELETE /v1/terminals/{id}` query: without `stop=true` it detaches only. With it, `stop`'s
+ * own fields as a query carries them (flags as `true`/`1`, numbers as text), checked as `stop`
+ * checks them.
+ */
 export const DeleteQuery = z.strictObject({
-  /** End the CLI with its own exit command, then close its window. */
   stop: Flag,
-  /** Stop a pane paneward did not start; remove a worktree that has changes. */
-  force: Flag,
-  /** With `stop`: remove the worktree the terminal was spawned in. */
-  removeWorktree: Flag,
-  /** How long to wait for the CLI to exit before its window is killed (default 15). */
-  timeoutSeconds: z.coerce.number().positive().max(120).optional(),
-});
+  ...Object.fromEntries(
+    Object.entries(StopInput.omit({ id: true }).shape).map(([k, field]) => [
+      k,
+      field.unwrap() instanceof z.ZodBoolean
+        ? Flag
+        : z.coerce
+            .number()
+            .pipe(field.unwrap() as z.ZodNumber)
+            .optional(),
+    ]),
+  ),
+}) as z.ZodObject<{ stop: typeof Flag } & QueryOf<Omit<typeof StopInput.shape, 'id'>>>;
 
 /**
  * End the CLI with its exit command (typed through the same checks as a prompt), wait for it to
@@ -47,6 +69,12 @@ export const stop = defineOperation({
   input: StopInput,
   output: StopAnswer,
   errors: [...TERMINAL_ERRORS, ...TMUX_ERRORS, 'refused', 'not_ready'],
+  // With `stop=true`; the other fields as the query.
+  http: { method: 'delete', path: '/v1/terminals/{id}' },
+  notServed: {
+    fleet:
+      'a fleet server starts nothing, so it stops nothing: the paneward that started a CLI stops it',
+  },
 });
 
 export {
@@ -56,6 +84,7 @@ export {
   RestartPolicy,
   RestartStatus,
   Spawned,
+  SpawnFields,
   SpawnRequest,
   SpawnTool,
   StopAnswer,

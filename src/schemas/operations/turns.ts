@@ -1,8 +1,15 @@
 import { z } from '@hono/zod-openapi';
-import { PromptText } from '../prompt.js';
+import { MAX_PROMPT_CHARS, PromptText } from '../prompt.js';
 import { TerminalState } from '../terminal-state.js';
 import { TurnPayload as TurnPayloadSchema } from '../turn-payload.js';
-import { defineOperation, TERMINAL_ERRORS, TerminalId, TMUX_ERRORS, TurnId } from './contract.js';
+import {
+  defineOperation,
+  TERMINAL_ERRORS,
+  TerminalId,
+  TMUX_ERRORS,
+  TurnId,
+  TurnIdField,
+} from './contract.js';
 
 /** What a turn answered: reply text, outcome, evidence, timing (docs/contracts.md §6). */
 export const TurnPayload = TurnPayloadSchema;
@@ -19,7 +26,9 @@ const TimeoutSeconds = z.number().positive().max(86_400).default(600);
 
 export const TurnBody = z
   .strictObject({
-    prompt: PromptText,
+    prompt: PromptText.describe(
+      `The prompt, typed literally (newlines and tabs allowed; no other control characters; at most ${MAX_PROMPT_CHARS} characters).`,
+    ),
     /** How long to wait for the turn to end (default 600, at most a day). */
     timeoutSeconds: TimeoutSeconds,
     force: z.boolean().optional(),
@@ -56,6 +65,10 @@ export const turns = defineOperation({
   input: z.strictObject({ id: TerminalId, body: TurnBody }),
   output: TurnResponse,
   errors: [...TERMINAL_ERRORS, ...TMUX_ERRORS, 'not_ready', 'refused'],
+  http: { method: 'post', path: '/v1/terminals/{id}/turns' },
+  notServed: {
+    cli: '`send` prints the turn id as soon as it is typed, then `--wait` waits by that id (`wait`): a lost connection never leaves the turn unknown',
+  },
 });
 
 /** What a supervisor's own wait resolves with: the turn's completion ended. */
@@ -77,7 +90,7 @@ export const wait = defineOperation({
   summary: 'Wait for a turn `input` started to end',
   input: z.strictObject({
     id: TerminalId,
-    turnId: z.string().min(1),
+    turnId: TurnIdField,
     timeoutMs: z
       .number()
       .int()
@@ -87,6 +100,8 @@ export const wait = defineOperation({
   output: TurnEnded,
   /** `unknown_turn`: the terminal has no such turn (its current, last or a recent one). */
   errors: [...TERMINAL_ERRORS, 'unknown_turn', 'timeout'],
+  // With `timeoutSeconds`; a wait that runs out answers `timeout` as a result there.
+  http: { method: 'get', path: '/v1/terminals/{id}/turns/{turnId}' },
 });
 
 /**
@@ -101,4 +116,9 @@ export const turn = defineOperation({
   input: z.strictObject({ id: TerminalId, turnId: TurnId }),
   output: TurnPayload,
   errors: [...TERMINAL_ERRORS, 'unknown_turn'],
+  http: { method: 'get', path: '/v1/terminals/{id}/turns/{turnId}' },
+  notServed: {
+    cli: "`send --wait` prints the turn's reply from the wait's answer",
+    mcp: "send_prompt and wait_for_turn answer with the turn's reply",
+  },
 });
