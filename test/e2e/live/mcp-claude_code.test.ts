@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSupervisor, type Supervisor } from '../../../src/index.js';
+import { toolConfig } from '../../../src/mcp/tools.js';
 import { journalDir, readSegments } from '../../../src/journal/segments.js';
 import type { JournalRecord } from '../../../src/schemas/record.js';
 import { CLAUDE_CODE_BIN, prepareClaudeCode } from '../../../src/tooling/agents/claude_code.js';
@@ -220,7 +221,8 @@ describe.skipIf(missing && !process.env.CI)('Claude Code drives another agent ov
     // once loaded, the later requests carry it with its description and schema.
     expect(JSON.stringify(turnRequests[0]), await diagnose()).toContain(SEND_TOOL);
     const loaded = turnRequests.at(-1)?.tools?.find((t) => t.name === SEND_TOOL);
-    expect(loaded?.description, await diagnose()).toMatch(/^Types a prompt into an agent terminal/);
+    // The description paneward's server gives the tool, whole (the contract's summary first).
+    expect(loaded?.description, await diagnose()).toBe(toolConfig('send_prompt').description);
 
     // The worker's turn, as paneward recorded it.
     const ended = journal().filter(
