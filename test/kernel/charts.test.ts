@@ -10,6 +10,7 @@ import { KernelConfig } from '../../src/schemas/kernel.js';
 import { standaloneSite } from '../../src/kernel/charts.js';
 import { TerminalPipeline } from '../../src/terminal/pipeline.js';
 import { parseRecording, playRecording, readJsonLines } from '../../src/replay/replay.js';
+import { RUNNING_CHILDREN } from '../machines/internal/terminal-actor.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -57,17 +58,7 @@ describe("a replayed terminal's charts", () => {
     const others = actors.filter((a) => a !== terminal);
     expect(others.every((a) => parentOf(a) === terminal)).toBe(true);
     const ids = others.map((a) => a.id);
-    expect(ids.filter((id) => !id.startsWith('completion:')).sort()).toEqual(
-      [
-        'diagnostics',
-        'lastTurn',
-        'readiness',
-        'runtime',
-        'turnPhase',
-        'watchdog',
-        'witness',
-      ].sort(),
-    );
+    expect(ids.filter((id) => !id.startsWith('completion:')).sort()).toEqual(RUNNING_CHILDREN);
     expect(ids.filter((id) => id.startsWith('completion:')).length).toBeGreaterThanOrEqual(2);
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { terminalMachine } from '../../machines/terminal.js';
-import { baseInput, flush, shown, terminal } from './internal/terminal-actor.js';
+import { baseInput, flush, shown, terminal, RUNNING_CHILDREN } from './internal/terminal-actor.js';
 
 describe('terminal actor: attaching (statecharts.md §8)', () => {
   it('starts attaching, with no restart, no error, no turn and the given public state', () => {
@@ -63,17 +63,7 @@ describe('terminal actor: attaching (statecharts.md §8)', () => {
     const t = terminal(baseInput({ prepared: true }));
     expect(t.snap().value).toBe('running');
     expect(t.prepares).toHaveLength(0);
-    expect(Object.keys(t.children()).sort()).toEqual(
-      [
-        'diagnostics',
-        'lastTurn',
-        'readiness',
-        'runtime',
-        'turnPhase',
-        'watchdog',
-        'witness',
-      ].sort(),
-    );
+    expect(Object.keys(t.children()).sort()).toEqual(RUNNING_CHILDREN);
     expect(t.runtimes).toHaveLength(1);
     t.runtimes[0]!.sendBack({ type: 'evt_runtime_failed', error: 'x' });
     expect(t.snap().value).toBe('restarting');
@@ -97,17 +87,7 @@ describe('terminal actor: running', () => {
     );
     await t.prepared();
     const c = t.children();
-    expect(Object.keys(c).sort()).toEqual(
-      [
-        'diagnostics',
-        'lastTurn',
-        'readiness',
-        'runtime',
-        'turnPhase',
-        'watchdog',
-        'witness',
-      ].sort(),
-    );
+    expect(Object.keys(c).sort()).toEqual(RUNNING_CHILDREN);
     expect(c.readiness!.getSnapshot().context).toEqual({
       stalledIsTerminal: true,
       stallTimeoutSeconds: 7,

@@ -6,26 +6,17 @@ import { createSupervisor, type Supervisor } from '../../src/index.js';
 import type { TerminalState } from '../../src/schemas/terminal-state.js';
 import { InputBody } from '../../src/schemas/operations/index.js';
 import { gate, operationsFor } from '../../src/terminal/operations.js';
-import { initialState } from '../../src/terminal/state.js';
 import { startAgentSession, uniqueSocketName, type AgentSession } from '../e2e/harness/session.js';
 import { STAND_IN_AGENT, standInProfile } from './internal/stand-in-profile.js';
 import { until } from './internal/until-state.js';
+import { readState } from './internal/read-state.js';
 
-function state(patch: (s: TerminalState) => void): TerminalState {
-  const s = initialState({
-    t: 0,
-    terminalId: 't1',
-    target: 'w:0.0',
-    tool: 'claude_code',
-    toolVersion: null,
-    budgetSeconds: 0,
+/** A pane seen, read and ready, changed by `patch`. */
+const state = (patch: (s: TerminalState) => void): TerminalState =>
+  readState((s) => {
+    s.readiness.status = 'ready';
+    patch(s);
   });
-  s.diagnostics.availability = 'available';
-  s.diagnostics.parse = 'parsed';
-  s.readiness.status = 'ready';
-  patch(s);
-  return s;
-}
 
 describe('the gate: one predicate for the verdicts and the actions', () => {
   it('a running turn, even one inferred from a screen that looks ready, takes no prompt', () => {

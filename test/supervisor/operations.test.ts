@@ -2,22 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { TerminalState } from '../../src/schemas/terminal-state.js';
 import { verifiedVersionsOf } from '../../src/profiles/index.js';
 import { operationsFor } from '../../src/terminal/operations.js';
-import { initialState } from '../../src/terminal/state.js';
+import { readState } from './internal/read-state.js';
 
-function state(patch: (s: TerminalState) => void): TerminalState {
-  const s = initialState({
-    t: 0,
-    terminalId: 't1',
-    target: 'w:0.0',
-    tool: 'claude_code',
-    toolVersion: null,
-    budgetSeconds: 0,
-  });
-  s.diagnostics.availability = 'available';
-  s.diagnostics.parse = 'parsed';
-  patch(s);
-  return s;
-}
+const state = readState;
 
 describe('operationsFor: why a prompt cannot be sent', () => {
   it('a permission prompt needs a person, even while its turn is pending', () => {

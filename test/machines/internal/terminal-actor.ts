@@ -92,3 +92,17 @@ export function terminal(input: TerminalInput = baseInput(), charts: Record<stri
   };
   return { actor, clock, prepares, runtimes, snap, children, prepared };
 }
+
+/**
+ * The children of a running terminal, sorted: its six charts (the witness that settles turns
+ * among them) and the runtime that drives them; a turn's completion chart comes and goes.
+ */
+export const RUNNING_CHILDREN = [
+  'diagnostics',
+  'lastTurn',
+  'readiness',
+  'runtime',
+  'turnPhase',
+  'watchdog',
+  'witness',
+];
