@@ -15,7 +15,7 @@ exec npx vitest run \
   test/server/fuzz.test.ts test/server/browser-attacks.test.ts test/server/host-guard.test.ts \
   test/server/bounds.test.ts test/server/hook-route.test.ts test/server/unknown-turn.test.ts \
   test/server/spawn-routes.test.ts \
-  test/supervisor/gate-verdicts.test.ts test/supervisor/gate-typing.test.ts \
+  test/terminal/gate.test.ts test/supervisor/gate-verdicts.test.ts test/supervisor/gate-typing.test.ts \
   test/supervisor/gate-attach.test.ts test/supervisor/spawn-argv.test.ts \
   test/fleet/auth-signed.test.ts test/fleet/auth-nats.test.ts \
   test/hooks/ test/internal/token-file.test.ts \
