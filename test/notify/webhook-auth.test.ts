@@ -5,16 +5,14 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Registry } from 'prom-client';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { Notifier, type NotifyConfig } from '../../src/notify/notifier.js';
+import type { NotifyConfig } from '../../src/notify/notifier.js';
 import { verifyNotification } from '../../src/notify/signature.js';
 import { createLogger, serve } from '../../src/serve.js';
 import { startServe } from '../../src/cli/serve.js';
 import { buildProgram } from '../../src/cli/main.js';
 import { NotifyEvent, NotifySignature } from '../../src/schemas/notify.js';
-import type { RecordDraft } from '../../src/schemas/record.js';
-import type { SupervisorPort } from '../../src/service/port.js';
+import { start } from './internal/notifier-harness.js';
 import { startReceiver } from './internal/receiver.js';
 import { testPort } from './internal/test-port.js';
 
@@ -25,10 +23,8 @@ const SECRET = 'f3a9c1d27e5b48a6b0c4d9e8f7a6b5c4';
 type Verify = (secret: string, header: unknown, raw: Buffer, maxAge?: number) => boolean;
 
 const dirs: string[] = [];
-const running: Array<{ stop(): Promise<void> }> = [];
-afterEach(async () => {
+afterEach(() => {
   vi.restoreAllMocks();
-  await Promise.all(running.splice(0).map((r) => r.stop()));
 });
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
@@ -47,32 +43,6 @@ async function documentedVerify(): Promise<Verify> {
   writeFileSync(file, code);
   const mod = (await import(pathToFileURL(file).href)) as { verifyPaneward: Verify };
   return mod.verifyPaneward;
-}
-
-function start(port: SupervisorPort, config: Partial<NotifyConfig>) {
-  const drafts: RecordDraft[] = [];
-  const registry = new Registry();
-  const n = new Notifier(
-    port,
-    { webhooks: [], commands: [], debounceMs: 0, backoffMs: 20, ...config },
-    { append: (d) => drafts.push(d) },
-  );
-  n.register(registry);
-  running.push(n);
-  const metric = async (name: string, label: string) => {
-    const m = new RegExp(`^${name}\\{\\w+="${label}"\\} (\\d+)$`, 'm').exec(
-      await registry.metrics(),
-    );
-    return m ? Number(m[1]) : 0;
-  };
-  const until = async (check: () => boolean | Promise<boolean>, ms = 10_000) => {
-    const end = Date.now() + ms;
-    while (!(await check())) {
-      if (Date.now() > end) throw new Error('timed out waiting');
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
-  return { drafts, metric, until };
 }
 
 describe('notify: signed webhooks', () => {

@@ -21,10 +21,10 @@ export function start(port: SupervisorPort, config: Partial<NotifyConfig>) {
   );
   n.register(registry);
   running.push(n);
-  /** The value of a counter or gauge for one sink (0 when it has none). */
-  const metric = async (name: string, sink: string) => {
+  /** The value of a counter or gauge for one label's value, a sink or an event (0 when none). */
+  const metric = async (name: string, label: string) => {
     const text = await registry.metrics();
-    const m = new RegExp(`^${name}\\{sink="${sink}"\\} (\\d+)$`, 'm').exec(text);
+    const m = new RegExp(`^${name}\\{\\w+="${label}"\\} (\\d+)$`, 'm').exec(text);
     return m ? Number(m[1]) : 0;
   };
   /** Waits until `check` holds (the deliveries run on their own). */
