@@ -43,20 +43,26 @@ export function foldRecordEvent(
 ): RecordTurn {
   const at = event.atMs !== undefined ? event.atMs / 1000 : readAt;
   if (event.type === 'turn_started') {
-    // A side record's ending written at or after this start, but read before it (Cline writes
-    // the prompt into its messages only as the run ends, and its log says `aborted` at once):
-    // it ends this turn.
-    const ended = turn?.endedBy;
-    if (
-      turn?.ending &&
-      ended &&
-      'file' in ended &&
-      ended.file !== event.position.file &&
-      event.atMs !== undefined &&
-      turn.endedAt !== undefined &&
-      at <= turn.endedAt
-    ) {
-      return { ...turn, startedAt: at };
+    if (turn && event.atMs !== undefined) {
+      const { ending, endedBy, endedAt } = turn;
+      // A side record's ending read before the prompt it ends, the ending having begun the
+      // turn (Cline writes the prompt into its messages only as the run ends, and its log says
+      // `aborted` at once): the prompt is that turn's start.
+      if (
+        ending &&
+        endedBy &&
+        'file' in endedBy &&
+        endedBy.file !== event.position.file &&
+        endedAt !== undefined &&
+        turn.startedAt === endedAt &&
+        at <= endedAt
+      ) {
+        return { ...turn, startedAt: at };
+      }
+      // A start written before the latest turn's (or before its ending) is that turn's own or
+      // an earlier one's, read late from a second file (a side record read from its start, or
+      // a prompt written only as its run ends): it starts nothing.
+      if (ending ? endedAt !== undefined && at < endedAt : at < turn.startedAt) return turn;
     }
     return { by: 'record', startedAt: at, ending: null, endedBy: null };
   }

@@ -106,7 +106,8 @@ const HELD = {
  * Who settles a turn (docs/witness.md): the screen, the session record, the CLI's hooks, or a
  * completion observer, under the terminal's completion authority. The states say what the
  * witness is waiting for: nothing (`watching`), the disagreement window to run out
- * (`disagreeing`: a marker ended the turn the screen has not), the record to end a turn whose
+ * (`disagreeing`: a marker ended the turn the screen has not; the screen standing idle past the
+ * stale-active window cuts it short), the record to end a turn whose
  * success the screen already settled (`holding`, with the window; `holding_unbounded`, held
  * with no window running). The driver keeps the window's timer and sends the turn-phase chart
  * the verdicts this emits. The guards and actions are in witness.rules.ts.
@@ -187,6 +188,9 @@ export const witnessMachine = witnessRules.createMachine({
           { guard: 'marker_ended_turn', actions: 'start_window' },
         ],
         window_elapsed: [markerDecides('marker_ended_turn', false), { target: 'watching' }],
+        // The screen will show nothing more: the marker's ending decides before the turn would
+        // end with no outcome, whatever is left of the window.
+        stale_elapsed: markerDecides('marker_ended_turn', false),
       },
     },
     /** The screen's success waits for the record, at most the window. */

@@ -143,6 +143,11 @@ export type WitnessEvent =
   | { type: 'settle_elapsed'; t: number; screen: WitnessScreen }
   /** The disagreement window ran out. */
   | { type: 'window_elapsed'; t: number; screen: WitnessScreen }
+  /**
+   * The screen stood at its idle prompt for the stale-active window: the turn-phase chart is
+   * about to end the turn with no outcome (docs/design.md, stale active recovery).
+   */
+  | { type: 'stale_elapsed'; t: number; screen: WitnessScreen }
   /** A prompt was submitted through paneward. */
   | { type: 'turn_armed' }
   /** The turn-phase chart reported an outcome; `decidedBy`: the verdict it followed, if any. */

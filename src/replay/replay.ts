@@ -228,6 +228,7 @@ class PiecePlayer {
       pipeline.sessionRecord(line.t, {
         type: 'events',
         events: reading.events.map((e) => this.onRecordingClock(e)),
+        side: true,
       });
     }
   }

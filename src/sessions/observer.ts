@@ -74,7 +74,8 @@ export interface RecordSkip {
 /** What an observer tells its terminal. */
 export type ObserverReport =
   | { type: 'status'; status: ObserverStatus }
-  | { type: 'events'; events: readonly RecordEvent[] }
+  /** `side`: the events of the side record (they start or end turns, and carry no reply). */
+  | { type: 'events'; events: readonly RecordEvent[]; side?: true }
   /** The reply text of a piece (only with `replies`): the turn's payload, never journaled. */
   | { type: 'reply'; reply: RecordReply }
   | { type: 'reset'; why: 'replaced' | 'truncated'; file: string }
@@ -290,8 +291,9 @@ export class SessionObserver {
 
   private onFollower(file: string, r: FollowerReport, side: boolean): void {
     if (this.stopped) return;
-    if (r.type === 'events') this.o.report({ type: 'events', events: r.events });
-    else if (r.type === 'reply') {
+    if (r.type === 'events') {
+      this.o.report({ type: 'events', events: r.events, ...(side ? { side: true as const } : {}) });
+    } else if (r.type === 'reply') {
       if (!side) this.o.report({ type: 'reply', reply: r.reply });
     } else if (r.type === 'reset') this.o.report({ type: 'reset', why: r.why, file });
     else if (r.type === 'skipped') {

@@ -243,7 +243,9 @@ export class TerminalPipeline extends TerminalDrivers {
       return;
     } else if (report.type === 'events') {
       for (const e of report.events) {
-        if (e.type === 'turn_started') this.payloads?.recordTurnStarted();
+        // A side record's start (Cline's log) may be read after the record's reply of the same
+        // turn: only the record's own prompt line clears the replies before it.
+        if (e.type === 'turn_started' && !report.side) this.payloads?.recordTurnStarted();
         this.turns.recordEvent(t, e);
       }
     }

@@ -146,9 +146,12 @@ export class TurnDriver {
         o.timers.clear(SETTLE_KEY);
         return;
       case 'stale_window.start':
-        o.timers.set(STALE_KEY, this.now + ev.seconds, TimerOrder.staleActive, (due) =>
-          this.send(due, { type: 'stale_active_elapsed', t: due }),
-        );
+        o.timers.set(STALE_KEY, this.now + ev.seconds, TimerOrder.staleActive, (due) => {
+          // A marker's ending waiting out its window decides first (the witness chart's rule);
+          // the turn ends with no outcome only if it is still open.
+          this.tell({ type: 'stale_elapsed', t: due, screen: this.screen() });
+          if (this.current) this.send(due, { type: 'stale_active_elapsed', t: due });
+        });
         return;
       case 'stale_window.cancel':
         o.timers.clear(STALE_KEY);

@@ -194,65 +194,6 @@ describe('completion witness: both', () => {
     expect(h.ends()).toEqual([expect.objectContaining({ outcome: 'success', witness: 'surface' })]);
   });
 
-  it('an ending read late from a side record but written before this turn started is not its', () => {
-    // Cline's log is read from its start once the messages record is found: an interrupted run
-    // of an earlier turn comes after this turn's start was read.
-    const h = make('both');
-    h.arm();
-    const startedAt = h.t;
-    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
-    h.driver.recordEvent(h.t, {
-      type: 'turn_ended',
-      ending: { reason: 'interrupted' },
-      event: 'agent.run-finished',
-      position: { file: '/log', offset: 7 },
-      atMs: (startedAt - 5) * 1000,
-    });
-    for (let i = 0; i < 4 * WINDOW; i += 1)
-      h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
-    expect(h.ends()).toEqual([]);
-    h.reply();
-    h.frame({ successCandidate: true });
-    h.ended({ reason: 'success' });
-    h.wait(0.3);
-    h.frame({ successCandidate: true });
-    expect(h.ends()).toEqual([expect.objectContaining({ outcome: 'success' })]);
-  });
-
-  it('a side record’s ending read before the start it follows ends that turn (Cline)', () => {
-    // Cline writes the prompt into its messages only as the run ends; its log says `aborted`
-    // at once, so the log's line may be read first.
-    const h = make('both');
-    h.frame();
-    h.wait(0.25);
-    h.driver.armExplicit(h.t, 'turn-1');
-    h.driver.recordAvailable(h.t, true);
-    const armedAt = h.t;
-    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
-    h.wait(2);
-    h.driver.recordEvent(h.t, {
-      type: 'turn_ended',
-      ending: { reason: 'interrupted' },
-      event: 'agent.run-finished',
-      position: { file: '/log', offset: 7 },
-      atMs: h.t * 1000,
-    });
-    h.driver.recordEvent(h.t, {
-      type: 'turn_started',
-      event: 'user_input',
-      position: { file: '/r', offset: 2 },
-      atMs: armedAt * 1000,
-    });
-    for (let i = 0; i < 4 * WINDOW; i += 1) h.frame({ successCandidate: true });
-    expect(h.ends()).toEqual([
-      expect.objectContaining({ outcome: 'interrupted', witness: 'record' }),
-    ]);
-    const ended = h.turns.find((x) => x.kind === 'turn.ended');
-    expect(ended).toMatchObject({
-      record: { file: '/log', offset: 7, event: 'agent.run-finished' },
-    });
-  });
-
   it('the record stepping aside hands a held success back to the screen', () => {
     const h = make('both');
     h.arm();

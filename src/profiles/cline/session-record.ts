@@ -23,9 +23,10 @@ import {
  * and a failure (an assistant message shown as an error). What it cannot: an interrupted reply is
  * not written at all (the prompt stays without an answer). That is told by Cline's own log
  * (`~/.cline/data/logs/cline.log`, one pino JSON line each, tagged with the writing `pid`):
- * `agent.run-finished` with `status` `aborted` (`completed` for a finished run). The log is one
- * file for every Cline process of the home, so it is a side record: never claimed, and only the
- * lines of the pid that runs the pane's session count.
+ * `agent.run-finished` with `status` `aborted` (`completed` for a finished run). It also says
+ * when each run started (`agent.run-started`), which the messages tell only as the run ends. The
+ * log is one file for every Cline process of the home, so it is a side record: never claimed,
+ * and only the lines of the pid that runs the pane's session count.
  */
 
 type Json = Record<string, unknown>;
@@ -193,8 +194,8 @@ const RUN_FINISHED: Readonly<Record<string, RecordEvent['type'] | 'nothing'>> = 
 /**
  * Reads one line of Cline's log for the process in `context`. A line of another process is no
  * event, whatever it is; a line that is not a pino JSON line with a `pid` cannot be told to be
- * another's, so it is unknown. Of the process's own lines only `agent.run-finished` decides
- * anything; lines written before the process started are an earlier holder's of the pid.
+ * another's, so it is unknown. Of the process's own lines only `agent.run-started` and
+ * `agent.run-finished` tell anything; lines written before the process started are an earlier holder's of the pid.
  */
 export function readClineLogLine(
   line: string,
@@ -214,9 +215,13 @@ export function readClineLogLine(
     return { unknown: 'log: not a pino line (`level`, `time`, `msg`)' };
   }
   if (atMs < context.startedAtMs - 1000) return { events: [] };
-  if (value.msg !== 'telemetry.event' || value.event !== 'agent.run-finished') {
-    return { events: [] };
-  }
+  if (value.msg !== 'telemetry.event') return { events: [] };
+  const event = 'agent.run-started';
+  // A run starts: written as the prompt is taken, where the messages get it only as the run
+  // ends. Without it the record's latest turn would be the previous one until then, and its
+  // success could be taken for this turn's.
+  if (value.event === event) return { events: [{ type: 'turn_started', event, position, atMs }] };
+  if (value.event !== 'agent.run-finished') return { events: [] };
   const properties = value.properties;
   const status = isObject(properties) ? properties.status : undefined;
   const means = typeof status === 'string' ? RUN_FINISHED[status] : undefined;

@@ -165,6 +165,15 @@ export const SCENARIOS: Record<string, Scenario> = {
       await sleep(3000);
     },
   },
+  // A quick reply, then at once a turn interrupted with Escape: the second turn starts within
+  // moments of the first, whose success must not be taken for the second's.
+  'turn-then-interrupted': {
+    async run(ctx) {
+      await simpleTurn(ctx, 'a short answer please', { text: 'OK.', chunkDelayMs: 20 }, 1);
+      await interruptedTurn(ctx, 'write a long answer', 2);
+      await sleep(3000);
+    },
+  },
   interrupted: {
     async run(ctx) {
       await interruptedTurn(ctx, 'write a long answer', 1);

@@ -61,21 +61,46 @@ describe('Cline log: the side record that tells an interrupted turn', () => {
     expect(clineSessionRecord.endings).toContain('interrupted');
   });
 
-  it('reads the interrupted run of the pane’s process as interrupted, and nothing else', () => {
+  it('reads each run’s start, and the interrupted run of the pane’s process as interrupted', () => {
     expect(runs).toHaveLength(3);
     expect(readAll(lines, INTERRUPTED)).toEqual([
+      'turn_started',
       `interrupted agent.run-finished @${offsetOf(aborted(INTERRUPTED.pid))} ${timeOf(aborted(INTERRUPTED.pid))}`,
     ]);
     // A finished reply (`completed`) and a 400 (`agent.run-failed`): the messages record tells
-    // those, so the log adds nothing.
+    // those, so the log adds only when the run started.
     expect(lines.some((l) => l.includes(`"pid":${REPLIED.pid}`) && l.includes('"completed"'))).toBe(
       true,
     );
-    expect(readAll(lines, REPLIED)).toEqual([]);
+    expect(readAll(lines, REPLIED)).toEqual(['turn_started']);
     expect(lines.some((l) => l.includes(`"pid":${FAILED.pid}`) && l.includes('run-failed'))).toBe(
       true,
     );
-    expect(readAll(lines, FAILED)).toEqual([]);
+    expect(readAll(lines, FAILED)).toEqual(['turn_started']);
+  });
+
+  it('a run’s start is the start of a turn, at the line’s own time', () => {
+    const i = lines.findIndex(
+      (l) => l.includes(`"pid":${INTERRUPTED.pid}`) && l.includes('"event":"agent.run-started"'),
+    );
+    expect(i).toBeGreaterThan(0);
+    const at = { file: FILE, offset: offsetOf(i) };
+    expect(readClineLogLine(lines[i]!, at, INTERRUPTED)).toEqual({
+      events: [
+        {
+          type: 'turn_started',
+          event: 'agent.run-started',
+          position: at,
+          atMs: Date.parse(timeOf(i)),
+        },
+      ],
+    });
+    // The prompt sent (`session.input_sent`) is not: a prompt queued behind a run starts none.
+    const j = lines.findIndex(
+      (l) => l.includes(`"pid":${INTERRUPTED.pid}`) && l.includes('"event":"session.input_sent"'),
+    );
+    expect(j).toBeGreaterThan(0);
+    expect(readClineLogLine(lines[j]!, at, INTERRUPTED)).toEqual({ events: [] });
   });
 
   it('ignores every line of another process, whatever it says', () => {

@@ -36,6 +36,11 @@ export const cline: ToolExpectations = {
       final: READY,
       witnesses: ['both', 'both'],
     },
+    'record-turn-then-interrupted': {
+      turns: ['success', 'interrupted'],
+      final: READY,
+      witnesses: ['both', 'record'],
+    },
     'record-long-turn-pause': { turns: ['success'], final: READY, witnesses: ['both'] },
     'record-permission-approved': {
       turns: ['success'],

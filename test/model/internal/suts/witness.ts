@@ -4,7 +4,7 @@ import type { CompletionAuthority } from '../../../../machines/witness.js';
 import type { RecordEvent } from '../../../../src/profiles/session-record.js';
 import type { ModelSpec, Sut } from '../harness.js';
 import type { Edge } from '../transitions.js';
-import { TurnHarness } from '../turn-sut.js';
+import { STALE_SECONDS, TurnHarness } from '../turn-sut.js';
 
 /** The generated path tests of this chart (run by test/model/witness.model.test.ts). */
 export const specs: ModelSpec[] = [];
@@ -24,6 +24,7 @@ type Step =
   | { type: 'evt_screen_settles' }
   | { type: 'evt_screen_settles_after_early_ending' }
   | { type: 'evt_window_elapses' }
+  | { type: 'evt_screen_stands_idle' }
   | { type: 'evt_record_unavailable' }
   | { type: 'evt_turn_armed' };
 
@@ -31,7 +32,9 @@ type Step =
  * The test model of docs/witness.md's completion authority, written from its words and not from
  * machines/witness.ts. Under `markers` and `both` the witness is `watching` (nothing waits);
  * under `both` a record that ends the open turn a way the screen has not shown starts the
- * window (`disagreeing`), and when the window runs out the record wins; under `markers` the
+ * window (`disagreeing`), and when the window runs out the record wins, or sooner, when the
+ * screen stands at its idle prompt for the stale-active window (the turn would otherwise end
+ * with no outcome before the window ran out); under `markers` the
  * record decides at once. The screen's success while the record's turn is open waits for the
  * record, at most the window (`holding`): the record's success agrees, its other ending wins at
  * once, the window running out leaves the screen's word, and a record no longer followed lets
@@ -68,6 +71,7 @@ const model = setup({
     disagreeing: {
       on: {
         evt_window_elapses: { target: 'watching', actions: 'note' },
+        evt_screen_stands_idle: { target: 'watching', actions: 'note' },
         evt_screen_settles: { target: 'holding', actions: 'note' },
         evt_record_unavailable: { target: 'watching', actions: 'note' },
         evt_turn_armed: { target: 'watching', actions: 'note' },
@@ -199,6 +203,21 @@ function witnessSut(input: unknown, machines?: Parameters<ModelSpec['createSut']
           else expectEnded('interrupted', 'record');
           expect(h.disagreements.length, 'a disagreement is reported').toBeGreaterThan(0);
           break;
+        case 'evt_screen_stands_idle': {
+          // The agent's reply stays on screen at the idle prompt; nothing changes after it.
+          h.newText();
+          h.frame({});
+          const restingFrom = h.t;
+          h.wait(STALE_SECONDS - 0.01);
+          expect(ended(), 'the stale-active window has not run out yet').toHaveLength(endings);
+          h.wait(0.01);
+          expectEnded('interrupted', 'record');
+          expect(restingFrom + STALE_SECONDS, 'before the window ran out').toBeLessThan(
+            windowFrom + WINDOW_SECONDS,
+          );
+          expect(h.disagreements.length, 'a disagreement is reported').toBeGreaterThan(0);
+          break;
+        }
         case 'evt_record_unavailable':
           h.driver.recordAvailable(h.t, false);
           if (from.startsWith('holding')) expectEnded('success', 'surface');
