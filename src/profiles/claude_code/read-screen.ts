@@ -66,6 +66,7 @@ function liveStatus(above: string[], v: ClaudeCodeVocabulary): string | null {
   for (let i = above.length - 1; i >= 0 && i >= above.length - 6; i--) {
     const line = above[i]!;
     if (line === '' || v.tipLine.test(line) || v.effortLine.test(line)) continue;
+    if (v.edgeNote.test(line)) continue;
     if (/^\s*⎿/.test(line)) continue; // detail line under the status (retry hint)
     return line;
   }
@@ -122,6 +123,7 @@ function lastTurnLine(turn: string[], v: ClaudeCodeVocabulary): string {
   for (let i = turn.length - 1; i >= 0; i--) {
     const line = turn[i]!;
     if (line === '' || v.tipLine.test(line) || v.effortLine.test(line)) continue;
+    if (v.edgeNote.test(line)) continue;
     return line;
   }
   return '';

@@ -30,6 +30,12 @@ export interface ClaudeCodeVocabulary {
   /** `⎿ Tip: …` under the status line, and the effort hint (normal-turn). */
   tipLine: RegExp;
   effortLine: RegExp;
+  /**
+   * A note drawn at the right edge just over the prompt box: `auto-compact next` as the context
+   * fills (context-near-full), `ctrl+g to edit in Vim`. The status line and the turn's last line
+   * are above it.
+   */
+  edgeNote: RegExp;
   /** The logo header at the top until the transcript scrolls it away (startup). */
   logoHeader: RegExp;
   /**
@@ -78,6 +84,7 @@ export const CLAUDE_CODE_2_1: ClaudeCodeVocabulary = {
   idleHint: /\? for shortcuts/,
   tipLine: /^\s*⎿\s+Tip:/,
   effortLine: /^\s+\S+ \w+ · \/effort$/,
+  edgeNote: /^ {40,}\S/,
   logoHeader: /Claude Code v\d/,
   interrupted: /^ {2}⎿ \u00a0Interrupted · What should Claude do instead\?$/,
   apiError: /^● API Error: (.*)$/,

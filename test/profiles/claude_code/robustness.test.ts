@@ -182,3 +182,35 @@ describe('claude_code profile: long tool output', () => {
     expect(r.surface.projectionText).toContain('Done: that was 300 lines of output.');
   });
 });
+
+describe('claude_code profile: a note at the right edge over the prompt box', () => {
+  // As the context fills, Claude Code 2.1.332 draws `auto-compact next` at the right edge between
+  // the status line and the prompt box (context-near-full); the status line is above it.
+  const rec = loadScenario('2.1.332/context-near-full');
+  const note = (t: string) => t.split('\n').find((l) => /^ {40,}auto-compact next$/.test(l));
+  const compacting = rec.matching(/Compacting conversation… \(/).find((f) => note(f.text));
+
+  it('reads the status line above the note as working without the footer’s hint', () => {
+    expect(compacting).toBeDefined();
+    // The footer's `esc to interrupt` is the one other mark: without it the status line alone
+    // must tell the turn runs.
+    const text = compacting!.text.replace(/ · esc to interrupt/, '');
+    expect(text).not.toMatch(/esc to interrupt/);
+    const r = parse(text);
+    expect(r.signals.activeReasons).toEqual(['spinner']);
+    expect(r.signals.readyPosture).not.toBe('yes');
+  });
+
+  it('reads an interruption with the note under it (a variant of a real interrupted frame)', () => {
+    const last = loadScenario('size-80x24-interrupted').last().text.split('\n');
+    const box = last.findLastIndex((l) => l.startsWith('❯'));
+    // The note goes where Claude Code draws it: the line over the box's top rule.
+    const lines = [
+      ...last.slice(0, box - 2),
+      `${' '.repeat(62)}auto-compact next`,
+      ...last.slice(box - 1),
+    ];
+    const r = parse(lines.join('\n'));
+    expect(r.signals.interrupted).toBe(true);
+  });
+});
