@@ -74,6 +74,12 @@ export interface ToolProfile {
    * machine that is longer than 5 s. Nothing is typed again while paneward waits.
    */
   answerCloseMs?: Partial<Record<QuestionKind, number>>;
+  /**
+   * Lines of the projection that are the CLI's, not the reply's, left out of a reply read from
+   * the screen (opencode's message footer `▣  Build · model · 7.4s`). The projection keeps them:
+   * that they were drawn tells the turn moved.
+   */
+  replyChrome?: readonly RegExp[];
   /** Parses one frame. */
   parse(screen: Screen): ProfileResult;
 }

@@ -91,7 +91,9 @@ export abstract class TerminalDrivers {
     };
     this.journal = o.journal ?? new Journal({ dataDir: null, scheduler });
     this.ownsJournal = !o.journal;
-    this.payloads = o.onPayload ? new TurnPayloads(o.terminalId, o.onPayload) : null;
+    this.payloads = o.onPayload
+      ? new TurnPayloads(o.terminalId, o.onPayload, o.profile.replyChrome)
+      : null;
     this.ownSite = o.site
       ? null
       : standaloneSite({

@@ -43,6 +43,8 @@ export class TurnPayloads {
   constructor(
     private readonly terminalId: string,
     private readonly emit: (payload: TurnPayload) => void,
+    /** Lines of the projection a screen reply leaves out (the profile's `replyChrome`). */
+    private readonly replyChrome: readonly RegExp[] = [],
   ) {}
 
   /** A prompt paneward typed arms `turnId`. */
@@ -120,7 +122,9 @@ export class TurnPayloads {
           };
     this.open = null;
     const reply =
-      this.recordReply !== null ? recordText(this.recordReply.text) : screenText(open, projection);
+      this.recordReply !== null
+        ? recordText(this.recordReply.text)
+        : screenText(open, projection, this.replyChrome);
     const payload: TurnPayload = {
       terminalId: this.terminalId,
       turnId: open.turnId,
@@ -162,9 +166,28 @@ function recordText(text: string): NonNullable<TurnPayload['reply']> {
   return { text: capped.text, source: 'record', truncated: capped.cut };
 }
 
-function screenText(open: OpenTurn, projection: string): NonNullable<TurnPayload['reply']> {
+/**
+ * A reply read from the screen without what the CLI draws around it: the lines of its chrome,
+ * blank lines at either end, and the indent every line shares (the CLI's margin).
+ */
+function withoutLayout(text: string, chrome: readonly RegExp[]): string {
+  const lines = text.split('\n').filter((l) => !chrome.some((c) => c.test(l)));
+  while (lines.length > 0 && lines[0]!.trim() === '') lines.shift();
+  while (lines.length > 0 && lines.at(-1)!.trim() === '') lines.pop();
+  const margin = Math.min(
+    ...lines.filter((l) => l.trim() !== '').map((l) => /^ */.exec(l)![0].length),
+  );
+  return lines.map((l) => l.slice(Number.isFinite(margin) ? margin : 0)).join('\n');
+}
+
+function screenText(
+  open: OpenTurn,
+  projection: string,
+  chrome: readonly RegExp[],
+): NonNullable<TurnPayload['reply']> {
   const found = replyFromScreen(open.baseline, projection, open.prompt);
-  if (found.text === '') return { text: '', source: null, truncated: false };
-  const capped = capBytes(found.text);
+  const text = withoutLayout(found.text, chrome);
+  if (text === '') return { text: '', source: null, truncated: false };
+  const capped = capBytes(text);
   return { text: capped.text, source: 'screen', truncated: capped.cut || !found.whole };
 }

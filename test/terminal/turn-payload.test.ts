@@ -110,6 +110,16 @@ describe('turn payloads from recordings', () => {
     expect(records.some((r) => r.includes('It has a few sentences'))).toBe(false);
   });
 
+  it.each(['opencode', 'kilo'])(
+    '%s without a record: the reply alone, its footer, the prompt’s bar and the margin left out',
+    async (tool) => {
+      const { ended } = await replay(tool, 'normal-turn');
+      // The reply flows over the pane's width: its words, one space apart, are the model's.
+      expect(ended[0]!.reply!.text.replace(/\s+/g, ' ')).toBe(REPLY);
+      expect(ended[0]!.reply!.text).not.toMatch(/^\s|▣|┃/m);
+    },
+  );
+
   it('a reply taller than the pane: the end shown, marked truncated', async () => {
     const { ended } = await replay('claude_code', 'long-reply-scrolls');
     const reply = ended[0]!.reply!;

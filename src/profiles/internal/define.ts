@@ -40,6 +40,8 @@ export interface ProfileDefinition<V> {
   answerSettleMs?: number;
   /** See {@link ToolProfile.answerCloseMs}. */
   answerCloseMs?: ToolProfile['answerCloseMs'];
+  /** See {@link ToolProfile.replyChrome}: from the edition's vocabulary. */
+  replyChrome?(vocabulary: V): readonly RegExp[];
   /** Editions newest first; the first that covers the version is used, the newest when unknown. */
   editions: ReadonlyArray<VocabularyEdition<V>>;
   /** Reads one screen with one edition's vocabulary. */
@@ -117,6 +119,7 @@ export function defineProfile<V>(def: ProfileDefinition<V>): ShippedProfile {
       submitKeys: def.submitKeys,
       ...(def.answerSettleMs === undefined ? {} : { answerSettleMs: def.answerSettleMs }),
       ...(def.answerCloseMs === undefined ? {} : { answerCloseMs: def.answerCloseMs }),
+      ...(def.replyChrome ? { replyChrome: def.replyChrome(edition.vocabulary) } : {}),
       // Under the strict gate a newer release is not read until verified: it may draw a known
       // shape with a new meaning.
       parse: drifted

@@ -20,4 +20,6 @@ export const createKiloProfile = defineProfile({
   question: readOpencodeQuestion,
   launch: kiloLaunch,
   hooks: 'opencode_plugin',
+  // Under each reply: its footer, and the empty rows of the prompt's bar above it.
+  replyChrome: (v) => [v.messageFooter, /^\s*┃\s*$/],
 });

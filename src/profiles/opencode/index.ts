@@ -28,4 +28,6 @@ export const createOpencodeProfile = defineProfile({
   question: readOpencodeQuestion,
   launch: opencodeLaunch,
   hooks: 'opencode_plugin',
+  // Under each reply: its footer, and the empty rows of the prompt's bar above it.
+  replyChrome: (v) => [v.messageFooter, /^\s*┃\s*$/],
 });
