@@ -125,7 +125,8 @@ export function embeddedBackend(
 ): McpBackend {
   const view = (id: string): TerminalView => {
     const state = sup.get(id);
-    return { ...state, operations: sup.operations(id) };
+    const paneId = sup.paneIdOf(id);
+    return { ...state, ...(paneId ? { paneId } : {}), operations: sup.operations(id) };
   };
   return {
     where,

@@ -88,8 +88,10 @@ export function terminalRoutes(
   const view = (id: string): TerminalView => {
     const state = sup.get(id);
     const spawned = sup.spawnedOf?.(id) ?? null;
+    const paneId = sup.paneIdOf?.(id) ?? null;
     return {
       ...state,
+      ...(paneId ? { paneId } : {}),
       ...sup.viewDetails?.(id),
       operations: sup.operations?.(id) ?? operationsFor(state),
       ...(spawned ? { spawned } : {}),

@@ -122,6 +122,8 @@ export interface SupervisorPort {
   stopTerminal?(input: StopInput): Promise<StopAnswer>;
   /** What paneward started in a terminal's pane; null for a pane it only attached. */
   spawnedOf?(id: string): Spawned | null;
+  /** The id `%N` of a terminal's pane on the service's tmux server, when known. */
+  paneIdOf?(id: string): string | null;
   /** The pane's latest capture as text and its observation time; null before the first. */
   screen(id: string): Promise<{ text: string; t: number } | null>;
   /**

@@ -5,6 +5,8 @@ import { Target } from '../schemas/target.js';
 export interface Listed {
   terminalId: string;
   target: string | null;
+  /** The pane's id `%N`, where the service says it (its own tmux's). */
+  paneId?: string | null;
   /** On a fleet server: the host whose pane it is (its view, or its id). */
   host?: string | { id: string };
 }
@@ -39,8 +41,9 @@ export interface ResolveOptions {
  * takes a terminal from a person or a model. A terminal id (a terminal's name, `work-claude`, in
  * a fleet `host/id`) is used as it is: the service answers for one it does not know. A pane id
  * `%N` or a target `session:window.pane` is looked up among the terminals by the target each was
- * attached as, then, where tmux can say, by the other name tmux gives the same pane (`%3` for a
- * terminal attached as `work:1.0`, and back). A terminal whose id is the argument itself wins
+ * attached as and the pane id the service gives, then, where tmux can say, by the other name tmux
+ * gives the same pane (`%3` for a terminal attached as `work:1.0`, and back). A pane id needs no
+ * tmux: it is found from anywhere the service answers. A terminal whose id is the argument itself wins
  * over any target. No terminal, or several (a fleet has a `%3` on every host), is a
  * `ResolveError` naming the argument. The list is asked for only when a pane is to be looked up.
  */
@@ -55,14 +58,12 @@ export async function resolveTerminal(
   const argName = options.argName ?? '<terminal>';
   const terminals = await list();
   if (terminals.some((t) => t.terminalId === arg)) return arg;
-  let found = terminals.filter((t) => t.target === target);
+  // A pane id the service gave is the pane's for its life; a target's indexes may have moved.
+  const named = (t: Listed, name: string) => t.target === name || (!!t.paneId && t.paneId === name);
+  let found = terminals.filter((t) => named(t, target));
   if (found.length === 0 && options.paneNames) {
     const names = await options.paneNames(target);
-    if (names) {
-      found = terminals.filter(
-        (t) => t.target !== null && (t.target === names.paneId || t.target === names.target),
-      );
-    }
+    if (names) found = terminals.filter((t) => named(t, names.paneId) || named(t, names.target));
   }
   if (found.length === 1) return found[0]!.terminalId;
   if (found.length === 0) {

@@ -222,6 +222,14 @@ export abstract class SupervisorSystem {
     return this.spawner.spawnedOf(id);
   }
 
+  /**
+   * The id `%N` of a terminal's pane on its tmux server, resolved when it was attached; null
+   * when unknown. tmux keeps it for the pane's life, whatever becomes of its window's index.
+   */
+  paneIdOf(id: string): string | null {
+    return this.terminals.paneOf(id) ?? null;
+  }
+
   /** @deprecated The same as {@link Supervisor.attach}, under its former name. */
   attachPane(request: AttachRequest): Promise<string> {
     return this.attach(request);

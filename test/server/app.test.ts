@@ -124,8 +124,11 @@ describe('the HTTP API (contracts.md §5) on a real pane', () => {
     for (const target of [agent.target, paneId]) {
       const again = await call('POST', '/v1/terminals', { target });
       expect(again.status, target).toBe(201);
-      expect(await again.json()).toMatchObject({ terminalId: 'a1', target: agent.target });
+      expect(await again.json()).toMatchObject({ terminalId: 'a1', target: agent.target, paneId });
     }
+    // The list says the pane's id too: `%N` resolves from anywhere the service answers.
+    const { terminals } = (await (await call('GET', '/v1/terminals')).json()) as { terminals: [] };
+    expect(terminals).toContainEqual(expect.objectContaining({ terminalId: 'a1', paneId }));
     for (const body of [
       { target: paneId, id: 'a2' },
       { target: paneId, tool: 'claude_code' },

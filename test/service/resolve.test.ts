@@ -79,6 +79,22 @@ describe('names that look like a pane or a target', () => {
     expect(await resolveTerminal('a:b.0', () => odd)).toBe('a:b.0');
   });
 
+  it('a pane id the service gave finds its terminal with no tmux to ask (a private or remote server)', async () => {
+    const listed: Listed[] = [
+      { terminalId: 'claude', target: 'work:1.0', paneId: '%12' },
+      { terminalId: 'codex', target: 'work:1.1', paneId: null },
+    ];
+    expect(await resolveTerminal('%12', () => listed)).toBe('claude');
+    expect(await resolveTerminal('work:1.0', () => listed)).toBe('claude');
+    const error = await failure(resolveTerminal('%13', () => listed));
+    expect(error).toMatchObject({ code: 'not_found', arg: '%13' });
+    // Whichever name tmux gives back, the pane id counts as well as the target.
+    const names = async () => ({ paneId: '%12', target: 'work:3.0' });
+    expect(await resolveTerminal('work:claude.0', () => listed, { paneNames: names })).toBe(
+      'claude',
+    );
+  });
+
   it('no terminal on the pane: not_found naming the argument as the caller calls it', async () => {
     const error = await failure(resolveTerminal('%99', () => terminals, { argName: '--terminal' }));
     expect(error).toMatchObject({

@@ -44,6 +44,14 @@ export const TerminalView = z
     ...TerminalState.shape,
     /** On a fleet server: the host whose pane it is. */
     host: FleetHost.optional(),
+    /**
+     * The pane's id `%N` on the service's tmux server, as resolved when it was attached (the
+     * target may name it by its indexes instead); absent when unknown, and on a fleet server.
+     */
+    paneId: z
+      .string()
+      .regex(/^%\d+$/)
+      .optional(),
     operations: Operations,
     /** A terminal paneward started (`spawn`): what it started and where its restarts stand. */
     spawned: Spawned.optional(),
