@@ -99,7 +99,10 @@ describe('Cline: the log and the messages read in any order', () => {
     expect(
       original.filter(messages).every((l) => l.t < SECOND.t || l.t > runStarts[1]!.t + 3),
     ).toBe(true);
-    expect(outcomes(replay(original))).toEqual(['success both record', 'interrupted record screen']);
+    expect(outcomes(replay(original))).toEqual([
+      'success both record',
+      'interrupted record screen',
+    ]);
   });
 
   it('the second prompt moments after the first turn, the log’s `aborted` read after the idle screen', () => {
