@@ -18,12 +18,16 @@ export interface Edge {
 
 export const enc = encodeURIComponent;
 
-/** The public state without what only the clock changes, and without the fleet's additions. */
+/**
+ * The public state without what only the clock changes, the fleet's additions, and the edge's
+ * own (`paneId`: its tmux's, which a fleet server's view leaves out).
+ */
 export function comparable(state: Record<string, unknown>): Record<string, unknown> {
   const {
     t: _t,
     operations: _o,
     host: _h,
+    paneId: _p,
     terminalId,
     stability,
     ...rest
@@ -31,6 +35,7 @@ export function comparable(state: Record<string, unknown>): Record<string, unkno
     t: number;
     operations: unknown;
     host: unknown;
+    paneId?: string;
     terminalId: string;
     stability: { stable: boolean };
   };
