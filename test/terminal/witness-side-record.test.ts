@@ -26,6 +26,18 @@ const aborted = (atSeconds: number, offset = 7): RecordEvent =>
     },
     offset,
   );
+/**
+ * A turn armed with the record followed but no prompt line in it yet (Cline writes the prompt
+ * into its messages only as the run ends).
+ */
+function armedWithoutPrompt() {
+  const h = make('both');
+  h.frame();
+  h.wait(0.25);
+  h.driver.armExplicit(h.t, 'turn-1');
+  h.driver.recordAvailable(h.t, true);
+  return { h, armedAt: h.t };
+}
 const working = () => ({ activeReasons: ['spinner'], readyPosture: 'no' as const });
 
 describe('completion witness: a side record read out of order', () => {
@@ -57,21 +69,10 @@ describe('completion witness: a side record read out of order', () => {
   it('a side record’s ending read before the start it follows ends that turn (Cline)', () => {
     // Cline writes the prompt into its messages only as the run ends; its log says `aborted`
     // at once, so the log's line may be read first.
-    const h = make('both');
-    h.frame();
-    h.wait(0.25);
-    h.driver.armExplicit(h.t, 'turn-1');
-    h.driver.recordAvailable(h.t, true);
-    const armedAt = h.t;
-    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    const { h, armedAt } = armedWithoutPrompt();
+    h.frame(working());
     h.wait(2);
-    h.driver.recordEvent(h.t, {
-      type: 'turn_ended',
-      ending: { reason: 'interrupted' },
-      event: 'agent.run-finished',
-      position: { file: '/log', offset: 7 },
-      atMs: h.t * 1000,
-    });
+    h.driver.recordEvent(h.t, aborted(h.t));
     h.driver.recordEvent(h.t, {
       type: 'turn_started',
       event: 'user_input',
@@ -90,12 +91,7 @@ describe('completion witness: a side record read out of order', () => {
 
   it('a start read late, older than the open turn’s, starts nothing', () => {
     // Cline's log read from its start: an earlier run's start comes after this run's.
-    const h = make('both');
-    h.frame();
-    h.wait(0.25);
-    h.driver.armExplicit(h.t, 'turn-1');
-    h.driver.recordAvailable(h.t, true);
-    const armedAt = h.t;
+    const { h, armedAt } = armedWithoutPrompt();
     h.driver.recordEvent(h.t, runStarted(armedAt + 0.05, 100));
     h.frame(working());
     h.driver.recordEvent(h.t, runStarted(armedAt - 60, 1));
@@ -111,12 +107,7 @@ describe('completion witness: a side record read out of order', () => {
 
   it('a start read after the ending that followed it leaves the ending standing', () => {
     // The record's prompt and reply first, then the log's start of that same run.
-    const h = make('both');
-    h.frame();
-    h.wait(0.25);
-    h.driver.armExplicit(h.t, 'turn-1');
-    h.driver.recordAvailable(h.t, true);
-    const armedAt = h.t;
+    const { h, armedAt } = armedWithoutPrompt();
     h.frame(working());
     h.reply();
     h.record({ type: 'turn_started', event: 'user_input', position: { file: '/r', offset: 0 } });
