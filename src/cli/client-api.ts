@@ -246,9 +246,53 @@ export class ApiClient {
   }
 
   async history(id: string, limit: string): Promise<z.output<typeof HistoryContract>> {
-    const { History } = await contracts();
-    const query = `?limit=${encodeURIComponent(limit)}`;
-    return this.call(History, 'GET', `${terminalPath(id)}/history${query}`);
+    return this.op('history', { id }, { query: new URLSearchParams({ limit }) });
+  }
+
+  /**
+   * Opens the record stream (`events`, or one terminal's: `terminalEvents`) from after
+   * `lastEventId`; the caller reads the Server-Sent Events from the response's body. A
+   * connection that could not be made is `unreachable`, an error answer its exit code.
+   */
+  async eventStream(
+    terminalId: string | undefined,
+    lastEventId: number,
+    signal: AbortSignal,
+  ): Promise<Response> {
+    const { OPERATIONS } = await contracts();
+    const path =
+      terminalId === undefined
+        ? OPERATIONS.events.http.path
+        : OPERATIONS.terminalEvents.http.path.replace('{id}', encodeURIComponent(terminalId));
+    let res: Response;
+    try {
+      res = await fetch(`${this.url}${path}`, {
+        headers: this.headers({
+          accept: 'text/event-stream',
+          'last-event-id': String(lastEventId),
+        }),
+        signal,
+      });
+    } catch (error) {
+      throw new ClientError(
+        EXIT.unreachable,
+        'unreachable',
+        `cannot reach paneward at ${this.url}: ${causeOf(error)}`,
+      );
+    }
+    if (!res.ok || !res.body) {
+      const e = (
+        (await res.json().catch(() => null)) as {
+          error?: { code?: string; message?: string };
+        } | null
+      )?.error;
+      throw new ClientError(
+        exitFor(res.status, e?.code ?? ''),
+        e?.code ?? 'http',
+        e?.message ?? `HTTP ${res.status}`,
+      );
+    }
+    return res;
   }
 
   /** Answers the question on a terminal's screen (`POST …/answer`). */
@@ -274,6 +318,9 @@ export class ApiClient {
 export const CLIENT_CALLS: { readonly [K in OperationName]?: keyof ApiClient } = {
   list: 'list',
   state: 'get',
+  history: 'history',
+  events: 'eventStream',
+  terminalEvents: 'eventStream',
   attach: 'attach',
   spawn: 'spawn',
   stop: 'stop',
@@ -285,8 +332,6 @@ export const CLIENT_CALLS: { readonly [K in OperationName]?: keyof ApiClient } =
   resume: 'act',
   detach: 'act',
 };
-
-const terminalPath = (id: string) => `/v1/terminals/${encodeURIComponent(id)}`;
 
 /** An error answer, with the exit code it means. */
 export class ClientError extends Error {

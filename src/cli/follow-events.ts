@@ -1,6 +1,6 @@
 import type { JournalRecord } from '../schemas/record.js';
 import type { ApiClient } from './client-api.js';
-import { causeOf, ClientError, EXIT, exitFor, type ClientOptions } from './client-api.js';
+import type { ClientOptions } from './client-api.js';
 import { briefRecord } from './journal.js';
 
 import type { ClientIo } from './client-io.js';
@@ -13,33 +13,13 @@ export async function followEvents(
   signal: AbortSignal,
 ): Promise<void> {
   let last = o.since ?? 0;
-  const path = o.terminal ? `/v1/terminals/${encodeURIComponent(o.terminal)}/events` : '/v1/events';
   while (!signal.aborted) {
     let res: Response;
     try {
-      res = await fetch(`${api.url}${path}`, {
-        headers: api.headers({ accept: 'text/event-stream', 'last-event-id': String(last) }),
-        signal,
-      });
+      res = await api.eventStream(o.terminal, last, signal);
     } catch (error) {
       if (signal.aborted) return;
-      throw new ClientError(
-        EXIT.unreachable,
-        'unreachable',
-        `cannot reach paneward at ${api.url}: ${causeOf(error)}`,
-      );
-    }
-    if (!res.ok || !res.body) {
-      const e = (
-        (await res.json().catch(() => null)) as {
-          error?: { code?: string; message?: string };
-        } | null
-      )?.error;
-      throw new ClientError(
-        exitFor(res.status, e?.code ?? ''),
-        e?.code ?? 'http',
-        e?.message ?? `HTTP ${res.status}`,
-      );
+      throw error;
     }
     const decoder = new TextDecoder();
     let buffer = '';

@@ -15,9 +15,15 @@ import { isPublic, mountDashboard } from './dashboard.js';
 import { bearer, browserGuard, errorJson, hostName } from './guards.js';
 import { createMetrics, type ServerMetrics } from './metrics.js';
 import { houmaoRoutes } from './houmao.js';
-import { eventRoutes, json, terminalRoutes } from './routes.js';
+import { ERRORS, eventRoutes, json, terminalRoutes } from './routes.js';
 import { hookRoutes, observationRoutes } from './witness-routes.js';
-import { Health } from '../schemas/operations/index.js';
+import {
+  Health,
+  health,
+  metrics as metricsOp,
+  spawnPresets,
+  type SpawnPresets,
+} from '../schemas/operations/index.js';
 import { DEFAULT_SSE, type SseOptions } from './sse.js';
 
 export { hostName };
@@ -51,8 +57,7 @@ export interface HttpAppOptions {
   allowedHosts?: string[];
 }
 
-/** Per tool id: the folder and environment a spawn of it is offered with. */
-export type SpawnPresets = Record<string, { cwd?: string; env?: Record<string, string> }>;
+export type { SpawnPresets };
 
 /** The HTTP API of a supervisor (or a fleet of them): a Hono app, a Node request listener, its metrics. */
 export interface HttpApp {
@@ -165,9 +170,8 @@ export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {})
 
   app.openapi(
     createRoute({
-      method: 'get',
-      path: '/healthz',
-      summary: 'The service is up',
+      ...health.http,
+      summary: health.summary,
       responses: {
         200: json(Health, 'up'),
         503: json(
@@ -196,13 +200,32 @@ export function createHttpApp(sup: SupervisorPort, options: HttpAppOptions = {})
     },
   );
 
-  app.get('/metrics', async (c) => {
-    c.header('Content-Type', metrics.registry.contentType);
-    return c.body(await metrics.registry.metrics());
-  });
+  app.openapi(
+    createRoute({
+      ...metricsOp.http,
+      summary: metricsOp.summary,
+      responses: {
+        200: {
+          description: 'the counters',
+          content: { 'text/plain': { schema: metricsOp.output } },
+        },
+      },
+    }),
+    async (c) =>
+      c.text(await metrics.registry.metrics(), 200, {
+        'Content-Type': metrics.registry.contentType,
+      }),
+  );
 
   // Behind the token like the rest of /v1: a preset may hold keys (the demo's are fake).
-  app.get('/v1/spawn-presets', (c) => c.json({ presets: options.spawnPresets ?? {} }));
+  app.openapi(
+    createRoute({
+      ...spawnPresets.http,
+      summary: spawnPresets.summary,
+      responses: { 200: json(spawnPresets.output, 'the presets, by tool'), ...ERRORS },
+    }),
+    (c) => c.json({ presets: options.spawnPresets ?? {} }, 200),
+  );
 
   const commands = portCommands(sup);
   terminalRoutes(app, sup, commands, options);

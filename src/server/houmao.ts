@@ -2,8 +2,9 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import {
   ErrorBody,
   HoumaoInputAccepted,
+  houmaoInput,
   HoumaoState,
-  InputBody,
+  houmaoState,
   recentTransitions,
   RECENT_TRANSITIONS,
   TerminalId,
@@ -12,7 +13,7 @@ import {
 } from '../schemas/operations/index.js';
 import type { SupervisorPort } from '../service/port.js';
 import { operationsFor } from '../terminal/operations.js';
-import { ERRORS, json } from './routes.js';
+import { body, ERRORS, json } from './routes.js';
 
 const Params = z.object({ id: TerminalId });
 const TERMINAL_ERRORS = { ...ERRORS, 404: json(ErrorBody, 'no terminal with that id') };
@@ -26,9 +27,8 @@ const TERMINAL_ERRORS = { ...ERRORS, 404: json(ErrorBody, 'no terminal with that
 export function houmaoRoutes(app: OpenAPIHono, sup: SupervisorPort, cmd: CommandHandlers): void {
   app.openapi(
     createRoute({
-      method: 'get',
-      path: '/houmao/terminals/{id}/state',
-      summary: "A terminal's public state under the original design's names (snake_case)",
+      ...houmaoState.http,
+      summary: houmaoState.summary,
       request: { params: Params },
       responses: { 200: json(HoumaoState, 'the terminal'), ...TERMINAL_ERRORS },
     }),
@@ -44,14 +44,9 @@ export function houmaoRoutes(app: OpenAPIHono, sup: SupervisorPort, cmd: Command
 
   app.openapi(
     createRoute({
-      method: 'post',
-      path: '/houmao/terminals/{id}/input',
-      summary:
-        'Type a prompt literally and submit it, as `POST /v1/terminals/{id}/input` (the same gate)',
-      request: {
-        params: Params,
-        body: { content: { 'application/json': { schema: InputBody } }, required: true },
-      },
+      ...houmaoInput.http,
+      summary: houmaoInput.summary,
+      request: { params: Params, body: body(houmaoInput.input.shape.body) },
       responses: {
         202: json(HoumaoInputAccepted, 'submitted: the turn it started'),
         409: json(ErrorBody, 'not ready: details give the readiness and why'),

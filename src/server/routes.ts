@@ -10,9 +10,9 @@ import {
   COMMANDS,
   DeleteQuery,
   ErrorBody,
-  EventsQuery,
+  events,
   History,
-  HistoryQuery,
+  history,
   InputAccepted,
   InputBody,
   list,
@@ -24,6 +24,7 @@ import {
   StopAnswer,
   stop,
   TerminalId,
+  terminalEvents,
   TerminalList,
   TerminalView,
   TurnBody,
@@ -145,10 +146,9 @@ export function terminalRoutes(
 
   app.openapi(
     createRoute({
-      method: 'get',
-      path: '/v1/terminals/{id}/history',
-      summary: "A terminal's latest records, oldest first",
-      request: { params: Params, query: HistoryQuery },
+      ...history.http,
+      summary: history.summary,
+      request: { params: Params, query: history.input.omit({ id: true }) },
       responses: { 200: json(History, 'records'), ...TERMINAL_ERRORS },
     }),
     async (c) => {
@@ -339,10 +339,9 @@ export function eventRoutes(
 ): void {
   app.openapi(
     createRoute({
-      method: 'get',
-      path: '/v1/events',
-      summary: 'The record stream, from `Last-Event-ID` or `since`, then live',
-      request: { query: EventsQuery },
+      ...events.http,
+      summary: events.summary,
+      request: { query: events.input },
       responses: { ...sseResponse, ...ERRORS },
     }),
     (c) => {
@@ -353,10 +352,9 @@ export function eventRoutes(
 
   app.openapi(
     createRoute({
-      method: 'get',
-      path: '/v1/terminals/{id}/events',
-      summary: "One terminal's records, from `Last-Event-ID` or `since`, then live",
-      request: { params: Params, query: EventsQuery },
+      ...terminalEvents.http,
+      summary: terminalEvents.summary,
+      request: { params: Params, query: terminalEvents.input.omit({ id: true }) },
       responses: { ...sseResponse, ...TERMINAL_ERRORS },
     }),
     (c) => {

@@ -24,6 +24,7 @@ const NAMES = Object.keys(OPERATIONS) as OperationName[];
 describe('every operation is served by each surface, or says why not', () => {
   let sup: Supervisor;
   let paths: Record<string, Record<string, unknown>>;
+  let routes: Array<{ method: string; path: string }>;
 
   beforeAll(async () => {
     sup = createSupervisor({ socketName: uniqueSocketName('served'), dataDir: null });
@@ -32,6 +33,7 @@ describe('every operation is served by each surface, or says why not', () => {
       paths: Record<string, Record<string, unknown>>;
     };
     paths = doc.paths;
+    routes = http.app.routes;
   });
   afterAll(async () => {
     await sup?.stop();
@@ -51,6 +53,26 @@ describe('every operation is served by each surface, or says why not', () => {
         expect(SURFACES as readonly string[], name).toContain(surface);
         expect(why!.length, `${name} on ${surface}`).toBeGreaterThan(20);
       }
+    }
+  });
+
+  it('the API serves no route of its own beside the operations (the page and its files apart)', () => {
+    const served = new Set(
+      NAMES.map((n) => `${OPERATIONS[n].http.method} ${OPERATIONS[n].http.path}`),
+    );
+    const own = routes
+      .filter(
+        (r) =>
+          r.method !== 'ALL' &&
+          (/^\/(v1|houmao)\//.test(r.path) || /^\/(healthz|metrics)$/.test(r.path)),
+      )
+      .map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`);
+    expect(own.length).toBeGreaterThanOrEqual(NAMES.length);
+    for (const route of own) expect(served, route).toContain(route);
+    for (const path of Object.keys(paths)) {
+      if (path === '/openapi.json') continue;
+      for (const method of Object.keys(paths[path]!))
+        expect(served, `${method} ${path}`).toContain(`${method} ${path}`);
     }
   });
 

@@ -32,6 +32,11 @@ export interface OperationContract<
   /** Every `PanewardError` code the operation may answer with. */
   readonly errors: readonly PanewardErrorCode[];
   readonly http: HttpRoute;
+  /**
+   * How `output` travels: one JSON answer (the default); a Server-Sent Events stream with one
+   * `output` per event; or plain text that `output` describes.
+   */
+  readonly answers?: 'json' | 'event-stream' | 'text';
   /** The surfaces that do not serve it, each with the reason; every other one does. */
   readonly notServed?: Partial<Record<Surface, string>>;
 }

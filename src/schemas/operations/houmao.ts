@@ -12,6 +12,8 @@ import {
   TerminalState,
   TurnSourceSchema,
 } from '../terminal-state.js';
+import { defineOperation, TERMINAL_ERRORS, TerminalId } from './contract.js';
+import { input } from './input.js';
 
 /*
  * The original design's routes (`/houmao/terminals/{id}/state|input`): the same public state
@@ -234,3 +236,33 @@ export function toHoumao(
     recent_transitions: transitions,
   };
 }
+
+const HOUMAO_ONLY = {
+  cli: 'the CLI speaks `/v1`; these routes are for clients written against the original design',
+  mcp: 'the MCP tools speak `/v1`; these routes are for clients written against the original design',
+  fleet:
+    'a fleet server serves `/v1` only; a client of the original design talks to the paneward of its host',
+} as const;
+
+/** A terminal's public state under the original design's names (`GET /houmao/terminals/{id}/state`). */
+export const houmaoState = defineOperation({
+  name: 'houmaoState',
+  summary: "A terminal's public state under the original design's names (snake_case)",
+  input: z.strictObject({ id: TerminalId }),
+  output: HoumaoState,
+  errors: TERMINAL_ERRORS,
+  http: { method: 'get', path: '/houmao/terminals/{id}/state' },
+  notServed: HOUMAO_ONLY,
+});
+
+/** `input` under the original design's names (`POST /houmao/terminals/{id}/input`). */
+export const houmaoInput = defineOperation({
+  name: 'houmaoInput',
+  summary:
+    'Type a prompt literally and submit it, as `POST /v1/terminals/{id}/input` (the same gate)',
+  input: input.input,
+  output: HoumaoInputAccepted,
+  errors: input.errors,
+  http: { method: 'post', path: '/houmao/terminals/{id}/input' },
+  notServed: HOUMAO_ONLY,
+});

@@ -4,9 +4,12 @@ import { attach } from './attach.js';
 import { detach, interrupt, resume, screen } from './control.js';
 import type { OperationContract } from './contract.js';
 import { hook } from './hook.js';
+import { houmaoInput, houmaoState } from './houmao.js';
 import { input } from './input.js';
 import { observe } from './observe.js';
 import { list, state } from './reads.js';
+import { events, history, terminalEvents } from './records.js';
+import { health, metrics, spawnPresets } from './service.js';
 import { spawn, stop } from './spawn.js';
 import { turn, turns, wait } from './turns.js';
 
@@ -18,6 +21,8 @@ export * from './hook.js';
 export * from './input.js';
 export * from './observe.js';
 export * from './reads.js';
+export * from './records.js';
+export * from './service.js';
 export * from './spawn.js';
 export * from './turns.js';
 
@@ -43,10 +48,25 @@ export type Commands = typeof COMMANDS;
 
 /**
  * The operations a server answers itself, never through a fleet edge: reads a fleet server
- * answers from its state bucket, and what only the paneward of the pane's own host does. Each
- * says why in its `notServed.fleet`.
+ * answers from its state bucket and the records it follows, what only the paneward of the
+ * pane's own host does, and what each server says of itself. Each says why in its
+ * `notServed.fleet`.
  */
-export const SERVER_OPERATIONS = { list, state, spawn, stop, hook };
+export const SERVER_OPERATIONS = {
+  list,
+  state,
+  history,
+  events,
+  terminalEvents,
+  spawn,
+  stop,
+  hook,
+  health,
+  metrics,
+  spawnPresets,
+  houmaoState,
+  houmaoInput,
+};
 
 /**
  * Every operation of the service: the one list the HTTP routes, the CLI client, the MCP tools
