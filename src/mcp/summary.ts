@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { TerminalView, TurnResponse } from '../schemas/operations/index.js';
+import { TerminalView, TurnPayload, TurnResponse } from '../schemas/operations/index.js';
 
 /** The longest one call waits for a turn; a longer wait continues with `wait_for_turn`. */
 export const MAX_WAIT_SECONDS = 3600;
@@ -32,80 +32,77 @@ export const WaitSeconds = z
 
 // ---- what the tools answer (structuredContent) ----------------------------------------------
 
-export const Verdict = z.object({
-  allowed: z.enum(['yes', 'no', 'wait']),
-  reason: z.string(),
-});
+/*
+ * A tool's answer is a projection of the operation's own answer, field by field: each field is
+ * the contract's schema (its enum, its nullability), only renamed where a model reads it better
+ * (`readiness` for `readiness.status`, `sendPrompt` for `sendInput`).
+ */
+const V = TerminalView.shape;
+const R = TurnResponse.shape;
+
+export const Verdict = V.operations.shape.sendInput;
 
 /** One terminal as the tools describe it: where it stands, why, and what it accepts now. */
 export const TerminalSummary = z.object({
-  terminalId: z.string(),
-  target: z.string().nullable(),
-  tool: z.string(),
-  toolVersion: z.string().nullable(),
+  terminalId: V.terminalId,
+  target: V.target,
+  tool: V.tool,
+  toolVersion: V.toolVersion,
   /** False when the running release is not one paneward was verified against; null: unknown. */
-  toolVersionVerified: z.boolean().nullable(),
+  toolVersionVerified: V.toolVersionVerified,
   /** `ready`, `waiting` (working), `blocked` (a prompt for the operator), `unknown`, … */
-  readiness: z.string(),
+  readiness: V.readiness.shape.status,
   /** What the screen shows: `idle`, `working`, … */
-  activity: z.string(),
-  blockedPrompt: z.string().nullable(),
+  activity: V.surface.shape.businessState,
+  blockedPrompt: V.surface.shape.blockedPrompt,
   /** The dialog waiting for the operator as a question: answer it with answer_question. */
-  question: z
-    .object({
-      id: z.string(),
-      kind: z.string(),
-      subject: z.string().nullable(),
-      choices: z.array(z.object({ id: z.string(), label: z.string() })),
-    })
-    .nullable(),
-  availability: z.string(),
-  turn: z.object({ phase: z.string(), currentTurnId: z.string().nullable() }),
-  lastTurn: z.object({ turnId: z.string().nullable(), outcome: z.string() }),
-  session: z.object({ status: z.string(), stopReasonCode: z.string().nullable() }),
+  question: V.surface.shape.question,
+  availability: V.diagnostics.shape.availability,
+  turn: z.object({
+    phase: V.turn.shape.phase,
+    currentTurnId: V.turn.shape.current.unwrap().shape.id.nullable(),
+  }),
+  lastTurn: z.object({ turnId: V.lastTurn.shape.turnId, outcome: V.lastTurn.shape.result }),
+  session: V.session,
   /**
    * The chat context's health: `degraded` when the CLI says next to its prompt that the context
    * is in trouble (a failed compaction, an overflowing window), with the reason in its terms.
    */
   chatContext: z.object({
-    state: z.string(),
-    degradedErrorType: z.string().nullable(),
+    state: V.chatContext.shape.state,
+    degradedErrorType: V.chatContext.shape.degradedErrorType.unwrap(),
   }),
   /** The operation table: whether each operation is accepted now, and why. */
   operations: z.object({
-    sendPrompt: Verdict,
-    interrupt: Verdict,
-    resume: Verdict,
-    answerQuestion: Verdict,
+    sendPrompt: V.operations.shape.sendInput,
+    interrupt: V.operations.shape.interrupt,
+    resume: V.operations.shape.resume,
+    answerQuestion: V.operations.shape.answer,
   }),
 });
 export type TerminalSummary = z.infer<typeof TerminalSummary>;
 
+const Reply = TurnPayload.shape.reply;
+
 export const TurnOutcome = z.object({
-  terminalId: z.string(),
-  turnId: z.string(),
+  terminalId: V.terminalId,
+  turnId: R.turnId,
   /** How the wait ended: the turn `completed` or `failed`, or `timeout` (it may still run). */
-  result: z.enum(['completed', 'failed', 'timeout']),
+  result: R.result,
   /** The turn's outcome: `success`, `interrupted`, `known_failure`, or `none` (not known yet). */
-  outcome: z.enum(['none', 'success', 'interrupted', 'known_failure']),
+  outcome: R.lastTurn.shape.result,
   /** Why, in a sentence. */
   reason: z.string(),
   /** How the turn's completion ended (`completed`, `failed`), or null when it has not. */
-  completion: z.string().nullable(),
+  completion: R.completion.unwrap().shape.status.nullable(),
   /**
    * What the agent answered in this turn (docs/contracts.md §6): its text, read from the CLI's
    * session record (`record`) or from the screen (`screen`); null while the turn runs or when
    * paneward keeps no payload for it. `truncated`: cut at 64 KiB, or its start had scrolled out.
    */
-  reply: z
-    .object({
-      text: z.string(),
-      source: z.enum(['record', 'screen']).nullable(),
-      truncated: z.boolean(),
-    })
-    .nullable(),
+  reply: Reply,
   /** How long the turn took, in ms, once it ended. */
-  durationMs: z.number().nullable(),
+  durationMs: TurnPayload.shape.timing.shape.durationMs,
 });
 export type TurnOutcome = z.infer<typeof TurnOutcome>;
 
