@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openaiProtocol } from '../../src/tooling/model-server/openai.js';
+import { openaiProtocol } from '../../../src/tooling/model-server/openai.js';
 import {
   startFakeModelServer,
   type FakeModelServer,
-} from '../../src/tooling/model-server/server.js';
+} from '../../../src/tooling/model-server/server.js';
 
 interface SseEvent {
   event: string | null;

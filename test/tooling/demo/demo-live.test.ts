@@ -12,11 +12,11 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAUDE_CODE_BIN } from '../../src/tooling/agents/claude_code.js';
-import { codexAgent } from '../../src/tooling/agents/codex.js';
-import { CHROMIUM, launchBrowser } from '../dashboard/internal/browser.js';
+import { CLAUDE_CODE_BIN } from '../../../src/tooling/agents/claude_code.js';
+import { codexAgent } from '../../../src/tooling/agents/codex.js';
+import { CHROMIUM, launchBrowser } from '../../dashboard/internal/browser.js';
 
-const BIN = fileURLToPath(new URL('../../bin/paneward.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../../bin/paneward.js', import.meta.url));
 const haveCodex = existsSync(codexAgent.bin);
 const missing = !existsSync(CHROMIUM) || !existsSync(CLAUDE_CODE_BIN);
 

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { anthropicProtocol } from '../../src/tooling/model-server/anthropic.js';
+import { anthropicProtocol } from '../../../src/tooling/model-server/anthropic.js';
 import {
   startFakeModelServer,
   type FakeModelServer,
-} from '../../src/tooling/model-server/server.js';
+} from '../../../src/tooling/model-server/server.js';
 
 interface SseEvent {
   event: string;

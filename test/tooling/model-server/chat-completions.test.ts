@@ -2,11 +2,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   chatCompletionsProtocol,
   SIDE_REPLY,
-} from '../../src/tooling/model-server/chat-completions.js';
+} from '../../../src/tooling/model-server/chat-completions.js';
 import {
   startFakeModelServer,
   type FakeModelServer,
-} from '../../src/tooling/model-server/server.js';
+} from '../../../src/tooling/model-server/server.js';
 
 interface Chunk {
   object: string;

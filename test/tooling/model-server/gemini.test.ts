@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   startFakeModelServer,
   type FakeModelServer,
-} from '../../src/tooling/model-server/server.js';
-import { geminiProtocol, sampleForSchema } from '../../src/tooling/model-server/gemini.js';
+} from '../../../src/tooling/model-server/server.js';
+import { geminiProtocol, sampleForSchema } from '../../../src/tooling/model-server/gemini.js';
 
 let server: FakeModelServer | undefined;
 afterEach(async () => {

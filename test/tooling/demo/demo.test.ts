@@ -11,13 +11,15 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAUDE_CODE_BIN } from '../../src/tooling/agents/claude_code.js';
-import { CHROMIUM, launchBrowser } from '../dashboard/internal/browser.js';
+import { CLAUDE_CODE_BIN } from '../../../src/tooling/agents/claude_code.js';
+import { CHROMIUM, launchBrowser } from '../../dashboard/internal/browser.js';
 
-const BIN = fileURLToPath(new URL('../../bin/paneward.js', import.meta.url));
-const SHOTS = join(import.meta.dirname, '../../reports/screenshots');
+const BIN = fileURLToPath(new URL('../../../bin/paneward.js', import.meta.url));
+const SHOTS = join(import.meta.dirname, '../../../reports/screenshots');
 /** With PANEWARD_DOCS_SCREENSHOTS set, the dashboard's pictures in docs/ are refreshed too. */
-const DOCS = process.env.PANEWARD_DOCS_SCREENSHOTS ? join(import.meta.dirname, '../../docs') : null;
+const DOCS = process.env.PANEWARD_DOCS_SCREENSHOTS
+  ? join(import.meta.dirname, '../../../docs')
+  : null;
 
 interface RunningDemo {
   child: ChildProcess;
