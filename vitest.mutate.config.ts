@@ -21,6 +21,8 @@ export default defineConfig({
     exclude: [
       // Real tmux: a stand-in CLI in a pane, the runtime's own tmux client.
       'test/terminal/answer.test.ts',
+      'test/terminal/answer-colour.test.ts',
+      'test/terminal/answer-confirm.test.ts',
       'test/terminal/runtime.test.ts',
       'test/replay/determinism.test.ts',
       'test/model/mutants.test.ts',
