@@ -12,6 +12,7 @@ import {
   withdrawn,
 } from '../../machines/turnPhase.frames.js';
 import type { TurnEvidence, TurnFrame, TurnPhaseContext } from '../../machines/turnPhase.types.js';
+import { IDLE } from './internal/turn-phase-chart.js';
 
 function frame(o: Partial<TurnFrame['signals']> & { projection?: string } = {}): TurnFrame {
   const { projection = 'A', ...signals } = o;
@@ -19,18 +20,7 @@ function frame(o: Partial<TurnFrame['signals']> & { projection?: string } = {}):
     t: 10,
     available: true,
     projection,
-    signals: {
-      acceptingInput: 'yes',
-      editingInput: 'no',
-      readyPosture: 'yes',
-      activeReasons: [],
-      interrupted: false,
-      knownFailure: null,
-      successCandidate: false,
-      ambiguous: false,
-      chatContext: 'current',
-      ...signals,
-    },
+    signals: { ...IDLE, ...signals },
   } as TurnFrame;
 }
 

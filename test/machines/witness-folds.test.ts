@@ -19,9 +19,9 @@ import {
   type RecordPiece,
   type RecordTurn,
   type WitnessConfig,
-  type WitnessContext,
   type WitnessScreen,
 } from '../../machines/witness.js';
+import { BOTH, witnessContext } from './internal/witness-context.js';
 
 const started = (file: string, atMs?: number): RecordPiece => ({
   type: 'turn_started',
@@ -185,19 +185,7 @@ describe('hooks and observers', () => {
   });
 });
 
-const BOTH: WitnessConfig = { authority: 'both', windowSeconds: 3 };
-function ctx(o: Partial<WitnessContext> = {}): WitnessContext {
-  return {
-    config: BOTH,
-    markers: { record: null, hook: null, observer: null },
-    recordLive: true,
-    recordSeen: true,
-    lastWitness: null,
-    screenOnly: null,
-    refusal: null,
-    ...o,
-  };
-}
+const ctx = witnessContext;
 
 describe('which witness speaks for the open turn', () => {
   it('what each can tell: an observer what it said, a hook only what its CLI’s hooks tell, a record what its reader tells', () => {

@@ -14,6 +14,8 @@ import {
   type WitnessScreen,
 } from '../../machines/witness.js';
 import type { FrameSignals } from '../../machines/turnPhase.types.js';
+import { IDLE } from './internal/turn-phase-chart.js';
+import { BOTH, witnessContext } from './internal/witness-context.js';
 
 type Guard = (args: { context: WitnessContext; event: WitnessEvent }, params?: unknown) => boolean;
 const guards = witnessMachine.implementations.guards as unknown as Record<string, Guard>;
@@ -23,21 +25,12 @@ const guard = (name: string): Guard => {
   return g;
 };
 
-const BOTH: WitnessConfig = { authority: 'both', windowSeconds: 3 };
 const MARKERS: WitnessConfig = { authority: 'markers', windowSeconds: 3 };
 const SURFACE: WitnessConfig = { authority: 'surface', windowSeconds: 3 };
 
-/** A ready idle prompt, as docs/witness.md lists it. */
+/** A ready idle prompt, as docs/witness.md lists it, with no dialog. */
 const idleSignals = (): FrameSignals & { blockedPrompt: unknown } => ({
-  acceptingInput: 'yes',
-  editingInput: 'no',
-  readyPosture: 'yes',
-  activeReasons: [],
-  interrupted: false,
-  knownFailure: null,
-  successCandidate: false,
-  ambiguous: false,
-  chatContext: 'current',
+  ...IDLE,
   blockedPrompt: null,
 });
 
@@ -55,18 +48,7 @@ function screen(o: Partial<WitnessScreen> = {}): WitnessScreen {
   };
 }
 
-function context(o: Partial<WitnessContext> = {}): WitnessContext {
-  return {
-    config: BOTH,
-    markers: { record: null, hook: null, observer: null },
-    recordLive: true,
-    recordSeen: true,
-    lastWitness: null,
-    screenOnly: null,
-    refusal: null,
-    ...o,
-  };
-}
+const context = witnessContext;
 
 const recordTurn = (o: Partial<RecordTurn> = {}): RecordTurn => ({
   by: 'record',
