@@ -132,16 +132,7 @@ export class ApiClient {
     } catch {
       data = null;
     }
-    if (!res.ok) {
-      const e = (data as { error?: { code?: string; message?: string; details?: unknown } } | null)
-        ?.error;
-      throw new ClientError(
-        exitFor(res.status, e?.code ?? ''),
-        e?.code ?? `http_${res.status}`,
-        e?.message ?? `HTTP ${res.status}`,
-        e?.details,
-      );
-    }
+    if (!res.ok) throw answerError(res.status, data);
     return data as T;
   }
 
@@ -280,18 +271,7 @@ export class ApiClient {
         `cannot reach paneward at ${this.url}: ${causeOf(error)}`,
       );
     }
-    if (!res.ok || !res.body) {
-      const e = (
-        (await res.json().catch(() => null)) as {
-          error?: { code?: string; message?: string };
-        } | null
-      )?.error;
-      throw new ClientError(
-        exitFor(res.status, e?.code ?? ''),
-        e?.code ?? 'http',
-        e?.message ?? `HTTP ${res.status}`,
-      );
-    }
+    if (!res.ok || !res.body) throw answerError(res.status, await res.json().catch(() => null));
     return res;
   }
 
@@ -332,6 +312,18 @@ export const CLIENT_CALLS: { readonly [K in OperationName]?: keyof ApiClient } =
   resume: 'act',
   detach: 'act',
 };
+
+/** The error a server answered (its JSON body, if any), with the exit code it means. */
+function answerError(status: number, data: unknown): ClientError {
+  const e = (data as { error?: { code?: string; message?: string; details?: unknown } } | null)
+    ?.error;
+  return new ClientError(
+    exitFor(status, e?.code ?? ''),
+    e?.code ?? `http_${status}`,
+    e?.message ?? `HTTP ${status}`,
+    e?.details,
+  );
+}
 
 /** An error answer, with the exit code it means. */
 export class ClientError extends Error {
