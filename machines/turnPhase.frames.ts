@@ -36,7 +36,8 @@ export const markerOf = (f: TurnFrame): string | null =>
  */
 export function ownMarker(c: TurnPhaseContext, f: TurnFrame): boolean {
   const ev = evidenceWith(c, f);
-  return ev !== null && outcomeShown(f) && (ev.markerChanged || markerOf(f) !== ev.markerAtArm);
+  // The evidence folded in this frame: its markerChanged already compares this frame's marker.
+  return ev !== null && outcomeShown(f) && ev.markerChanged;
 }
 
 /** The open turn's evidence once this frame is folded in (a turn has evidence exactly while open). */
@@ -66,7 +67,8 @@ export function evidenceWith(context: TurnPhaseContext, f: TurnFrame): TurnEvide
 /** Whether the frame shows the projection the turn was armed on. */
 function showsArmed(ev: TurnEvidence, f: TurnFrame): boolean {
   if (ev.projectionAtArm !== null) return f.projection === ev.projectionAtArm;
-  return ev.printAtArm !== null && screenPrint(f.projection) === ev.printAtArm;
+  // A print is never null: with none kept, no frame shows the armed projection.
+  return screenPrint(f.projection) === ev.printAtArm;
 }
 
 /**

@@ -56,6 +56,18 @@ describe('turn phase: a settled success rewritten within one settle window is re
     expect(c.outcomes()).toHaveLength(1);
   });
 
+  it('a marker after a prompt typed by hand is that prompt’s outcome, not a disproof of the settled success', () => {
+    const c = settled();
+    c.frame(DRAFT, 'R1');
+    c.frame({ interrupted: true }, 'R1 > typed');
+    // Within the settle window of u1's success, but the marker is the typed prompt's.
+    expect(c.t).toBeLessThanOrEqual(2.5 + 1);
+    expect(c.outcomes().map((o) => [o.outcome, o.turnId])).toEqual([
+      ['evt_success_settled', 'u1'],
+      ['evt_interrupted', 'inferred-5'],
+    ]);
+  });
+
   it('the reopened turn never worked: its old transcript back under a draft is no withdrawal', () => {
     const c = settled();
     c.frame(IDLE, 'R2');

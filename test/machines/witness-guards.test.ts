@@ -227,6 +227,28 @@ describe('the record is weighed only when followed, and only under markers or bo
     expect(g({ context: open, event: piece('turn_started') })).toBe(false);
     expect(g({ context: { ...open, recordLive: false }, event: piece('turn_ended') })).toBe(false);
     expect(g({ context: { ...open, config: SURFACE }, event: piece('turn_ended') })).toBe(false);
+    // A start read late from the same file, written before the turn's ending, starts nothing:
+    // the record's turn stays the one that already ended, and nothing ends now.
+    const ended = withRecord(
+      recordTurn({
+        startedAt: 100.5,
+        ending: { reason: 'success' },
+        endedBy: { file: 'r.jsonl', offset: 9, event: 'end' },
+        endedAt: 102,
+      }),
+    );
+    const lateStart: WitnessEvent = {
+      type: 'record_event',
+      t: 103,
+      screen: screen(),
+      event: {
+        type: 'turn_started',
+        event: 'start',
+        atMs: 101_000,
+        position: { file: 'r.jsonl', offset: 0 },
+      },
+    };
+    expect(g({ context: ended, event: lateStart })).toBe(false);
   });
 
   it('a hook’s ending is weighed under both and markers, not under surface', () => {
