@@ -65,6 +65,24 @@ describe('supervisor actor (statecharts.md §8)', () => {
     expect(s.actor.getSnapshot().value).toBe('running');
   });
 
+  it('each owned session has its own restart chart; releasing one stops that one only', () => {
+    const s = supervisor();
+    const respawn = {
+      policy: 'on-failure' as const,
+      limits: { initialSeconds: 1, maxSeconds: 8, limit: 3, windowSeconds: 60 },
+    };
+    s.actor.send({ type: 'evt_owned', terminalId: 'a', respawn });
+    s.actor.send({ type: 'evt_owned', terminalId: 'b', respawn });
+    const charts = () =>
+      Object.values(s.children()).filter((c) => c?.getSnapshot().status === 'active');
+    expect(charts()).toHaveLength(2);
+    const [a, b] = charts();
+    s.actor.send({ type: 'evt_released', terminalId: 'a' });
+    expect(a!.getSnapshot().status).toBe('stopped');
+    expect(b!.getSnapshot().status).toBe('active');
+    expect(charts()).toEqual([b]);
+  });
+
   it('stopping stops every terminal, then waits for the flush before it ends', async () => {
     const s = supervisor();
     s.actor.send({ type: 'evt_attach', terminal: terminalInput('a') });

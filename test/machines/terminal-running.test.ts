@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
-import { terminalMachine } from '../../machines/terminal.js';
+import { chartsOf, terminalMachine } from '../../machines/terminal.js';
 import { baseInput, flush, shown, terminal, RUNNING_CHILDREN } from './internal/terminal-actor.js';
 
 describe('terminal actor: attaching (statecharts.md §8)', () => {
@@ -68,6 +68,18 @@ describe('terminal actor: attaching (statecharts.md §8)', () => {
     t.runtimes[0]!.sendBack({ type: 'evt_runtime_failed', error: 'x' });
     expect(t.snap().value).toBe('restarting');
     expect(t.runtimes[0]!.stopped).toBe(true);
+  });
+
+  it('hands its charts to a runtime only while running them', () => {
+    const attaching = terminal();
+    // Named by its actor id (under a supervisor, the terminal id).
+    expect(() => chartsOf(attaching.actor)).toThrow(
+      `terminal ${attaching.actor.id} is not running its charts`,
+    );
+    const t = terminal(baseInput({ prepared: true }));
+    const charts = chartsOf(t.actor);
+    expect(Object.keys(charts).sort()).toEqual(RUNNING_CHILDREN.filter((c) => c !== 'runtime'));
+    for (const [id, ref] of Object.entries(charts)) expect(ref).toBe(t.children()[id]);
   });
 
   it('without a prepare step of its own, runs with the request as given and no open turn', async () => {
