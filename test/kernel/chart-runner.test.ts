@@ -304,6 +304,20 @@ describe('ChartRunner skipping repeats', () => {
     expect(asked()).toBe(before + 1);
   });
 
+  it('sends an equal event again once an event sent past the runner moved the state', () => {
+    const { runner, asked } = counting();
+    runner.send({ type: 'ping', n: 1 });
+    // Through the tree (another chart's sendTo), not through this runner.
+    runner.actor.send({ type: 'ping', n: 9 });
+    expect(runner.state).toBe('high');
+    const told: unknown[] = [];
+    runner.actor.on('told', (e) => told.push(e));
+    const before = asked();
+    runner.send({ type: 'ping', n: 1 });
+    expect(told).toHaveLength(1);
+    expect(asked()).toBe(before);
+  });
+
   it('counts events with the same key as equal', () => {
     // The key says the chart reads only whether n is above 5.
     const key = (e: { type: string; n?: number }) => `${e.type} ${(e.n ?? 0) > 5}`;
