@@ -57,6 +57,22 @@ describe('pipeline with a session-record witness', () => {
     expect(JSON.stringify(await ofKind('state'))).not.toContain('reply from');
   });
 
+  it('a completion observer’s success completes the candidate at once, with no further poll', () => {
+    const { p, frame } = linePipeline({ witness: { authority: 'both', windowSeconds: 3 } });
+    frame(0, 'ready');
+    const turnId = p.submit(1);
+    frame(1.5, 'a\nworking');
+    frame(2, 'a reply\nreplied');
+    expect(p.state.completion.status).toBe('candidate_complete');
+    const ending = { turnId, observer: 'ci', ending: { reason: 'success' as const } };
+    expect(p.observerEnding(2.1, ending)).toBeNull();
+    expect(p.state.completion).toMatchObject({
+      status: 'completed',
+      payload: { observer: 'ci' },
+    });
+    expect(p.state.lastTurn).toMatchObject({ result: 'success', witness: 'both' });
+  });
+
   it('steps aside on an unknown piece: a journal anomaly, the screen alone from then on', async () => {
     const { p, frame, at, ofKind } = linePipeline({
       witness: { authority: 'both', windowSeconds: 3 },
