@@ -140,7 +140,7 @@ describe('a turn’s payload', () => {
       evidence: { witness: null, record: null, hook: null },
       timing: { startedAt: 1, endedAt: null, durationMs: null },
     });
-    b.p.turn({ ...ended('turn-1', 2.25), hook: { event: 'Stop' }, witness: 'hook' as never }, '');
+    b.p.turn({ ...ended('turn-1', 2.25), hook: { event: 'Stop' }, witness: 'hook' as const }, '');
     expect(b.last()).toMatchObject({
       evidence: { witness: 'hook', record: null, hook: { event: 'Stop' } },
       timing: { startedAt: 1, endedAt: 2.25, durationMs: 1250 },
