@@ -63,7 +63,7 @@ describe('pipeline with a session-record witness', () => {
     const turnId = p.submit(1);
     frame(1.5, 'a\nworking');
     frame(2, 'a reply\nreplied');
-    expect(p.state.completion.status).toBe('candidate_complete');
+    expect(p.state.completion?.status).toBe('candidate_complete');
     const ending = { turnId, observer: 'ci', ending: { reason: 'success' as const } };
     expect(p.observerEnding(2.1, ending)).toBeNull();
     expect(p.state.completion).toMatchObject({
