@@ -87,6 +87,7 @@ export function foldHookEvent(turn: RecordTurn | null, event: HookPiece, at: num
     startedAt: turn && turn.ending === null ? turn.startedAt : at,
     ending: event.ending,
     endedBy: { hook: event.event },
+    endedAt: at,
   };
 }
 
@@ -123,13 +124,17 @@ export function outcomeEventOf(
 export function markersOf(c: WitnessContext, startedAt: number): RecordTurn[] {
   const all = [c.recordLive ? c.markers.record : null, c.markers.hook, c.markers.observer];
   // An observer names its turn, so its ending is that turn's exactly; the record and hooks are
-  // matched by time.
+  // matched by time: a start a little before the pane's turn may be its own, an ending written
+  // before it is never (a prompt typed through paneward is armed before it is pasted; one seen
+  // on screen had begun by then). Else a turn that ended within the slack of the next one's arm
+  // would be that next turn's outcome at once.
   return all.filter(
     (m): m is RecordTurn =>
       m !== null &&
       (m.by === 'observer'
         ? m.startedAt === startedAt
-        : m.startedAt >= startedAt - RECORD_TURN_SLACK_SECONDS),
+        : m.startedAt >= startedAt - RECORD_TURN_SLACK_SECONDS &&
+          !(m.endedAt !== undefined && m.endedAt < startedAt)),
   );
 }
 

@@ -66,7 +66,7 @@ export interface RecordTurn {
    * (never any text).
    */
   endedBy: MarkerEvidence | null;
-  /** When the ending was written, observation seconds (record endings only). */
+  /** When the ending was written (a record's) or arrived (a hook's), observation seconds. */
   endedAt?: number;
 }
 

@@ -1,8 +1,9 @@
 /**
  * How each witness's word is folded into its latest turn, and which turn is the open turn's
  * (docs/witness.md: a record turn counts as this turn's when it started no earlier than 2 s
- * before the turn was armed; a start or an ending written before the latest turn's is an
- * earlier turn's; a side record's ending may be read before the prompt that began its turn).
+ * before the turn was armed and had not ended before it; a start or an ending written before the
+ * latest turn's is an earlier turn's; a side record's ending may be read before the prompt that
+ * began its turn).
  * Each case is the rule's, and its neighbour on the other side of the rule's line.
  */
 import { describe, expect, it } from 'vitest';
@@ -153,6 +154,7 @@ describe('hooks and observers', () => {
       startedAt: 3,
       ending: { reason: 'success' },
       endedBy: { hook: 'Stop' },
+      endedAt: 6,
     });
     expect(foldHookEvent({ ...openHook, ending: { reason: 'success' } }, stop, 6).startedAt).toBe(
       6,
@@ -208,6 +210,37 @@ describe('which witness speaks for the open turn', () => {
     expect(markersOf(c(30), 10)).toHaveLength(1);
     // A record not followed speaks for no turn.
     expect(markersOf({ ...c(10), recordLive: false }, 10)).toHaveLength(0);
+  });
+
+  it('a record or hook turn that ended before the open turn started is an earlier turn’s', () => {
+    // The previous prompt's run began 1.8 s and ended 0.3 s before this one was armed: within
+    // the start's slack, but its ending cannot be this turn's (it is typed after the arm).
+    const record = endedTurn(8.2, 9.7);
+    expect(markersOf(ctx({ markers: { record, hook: null, observer: null } }), 10)).toEqual([]);
+    expect(
+      markersOf(
+        ctx({ markers: { record: { ...record, endedAt: 10 }, hook: null, observer: null } }),
+        10,
+      ),
+    ).toHaveLength(1);
+    const hook: RecordTurn = {
+      by: 'hook',
+      startedAt: 8.2,
+      ending: { reason: 'success' },
+      endedBy: { hook: 'Stop' },
+      endedAt: 9.7,
+    };
+    expect(markersOf(ctx({ markers: { record: null, hook, observer: null } }), 10)).toEqual([]);
+    expect(
+      markersOf(
+        ctx({ markers: { record: null, hook: { ...hook, endedAt: 10.1 }, observer: null } }),
+        10,
+      ),
+    ).toHaveLength(1);
+    // Still open at the arm: it may be this turn's.
+    expect(
+      markersOf(ctx({ markers: { record: open(8.2), hook: null, observer: null } }), 10),
+    ).toHaveLength(1);
   });
 
   it('an observer’s turn is the one it named, exactly', () => {

@@ -194,6 +194,37 @@ describe('completion witness: both', () => {
     expect(h.ends()).toEqual([expect.objectContaining({ outcome: 'success', witness: 'surface' })]);
   });
 
+  it('a short turn’s success is not the next prompt’s, armed within 2 s of its start', () => {
+    const h = make('both');
+    h.arm();
+    const startedAt = h.t;
+    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    h.reply();
+    h.frame({});
+    h.ended({ reason: 'success' });
+    expect(h.ends()).toEqual([expect.objectContaining({ outcome: 'success', witness: 'both' })]);
+    // The next prompt, armed while the last record turn's start is within the slack: the CLI
+    // echoes it and reads as an idle prompt a moment before it starts working.
+    h.wait(0.3);
+    h.driver.armExplicit(h.t, 'turn-2');
+    expect(h.t - startedAt).toBeLessThan(2);
+    h.reply();
+    h.frame({});
+    h.frame({});
+    expect(h.ends()).toHaveLength(1);
+    // Its own record turn, begun after the arm, decides with the screen.
+    h.record({ type: 'turn_started', event: 'user', position: { file: '/r', offset: 200 } });
+    h.frame({ activeReasons: ['spinner'], readyPosture: 'no' });
+    h.reply();
+    h.frame({});
+    expect(h.ends()).toHaveLength(1);
+    h.ended({ reason: 'success' }, 300);
+    expect(h.ends()).toEqual([
+      expect.objectContaining({ outcome: 'success', witness: 'both' }),
+      expect.objectContaining({ outcome: 'success', witness: 'both' }),
+    ]);
+  });
+
   it('the record stepping aside hands a held success back to the screen', () => {
     const h = make('both');
     h.arm();
