@@ -82,6 +82,40 @@ describe('the record’s reply', () => {
     expect(b.got).toHaveLength(count);
   });
 
+  it('read after the screen ended the turn, it becomes that turn’s reply, told once', () => {
+    const b = built();
+    b.p.idleProjection('P');
+    b.p.turn({ kind: 'turn.started', t: 1, turn: turn('turn-1', 1) }, 'P');
+    b.p.turn(ended('turn-1', 2), 'P\nfrom the screen');
+    expect(b.last().reply).toMatchObject({ text: 'from the screen', source: 'screen' });
+    const count = b.got.length;
+    b.p.reply({ text: 'from the record' });
+    expect(b.got).toHaveLength(count + 1);
+    expect(b.last()).toMatchObject({
+      turnId: 'turn-1',
+      ended: true,
+      result: 'success',
+      reply: { text: 'from the record', source: 'record', truncated: false },
+    });
+    b.p.reply({ text: 'again' });
+    expect(b.got).toHaveLength(count + 1);
+  });
+
+  it('the record’s prompt line drops the replies read before it, and ends the late ones', () => {
+    const b = built();
+    b.p.idleProjection('P');
+    b.p.turn({ kind: 'turn.started', t: 1, turn: turn('turn-1', 1) }, 'P');
+    b.p.reply({ text: 'the turn before' });
+    b.p.recordTurnStarted();
+    b.p.turn(ended('turn-1', 2), 'P\nfrom the screen');
+    expect(b.last().reply).toMatchObject({ text: 'from the screen', source: 'screen' });
+    // The next prompt's line read before its turn is seen: a reply after it is not turn-1's.
+    b.p.recordTurnStarted();
+    const count = b.got.length;
+    b.p.reply({ text: 'the next turn' });
+    expect(b.got).toHaveLength(count);
+  });
+
   it('a reply read while a turn is open goes to that turn, not to the one ended before', () => {
     const b = built();
     b.p.turn({ kind: 'turn.started', t: 1, turn: turn('turn-1', 1) }, '');
