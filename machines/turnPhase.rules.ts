@@ -168,15 +168,23 @@ export const turnPhaseRules = setup({
       enqueue.emit({ type: 'turn_started', turn });
     }),
     end_turn: assign({ current: null, evidence: null }),
-    /** On `settle_window_elapsed` with a turn open, before the turn ends. */
-    remember_settled: assign(({ context, event }) => ({
-      settled: {
-        turn: context.current!,
-        // Stryker disable next-line LogicalOperator,StringLiteral: a settle window is only started by a frame, which sets lastProjection, so it is never null here
-        print: screenPrint(context.lastProjection ?? ''),
-        at: (event as Extract<TurnPhaseEvent, { type: 'settle_window_elapsed' }>).t,
-      },
-    })),
+    /**
+     * On `settle_window_elapsed` with a turn open, before the turn ends: the success may still
+     * be withdrawn, unless a marker witnessed it (the record says the run ended: what the screen
+     * draws next is no longer that turn's to change).
+     */
+    remember_settled: assign(({ context, event }) => {
+      const e = event as Extract<TurnPhaseEvent, { type: 'settle_window_elapsed' }>;
+      if (e.witnessed) return { settled: null };
+      return {
+        settled: {
+          turn: context.current!,
+          // Stryker disable next-line LogicalOperator,StringLiteral: a settle window is only started by a frame, which sets lastProjection, so it is never null here
+          print: screenPrint(context.lastProjection ?? ''),
+          at: e.t,
+        },
+      };
+    }),
     /**
      * The settled success is withdrawn and its turn reopened: it visibly goes on (`rewritten`),
      * or its own marker says how it really ended (`marker`: the turn had evidence, so the

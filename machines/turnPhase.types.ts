@@ -37,7 +37,11 @@ export interface TurnFrame {
 export type TurnPhaseEvent =
   | ({ type: 'frame' } & TurnFrame)
   | { type: 'turn_armed'; t: number; turnId: string }
-  | { type: 'settle_window_elapsed'; t: number }
+  /**
+   * A success candidate's settle window ran out; `witnessed`: the session record, a hook or an
+   * observer said the turn ended with a success too (the witness chart's verdict).
+   */
+  | { type: 'settle_window_elapsed'; t: number; witnessed?: true }
   | { type: 'stale_active_elapsed'; t: number }
   /**
    * The completion witness decided the open turn's outcome from the CLI's session record

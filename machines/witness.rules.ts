@@ -169,12 +169,15 @@ export const witnessRules = setup({
     })),
     cancel_window: emit({ type: 'window.cancel' as const }),
     cancel_settle: emit({ type: 'settle.cancel' as const }),
-    /** Sends the screen's settled success on, decided by `by` (null: the screen's rules). */
+    /**
+     * Sends the screen's settled success on, decided by `by` (null: the screen's rules). One a
+     * marker witnessed too is final, as a success the record decides is.
+     */
     settle: emit(({ event }, by: OutcomeWitness | null) => ({
       type: 'verdict' as const,
       t: tOf(event),
       by,
-      send: settle,
+      send: by === null || by === 'surface' ? settle : { ...settle, witnessed: true as const },
     })),
     /** The record's success with the screen reading ready: both witnessed it. */
     agree_at_idle_prompt: emit(({ event }) => ({

@@ -176,7 +176,7 @@ export type WitnessRequest =
       t: number;
       by: OutcomeWitness | null;
       send:
-        | { type: 'settle_window_elapsed' }
+        | { type: 'settle_window_elapsed'; witnessed?: true }
         | { type: 'record_outcome'; outcome: Exclude<OutcomeEvent, 'evt_success_retracted'> };
     };
 

@@ -157,6 +157,28 @@ describe('a held success', () => {
     ]);
   });
 
+  it('the record’s success while it holds: both decide, and the success is marked witnessed', () => {
+    const w = held();
+    w.piece(end('success', 13_000), 13, screen({ settling: true }));
+    expect(w.state()).toBe('watching');
+    expect(w.of('verdict')).toEqual([
+      {
+        type: 'verdict',
+        t: 13,
+        by: 'both',
+        send: { type: 'settle_window_elapsed', witnessed: true },
+      },
+    ]);
+  });
+
+  it('with no marker turn the screen settles alone, unwitnessed', () => {
+    const w = witness();
+    w.actor.send({ type: 'settle_elapsed', t: 12, screen: screen({ settling: true }) });
+    expect(w.of('verdict')).toEqual([
+      { type: 'verdict', t: 12, by: null, send: { type: 'settle_window_elapsed' } },
+    ]);
+  });
+
   it('the record lost while it holds: released on the screen’s word', () => {
     const w = held();
     w.found(false, 13);

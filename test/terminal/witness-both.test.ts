@@ -225,6 +225,31 @@ describe('completion witness: both', () => {
     ]);
   });
 
+  it('a success the record witnessed stands when the reply is redrawn; the screen’s alone is withdrawn', () => {
+    const kinds = (h: ReturnType<typeof make>) => h.turns.map((x) => x.kind);
+    const witnessed = make('both');
+    witnessed.arm();
+    streamThenCandidate(witnessed);
+    witnessed.ended({ reason: 'success' });
+    expect(witnessed.ends()).toEqual([expect.objectContaining({ witness: 'both' })]);
+    // Within the settle window, the reply drawn again (Copilot reflows it), nothing else.
+    witnessed.reply();
+    witnessed.frame({});
+    witnessed.wait(SETTLE * 2);
+    witnessed.frame({});
+    expect(kinds(witnessed)).toEqual(['turn.started', 'turn.ended']);
+    witnessed.dispose();
+
+    const alone = make('surface');
+    alone.arm();
+    streamThenCandidate(alone);
+    alone.wait(SETTLE);
+    expect(alone.ends()).toEqual([expect.objectContaining({ witness: 'surface' })]);
+    alone.reply();
+    alone.frame({});
+    expect(kinds(alone)).toEqual(['turn.started', 'turn.ended', 'turn.reopened']);
+  });
+
   it('the record stepping aside hands a held success back to the screen', () => {
     const h = make('both');
     h.arm();
