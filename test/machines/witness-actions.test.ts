@@ -179,6 +179,16 @@ describe('a held success', () => {
     ]);
   });
 
+  it('a record that cannot tell a success leaves the screen’s success unwitnessed', () => {
+    const w = witness({ ...BOTH, endings: ['interrupted', 'known_failure'] });
+    w.found(true);
+    w.piece(start(10_300), 10.3);
+    w.actor.send({ type: 'settle_elapsed', t: 12, screen: screen({ settling: true }) });
+    expect(w.of('verdict')).toEqual([
+      { type: 'verdict', t: 12, by: 'surface', send: { type: 'settle_window_elapsed' } },
+    ]);
+  });
+
   it('the record lost while it holds: released on the screen’s word', () => {
     const w = held();
     w.found(false, 13);
