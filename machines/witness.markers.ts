@@ -125,9 +125,9 @@ export function markersOf(c: WitnessContext, startedAt: number): RecordTurn[] {
   const all = [c.recordLive ? c.markers.record : null, c.markers.hook, c.markers.observer];
   // An observer names its turn, so its ending is that turn's exactly; the record and hooks are
   // matched by time: a start a little before the pane's turn may be its own, an ending written
-  // before it is never (a prompt typed through paneward is armed before it is pasted; one seen
-  // on screen had begun by then). Else a turn that ended within the slack of the next one's arm
-  // would be that next turn's outcome at once.
+  // before it is never (a prompt typed through paneward is armed before it is pasted; a turn
+  // seen on screen is seen working before its run ends). Else a run that ended within the slack
+  // of the next turn's start would be that next turn's outcome at once.
   return all.filter(
     (m): m is RecordTurn =>
       m !== null &&
