@@ -104,7 +104,9 @@ export const witnessRules = setup({
       return rec?.ending === null && !markerTells(a.context.config!, rec.by, 'success');
     },
     marker_turn_open: (a) => current(a)?.ending === null,
-    turn_open: ({ event }) => screenOf(event).turn !== null,
+    /** The turn whose success is held is still the open one. */
+    held_turn_open: ({ context, event }) =>
+      context.held !== null && screenOf(event).turn?.id === context.held,
     record_available: ({ event }) =>
       (event as Extract<WitnessEvent, { type: 'record_available' }>).available,
   },
@@ -168,6 +170,8 @@ export const witnessRules = setup({
       due: tOf(event) + context.config!.windowSeconds,
     })),
     cancel_window: emit({ type: 'window.cancel' as const }),
+    note_held: assign({ held: ({ event }) => screenOf(event).turn?.id ?? null }),
+    forget_held: assign({ held: null }),
     cancel_settle: emit({ type: 'settle.cancel' as const }),
     /**
      * Sends the screen's settled success on, decided by `by` (null: the screen's rules). One a

@@ -32,20 +32,23 @@ const LOST = ['note_record', 'drop_record', 'cancel_window'] as const;
 /**
  * The screen's success candidate settled: the screen decides alone with no marker turn, both
  * decide with the marker's success, the screen decides when the open marker turn cannot tell a
- * success; else the success is held (`open`: the transition kept when a marker turn is open,
- * `rest`: what follows it).
+ * success.
+ */
+const SETTLES = [
+  { guard: 'no_marker_turn', actions: { type: 'settle', params: null } },
+  { guard: 'marker_success_on_settle', actions: { type: 'settle', params: 'both' } },
+  { guard: 'marker_cannot_tell_success', actions: { type: 'settle', params: 'surface' } },
+] as const;
+
+/**
+ * Else the success is held (`open`: the transition kept when a marker turn is open, `rest`:
+ * what follows it).
  */
 const settleElapsed = <const O extends object, const R extends readonly object[]>(
   open: O,
   ...rest: R
 ) =>
-  [
-    { guard: 'no_marker_turn', actions: { type: 'settle', params: null } },
-    { guard: 'marker_success_on_settle', actions: { type: 'settle', params: 'both' } },
-    { guard: 'marker_cannot_tell_success', actions: { type: 'settle', params: 'surface' } },
-    { guard: 'marker_turn_open', ...open, actions: 'start_window' },
-    ...rest,
-  ] as const;
+  [...SETTLES, { guard: 'marker_turn_open', ...open, actions: 'start_window' }, ...rest] as const;
 
 /** The markers' success and the screen's candidate (settling, or `held`) agree: both decide. */
 const agreeOnCandidate = (held: boolean, to: To) =>
@@ -108,8 +111,7 @@ const HELD = {
  * witness is waiting for: nothing (`watching`), the disagreement window to run out
  * (`disagreeing`: a marker ended the turn the screen has not; the screen standing idle past the
  * stale-active window cuts it short), the record to end a turn whose
- * success the screen already settled (`holding`, with the window; `holding_unbounded`, held
- * with no window running). The driver keeps the window's timer and sends the turn-phase chart
+ * success the screen already settled (`holding`, at most the window). The driver keeps the window's timer and sends the turn-phase chart
  * the verdicts this emits. The guards and actions are in witness.rules.ts.
  */
 export const witnessMachine = witnessRules.createMachine({
@@ -123,6 +125,7 @@ export const witnessMachine = witnessRules.createMachine({
     lastWitness: null,
     screenOnly: null,
     refusal: null,
+    held: null,
   }),
   on: {
     record_available: recordAvailable({ actions: ['note_record', 'drop_record'] }),
@@ -167,7 +170,20 @@ export const witnessMachine = witnessRules.createMachine({
     watching: {
       on: {
         record_available: recordAvailable({ actions: LOST }),
-        settle_elapsed: settleElapsed({ target: 'holding' }, { target: 'holding_unbounded' }),
+        settle_elapsed: [
+          ...SETTLES,
+          // A marker that already ended the turn another way (read while no turn was open, the
+          // turn reopened since) decides now under `markers`.
+          {
+            guard: 'marker_decides_under_markers',
+            target: 'watching',
+            actions: { type: 'marker_decides', params: { successCandidate: true } },
+          },
+          // Else the success waits for the marker, at most the window: for its ending while
+          // its turn is open, or, having ended the turn another way, its ending wins when the
+          // window runs out.
+          { target: 'holding', actions: 'start_window' },
+        ],
         frame: agreements(false, stay),
         marker_ended: [
           decideUnderMarkers(stay),
@@ -195,6 +211,8 @@ export const witnessMachine = witnessRules.createMachine({
     },
     /** The screen's success waits for the record, at most the window. */
     holding: {
+      entry: 'note_held',
+      exit: 'forget_held',
       on: {
         record_available: HELD.record_available,
         settle_elapsed: settleElapsed({}),
@@ -202,22 +220,14 @@ export const witnessMachine = witnessRules.createMachine({
         marker_ended: HELD.marker_ended,
         window_elapsed: [
           markerDecides('marker_ended_turn', true),
-          { guard: 'turn_open', target: 'watching', actions: 'release_held' },
-          { target: 'holding_unbounded' },
+          { guard: 'held_turn_open', target: 'watching', actions: 'release_held' },
+          // The turn it was held for ended without an outcome (a prompt typed over it): the
+          // success is no other turn's.
+          { target: 'watching' },
         ],
-      },
-    },
-    /** The screen's success is held, and no window runs: a marker, a frame or an outcome ends it. */
-    holding_unbounded: {
-      on: {
-        record_available: HELD.record_available,
-        settle_elapsed: settleElapsed({ target: 'holding' }),
-        frame: HELD.frame,
-        marker_ended: HELD.marker_ended,
       },
     },
   },
 });
 
-export type WitnessState =
-  'choosing' | 'screen_alone' | 'watching' | 'disagreeing' | 'holding' | 'holding_unbounded';
+export type WitnessState = 'choosing' | 'screen_alone' | 'watching' | 'disagreeing' | 'holding';

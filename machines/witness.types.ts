@@ -197,6 +197,8 @@ export interface WitnessContext {
   screenOnly: { startedAt: number; reason: MarkerEnding['reason']; at: number } | null;
   /** The answer to the latest completion observer's ending. */
   refusal: ObserverRefusal | null;
+  /** The turn whose settled success is held (`holding`), by id. */
+  held: string | null;
 }
 
 export interface WitnessInput {

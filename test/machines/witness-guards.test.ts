@@ -184,10 +184,15 @@ describe('the screen’s settled success and the record', () => {
     expect(g({ context: withRecord(null), event: frame(screen()) })).toBe(false);
   });
 
-  it('a turn is open only while the screen has one', () => {
-    const g = guard('turn_open');
-    expect(g({ context: context(), event: frame(screen()) })).toBe(true);
-    expect(g({ context: context(), event: frame(screen({ turn: null })) })).toBe(false);
+  it('a held success is released only to the turn it was held for, while the screen has it', () => {
+    const g = guard('held_turn_open');
+    const open = screen();
+    const id = open.turn!.id;
+    expect(g({ context: context({ held: id }), event: frame(open) })).toBe(true);
+    expect(g({ context: context({ held: id }), event: frame(screen({ turn: null })) })).toBe(false);
+    const next = screen({ turn: { id: `${id}-next`, startedAt: open.turn!.startedAt + 10 } });
+    expect(g({ context: context({ held: id }), event: frame(next) })).toBe(false);
+    expect(g({ context: context({ held: null }), event: frame(open) })).toBe(false);
   });
 });
 

@@ -176,7 +176,9 @@ const MUTANTS: Array<{ name: string; specs: ModelSpec[]; machines: MachineOverri
   {
     name: 'a screen success not held while the record turn is open',
     specs: witness,
-    machines: { witness: witnessMachine.provide({ guards: { marker_turn_open: () => false } }) },
+    machines: {
+      witness: witnessMachine.provide({ guards: { marker_cannot_tell_success: () => true } }),
+    },
   },
   {
     name: 'the record waited for under `markers` as under `both`',

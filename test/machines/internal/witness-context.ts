@@ -12,6 +12,7 @@ export function witnessContext(o: Partial<WitnessContext> = {}): WitnessContext 
     lastWitness: null,
     screenOnly: null,
     refusal: null,
+    held: null,
     ...o,
   };
 }

@@ -26,7 +26,8 @@ type Step =
   | { type: 'evt_window_elapses' }
   | { type: 'evt_screen_stands_idle' }
   | { type: 'evt_record_unavailable' }
-  | { type: 'evt_turn_armed' };
+  | { type: 'evt_turn_armed' }
+  | { type: 'evt_record_ends_otherwise_then_reply_redrawn' };
 
 /**
  * The test model of docs/witness.md's completion authority, written from its words and not from
@@ -41,20 +42,35 @@ type Step =
  * the screen's success go. A success the screen settles while the record already ended the
  * turn otherwise is held too, with the window already running (`holding`). A record turn that
  * ended before the prompt was armed is an earlier turn's, however soon after it the prompt
- * came: the screen's success stands alone. A new prompt starts afresh.
+ * came: the screen's success stands alone. When the screen's success stood because the window
+ * ran out with the record silent, and the record then ends that turn another way before the CLI
+ * draws the reply again (the turn reopens and settles again), the record's ending is that
+ * turn's: under `markers` it decides at once, under `both` the success is held for the window
+ * (`holding`) and the record's ending wins when it runs out. A new prompt starts afresh.
  */
 const model = setup({
   types: {
     input: {} as Input,
-    context: {} as Input & { last: string },
+    // `against`: the success is held against a record that already ended the turn another way.
+    context: {} as Input & { last: string; against: boolean },
     events: {} as Step,
   },
-  guards: { under_markers: ({ context }) => context.authority === 'markers' },
-  actions: { note: assign({ last: ({ event }) => event.type }) },
+  guards: {
+    under_markers: ({ context }) => context.authority === 'markers',
+    held_against_record: ({ context }) => context.against,
+  },
+  actions: {
+    note: assign({ last: ({ event }) => event.type, against: false }),
+    note_against: assign({ last: ({ event }) => event.type, against: true }),
+  },
 }).createMachine({
   id: 'witness-model',
   initial: 'watching',
-  context: ({ input }) => ({ authority: input.authority, last: '' }),
+  context: ({ input }) => ({
+    authority: input.authority,
+    last: '',
+    against: false,
+  }),
   // The step that entered a state tells it apart, so a step that stays gets a path of its own.
   states: {
     watching: {
@@ -66,6 +82,10 @@ const model = setup({
         evt_screen_settles: { target: 'holding', actions: 'note' },
         evt_screen_settles_after_early_ending: { target: 'watching', actions: 'note' },
         evt_turn_armed: { target: 'watching', actions: 'note' },
+        evt_record_ends_otherwise_then_reply_redrawn: [
+          { guard: 'under_markers', target: 'watching', actions: 'note' },
+          { target: 'holding', actions: 'note_against' },
+        ],
       },
     },
     disagreeing: {
@@ -79,7 +99,10 @@ const model = setup({
     },
     holding: {
       on: {
-        evt_window_elapses: { target: 'watching', actions: 'note' },
+        evt_window_elapses: [
+          { guard: 'held_against_record', target: 'watching', actions: 'note' },
+          { target: 'watching', actions: 'note' },
+        ],
         evt_record_ends_success: { target: 'watching', actions: 'note' },
         evt_record_ends_otherwise: { target: 'watching', actions: 'note' },
         evt_record_unavailable: { target: 'watching', actions: 'note' },
@@ -222,6 +245,29 @@ function witnessSut(input: unknown, machines?: Parameters<ModelSpec['createSut']
         case 'evt_turn_armed':
           h.armExplicit();
           break;
+        case 'evt_record_ends_otherwise_then_reply_redrawn': {
+          // A fresh turn's success is held, and stands when the window runs out (the record
+          // silent); the record then ends that turn another way, and the CLI draws the reply
+          // again at once: the turn reopens and settles again.
+          freshTurn();
+          h.settleSuccess();
+          h.wait(WINDOW_SECONDS);
+          expectEnded('success', 'surface');
+          const stood = ended().length;
+          recordEnds('interrupted');
+          expect(ended(), 'an ending read with no turn open ends nothing').toHaveLength(stood);
+          const reopened = h.turns.filter((e) => e.kind === 'turn.reopened').length;
+          h.settleSuccess();
+          expect(h.turns.filter((e) => e.kind === 'turn.reopened')).toHaveLength(reopened + 1);
+          if (authority === 'markers') {
+            expect(ended()).toHaveLength(stood + 1);
+            expect(lastEnded()).toEqual({ outcome: 'interrupted', witness: 'record' });
+          } else {
+            expect(ended(), 'the success is held').toHaveLength(stood);
+            windowFrom = h.t;
+          }
+          break;
+        }
         default:
           throw new Error(`no raw input for ${event.type}`);
       }
