@@ -1,6 +1,7 @@
 /**
  * A turn's reply as the screen shows it: the profile's projection (the transcript with the CLI's
- * chrome left out) at the turn's end, from after the turn's prompt to the ready prompt. Pure.
+ * chrome left out) at the turn's end, from after the turn's prompt to the ready prompt, its lines
+ * as drawn. Pure.
  */
 
 /** How many of the last lines before the turn anchor where the turn starts on the end screen. */
@@ -84,12 +85,6 @@ export function replyFromScreen(baseline: string, end: string, prompt: string | 
       anchored = true;
     }
   }
-  return { text: dedent(trimBlank(after.slice(start))).join('\n'), whole: anchored };
-}
-
-/** The lines without the indentation they all share (a CLI draws its transcript inset). */
-function dedent(lines: string[]): string[] {
-  let common = Infinity;
-  for (const l of lines) if (l !== '') common = Math.min(common, l.length - l.trimStart().length);
-  return common === Infinity || common === 0 ? lines : lines.map((l) => l.slice(common));
+  // As drawn: the payload takes the CLI's chrome and margin off (payload.ts).
+  return { text: trimBlank(after.slice(start)).join('\n'), whole: anchored };
 }
