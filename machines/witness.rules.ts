@@ -105,8 +105,7 @@ export const witnessRules = setup({
     },
     marker_turn_open: (a) => current(a)?.ending === null,
     /** The turn whose success is held is still the open one. */
-    held_turn_open: ({ context, event }) =>
-      context.held !== null && screenOf(event).turn?.id === context.held,
+    held_turn_open: ({ context, event }) => screenOf(event).turn?.id === context.held,
     record_available: ({ event }) =>
       (event as Extract<WitnessEvent, { type: 'record_available' }>).available,
   },
@@ -170,7 +169,8 @@ export const witnessRules = setup({
       due: tOf(event) + context.config!.windowSeconds,
     })),
     cancel_window: emit({ type: 'window.cancel' as const }),
-    note_held: assign({ held: ({ event }) => screenOf(event).turn?.id ?? null }),
+    // Held only for a marker turn of the open turn: there is one.
+    note_held: assign({ held: ({ event }) => screenOf(event).turn!.id }),
     forget_held: assign({ held: null }),
     cancel_settle: emit({ type: 'settle.cancel' as const }),
     /**
