@@ -122,7 +122,7 @@ describe('endingProblem', () => {
 /** A terminal's observers on a state stream of its own, with what they delivered and said. */
 function harness(
   observers: CompletionObserver[],
-  panePid: number | null = 4242,
+  panePid: () => number | null = () => 4242,
   afterDeliver: (state$: BehaviorSubject<TerminalState>) => void = () => undefined,
 ) {
   const state$ = new BehaviorSubject<TerminalState>(stateWith(null));
@@ -133,7 +133,7 @@ function harness(
     tool: 'claude_code',
     observers,
     state$,
-    panePid: () => panePid,
+    panePid,
     deliver: (e) => {
       delivered.push(e);
       afterDeliver(state$);
@@ -159,7 +159,7 @@ function recording(name: string, endings: (ctx: CompletionObserverContext) => un
 describe('TurnObservers', () => {
   it('starts each observer when a turn opens, with the turn and the pane, and once per turn', () => {
     const a = recording('a', () => null);
-    const h = harness([a.observer], 77);
+    const h = harness([a.observer], () => 77);
     expect(a.contexts).toHaveLength(0);
     h.state$.next(stateWith(TURN_1));
     h.state$.next(stateWith(TURN_1));
@@ -320,7 +320,11 @@ describe('TurnObservers', () => {
         }),
     );
     // The terminal ends the turn as soon as the first ending is delivered.
-    const h = harness([a.observer], 1, (state$) => state$.next(stateWith(null)));
+    const h = harness(
+      [a.observer],
+      () => 1,
+      (state$) => state$.next(stateWith(null)),
+    );
     h.state$.next(stateWith(TURN_1));
     expect(h.delivered).toEqual([
       { turnId: 'turn-1', observer: 'a', ending: { reason: 'success' } },
@@ -345,19 +349,10 @@ describe('TurnObservers', () => {
   it('the pane is asked for when each turn begins, not once', () => {
     let pid: number | null = null;
     const a = recording('a', () => null);
-    const state$ = new BehaviorSubject<TerminalState>(stateWith(null));
-    new TurnObservers({
-      terminalId: 't',
-      tool: 'codex',
-      observers: [a.observer],
-      state$,
-      panePid: () => pid,
-      deliver: () => undefined,
-      onProblem: () => undefined,
-    });
-    state$.next(stateWith(TURN_1));
+    const h = harness([a.observer], () => pid);
+    h.state$.next(stateWith(TURN_1));
     pid = 99;
-    state$.next(stateWith(TURN_2));
+    h.state$.next(stateWith(TURN_2));
     expect(a.contexts.map((c) => c.panePid)).toEqual([null, 99]);
   });
 });
