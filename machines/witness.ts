@@ -110,9 +110,9 @@ const HELD = {
  * completion observer, under the terminal's completion authority. The states say what the
  * witness is waiting for: nothing (`watching`), the disagreement window to run out
  * (`disagreeing`: a marker ended the turn the screen has not; the screen standing idle past the
- * stale-active window cuts it short), the record to end a turn whose
- * success the screen already settled (`holding`, at most the window). The driver keeps the window's timer and sends the turn-phase chart
- * the verdicts this emits. The guards and actions are in witness.rules.ts.
+ * stale-active window cuts it short), the record to end a turn whose success the screen already
+ * settled (`holding`, at most the window). The driver keeps the window's timer and sends the
+ * turn-phase chart the verdicts this emits. The guards and actions are in witness.rules.ts.
  */
 export const witnessMachine = witnessRules.createMachine({
   id: 'witness',
@@ -221,8 +221,7 @@ export const witnessMachine = witnessRules.createMachine({
         window_elapsed: [
           markerDecides('marker_ended_turn', true),
           { guard: 'held_turn_open', target: 'watching', actions: 'release_held' },
-          // The turn it was held for ended without an outcome (a prompt typed over it): the
-          // success is no other turn's.
+          // The turn it was held for is no longer the open one: the success is no other turn's.
           { target: 'watching' },
         ],
       },
