@@ -156,6 +156,13 @@ function recording(name: string, endings: (ctx: CompletionObserverContext) => un
   return { observer, contexts };
 }
 
+/** Whether a turn's frames have completed (its observers' subscription ended), asked later. */
+function ended(frames: CompletionObserverContext['frames']): () => boolean {
+  let done = false;
+  frames.subscribe({ complete: () => (done = true) });
+  return () => done;
+}
+
 describe('TurnObservers', () => {
   it('starts each observer when a turn opens, with the turn and the pane, and once per turn', () => {
     const a = recording('a', () => null);
@@ -202,10 +209,9 @@ describe('TurnObservers', () => {
     const a = recording('a', () => null);
     const h = harness([a.observer]);
     h.state$.next(stateWith(TURN_1));
-    let firstDone = false;
-    a.contexts[0]!.frames.subscribe({ complete: () => (firstDone = true) });
+    const firstDone = ended(a.contexts[0]!.frames);
     h.state$.next(stateWith(TURN_2));
-    expect(firstDone).toBe(true);
+    expect(firstDone()).toBe(true);
     const seen: string[] = [];
     a.contexts[1]!.frames.subscribe((f) => seen.push(f.text));
     h.runner.frame(5, 'second turn', true);
@@ -336,10 +342,9 @@ describe('TurnObservers', () => {
     const a = recording('a', () => null);
     const h = harness([a.observer]);
     h.state$.next(stateWith(TURN_1));
-    let done = false;
-    a.contexts[0]!.frames.subscribe({ complete: () => (done = true) });
+    const done = ended(a.contexts[0]!.frames);
     h.runner.stop();
-    expect(done).toBe(true);
+    expect(done()).toBe(true);
     h.state$.next(stateWith(TURN_2));
     expect(a.contexts).toHaveLength(1);
     // A second stop (a runtime disposed twice) is harmless.
