@@ -46,7 +46,13 @@ export function readGrokCliScreen(screen: Screen, v: GrokCliVocabulary): ScreenR
   const boxEnd = lastIndexWhere(lines, (l) => v.boxBottom.test(l));
   const boxStart = boxEnd < 0 ? -1 : lastIndexWhere(lines, (l) => v.boxTop.test(l), boxEnd);
   const cli = { shape: 'cli' as const, outcome: null, active: [] as string[], live: [] };
-  if (boxStart < 0 || boxEnd - boxStart > 12 || !v.boxLine.test(lines[boxStart + 1] ?? '')) {
+  const inside = boxStart < 0 || boxEnd - boxStart > 12 ? [] : lines.slice(boxStart + 1, boxEnd);
+  // An Enter read together with the paste before it is taken into the draft as a carriage
+  // return, and the box is drawn garbled around it (enter-in-paste): every line still ends at a
+  // border, none reads as the box's. The box holds a draft; what it says cannot be read.
+  const garbled =
+    inside.length > 0 && !v.boxLine.test(inside[0]!) && inside.every((l) => v.boxEdge.test(l));
+  if (inside.length === 0 || (!garbled && !v.boxLine.test(inside[0]!))) {
     const title = lastIndexWhere(lines, (l) => v.permission.test(l));
     if (title >= 0 && lines.slice(title).some((l) => v.permissionKeys.test(l))) {
       return {
@@ -62,8 +68,7 @@ export function readGrokCliScreen(screen: Screen, v: GrokCliVocabulary): ScreenR
       : { shape: 'unrecognised' };
   }
 
-  const draft = lines
-    .slice(boxStart + 1, boxEnd)
+  const draft = inside
     .map((l) => (v.boxLine.exec(l)?.[1] ?? l.replace(/^\s*│\s?|\s*│$/g, '')).trim())
     .join('\n')
     .trim();
@@ -77,7 +82,7 @@ export function readGrokCliScreen(screen: Screen, v: GrokCliVocabulary): ScreenR
   return {
     ...cli,
     dialog: null,
-    prompt: { mode: 'freeform', editing: draft !== '' && draft !== v.placeholder },
+    prompt: { mode: 'freeform', editing: garbled || (draft !== '' && draft !== v.placeholder) },
     active,
     ...latestOutcome(transcript, v),
     projection: transcript.join('\n').trim(),

@@ -9,6 +9,8 @@ export interface GrokCliVocabulary {
   boxTop: RegExp;
   boxLine: RegExp;
   boxBottom: RegExp;
+  /** A line inside the box as drawn garbled, a draft's carriage return in it: it ends at a border (enter-in-paste). */
+  boxEdge: RegExp;
   placeholder: string;
   /** Above the box while a turn runs: `/ Interfacing... (0s · ↑ 802 tokens · esc to interrupt)` (normal-turn). */
   working: RegExp;
@@ -41,6 +43,7 @@ export const GROK_CLI_0_0: GrokCliVocabulary = {
   boxTop: /^ {2}╭─{20,}╮$/,
   boxLine: /^ {2}│ ❯ ?(.*?)\s*│$/,
   boxBottom: /^ {2}╰─{20,}╯$/,
+  boxEdge: /│$/,
   placeholder: 'Ask me anything...',
   working: /^ {2}\S .*\(.*esc to interrupt\)$/,
   footer: /^ {2}⏸ auto-edit: (?:on|off)\b/,

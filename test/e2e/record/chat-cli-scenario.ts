@@ -24,6 +24,11 @@ export interface Ctx {
   /** Waits for the idle screen, unchanged for 1.5 s. */
   idle(timeoutMs?: number): Promise<string>;
   keys(steps: readonly KeyStep[]): Promise<void>;
+  /**
+   * Pastes `text` (bracketed) and presses the submit keys in one tmux command, so the CLI reads
+   * both at once, as it does when it was too busy to read the paste before the keys came.
+   */
+  pasteWithSubmit(text: string): Promise<void>;
 }
 
 export interface Scenario {

@@ -2,7 +2,14 @@
  * The chat CLI recorder's scenarios, in recording order: start-up, turns, errors, permission
  * dialogs, sizes, TMUX set, screen-reader mode, long conversations, the CLI exiting or killed.
  */
-import { interruptedTurn, REPLY, simpleTurn, sleep, type Scenario } from './chat-cli-scenario.js';
+import {
+  interruptedTurn,
+  isTurn,
+  REPLY,
+  simpleTurn,
+  sleep,
+  type Scenario,
+} from './chat-cli-scenario.js';
 import { CONTEXT_SCENARIOS } from './chat-cli-context.js';
 
 /** TMUX as tmux sets it in its panes (socket path, server pid, session index). */
@@ -171,6 +178,22 @@ export const SCENARIOS: Record<string, Scenario> = {
     async run(ctx) {
       await simpleTurn(ctx, 'a short answer please', { text: 'OK.', chunkDelayMs: 20 }, 1);
       await interruptedTurn(ctx, 'write a long answer', 2);
+      await sleep(3000);
+    },
+  },
+  // The prompt's paste and its Enter read at once (a CLI too busy to read the paste before the
+  // Enter came): grok-cli takes the Enter into the draft and draws its box garbled. A second
+  // Enter submits it; a CLI that submitted on the first gets none.
+  'enter-in-paste': {
+    async run(ctx) {
+      ctx.server.enqueue({ text: REPLY, chunkDelayMs: 150 });
+      await ctx.pasteWithSubmit('create approved.txt');
+      await sleep(4000);
+      if (ctx.server.log().filter(isTurn).length === 0) {
+        await ctx.keys([{ keys: [...ctx.agent.submitKeys] }]);
+      }
+      await ctx.turnsEnded(1);
+      await ctx.idle();
       await sleep(3000);
     },
   },

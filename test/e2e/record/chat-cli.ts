@@ -17,6 +17,7 @@ import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startRecorder, type Recorder } from '../../../src/observe/recorder.js';
+import { THEN, type TmuxArg } from '../../../src/observe/tmux-argv.js';
 import type { SessionRecordReader } from '../../../src/profiles/session-record.js';
 import { sessionRecordReader } from '../../../src/profiles/session-records.js';
 import { CHAT_AGENTS } from '../../../src/tooling/agents/index.js';
@@ -130,6 +131,14 @@ async function record(
             process.stdout.write(`\n[${JSON.stringify(step)}] ${tail.join(' | ')}\n`);
           }
         }
+      },
+      async pasteWithSubmit(text) {
+        await ctx.idle(agent.startupTimeoutMs);
+        const buffer = `record-${process.pid}`;
+        await s.transport.run(['load-buffer', '-b', buffer, '-'], { input: text });
+        r.input(text);
+        const paste: TmuxArg[] = ['paste-buffer', '-p', '-r', '-d', '-b', buffer, '-t', s.target];
+        await s.transport.run([...paste, THEN, 'send-keys', '-t', s.target, ...agent.submitKeys]);
       },
       async submit(text) {
         await ctx.idle(agent.startupTimeoutMs);

@@ -13,6 +13,9 @@ export const grokCli: ToolExpectations = {
     'normal-turn': { turns: ['success'], final: READY },
     'long-turn-pause': { turns: ['success'], final: READY },
     'two-turns': { turns: ['success', 'success'], final: READY },
+    // The Enter read with the paste is taken into the draft and the box is drawn garbled: a
+    // draft, not a turn, until the second Enter submits it.
+    'enter-in-paste': { turns: ['success'], final: READY },
     // `[Operation cancelled by user]` under the partial reply.
     interrupted: { turns: ['interrupted'], final: READY },
     // The client's own two retries, then "⏺ Sorry, I encountered an error: Grok API error: 500 …".
