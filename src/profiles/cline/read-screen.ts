@@ -84,8 +84,9 @@ export function readClineScreen(screen: Screen, v: ClineVocabulary): ScreenReadi
     prompt: { mode: 'freeform', editing: draft !== '' && !v.placeholders.includes(draft) },
     active,
     ...latestOutcome(turn, v),
+    // Before the first turn the logo is redrawn as the prompt is typed: not the transcript.
     projection: transcript
-      .filter((l) => !v.streaming.test(l))
+      .filter((l) => !v.streaming.test(l) && (echo >= 0 || !v.logoRow.test(l)))
       .join('\n')
       .trim(),
     live: [...lines.slice(Math.max(0, box.top - 3), box.top), ...lines.slice(box.bottom + 1)],

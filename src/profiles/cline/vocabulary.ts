@@ -19,6 +19,11 @@ export interface ClineVocabulary {
   /** A prompt echo: ` ❯ say hello` (normal-turn). */
   echo: RegExp;
   /**
+   * A row of the logo drawn above the welcome line before the first turn, which Cline redraws
+   * as the prompt is typed (enter-in-paste): its glyphs and spaces alone.
+   */
+  logoRow: RegExp;
+  /**
    * An item still streaming, its glyph a spinner (` ⠙ Hello! This`), and the wait before the
    * first token (` ⠋ Thinking... (esc to cancel)`) (normal-turn).
    */
@@ -55,6 +60,7 @@ export const CLINE_3_0: ClineVocabulary = {
   placeholders: ['What can I do for you?', 'Ask anything...'],
   boxHint: /^\s*Use \/ for slash commands, @ for file mentions\b/,
   echo: /^ ❯ \S/,
+  logoRow: /^ *[#*+.:;@][ #*+.:;@]*$/,
   streaming: /^ [\u2800-\u28ff] \S/,
   escToCancel: /\(esc to cancel\)$/,
   item: /^ \*(?: \S|Error: )/,

@@ -19,6 +19,9 @@ export const cline: ToolExpectations = {
     'normal-turn': { turns: ['unknown'], final: READY },
     'long-turn-pause': { turns: ['unknown'], final: READY },
     'two-turns': { turns: ['unknown', 'unknown'], final: READY },
+    // The Enter read with the paste stays in the draft (the logo redrawn as it is typed is no
+    // change of the transcript) until the second Enter submits it.
+    'enter-in-paste': { turns: ['unknown'], final: READY },
     interrupted: { turns: ['unknown'], final: READY },
     // About a minute of the client's own retries, then ` * Error: <the provider's message>`.
     'error-500': { turns: ['known_failure'], final: READY },
