@@ -252,10 +252,12 @@ export class TerminalCommands {
     // The turn's start is durable before it is typed: after a crash the journal proves it.
     await this.pipeline.journal.flush();
     try {
+      // The pane before the paste: while it stays so, the CLI has not read the paste yet.
+      const before = await this.typing.capture().catch(() => undefined);
       await this.typing.paste(buffer);
-      // An Enter that arrives while the CLI still takes in the paste is dropped by some
-      // (grok-cli): submit once the pasted text is drawn, after the profile's pause.
-      const drawn = await this.typing.untilDrawn(text);
+      // An Enter read together with the paste is taken into the draft by some (grok-cli,
+      // Gemini CLI, Cline): submit once the pasted text is drawn, after the profile's pause.
+      const drawn = await this.typing.untilDrawn(text, before);
       (this.pasted ??= new Map()).set(turnId, drawn);
       const pause = this.profile.submitDelayMs ?? 0;
       if (pause > 0) await sleep(pause);
@@ -293,7 +295,7 @@ export class TerminalCommands {
     // In the queue, as every key: never between another command's check and its typing.
     await this.enqueue(async () => {
       if (!this.stillDraft(turnId)) return;
-      // The profile may not place a box holding a draft (grok-cli reads it `unplaced`): the
+      // The profile may not place a box holding a draft (it reads `unplaced`): the
       // pane unchanged since the paste, our text still in it, says the Enter was lost.
       if (this.pipeline.state.surface.editingInput !== 'yes') {
         const drawn = this.pasted?.get(turnId);

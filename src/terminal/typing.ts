@@ -7,6 +7,11 @@ import type { ToolProfile } from '../profiles/types.js';
 /** How long a submit waits for the pasted text to be drawn, and how often it looks. */
 const DRAW_WAIT_MS = 1000;
 const DRAW_POLL_MS = 40;
+/**
+ * How long it waits beyond that while the pane is exactly as before the paste: the CLI has not
+ * read it yet (its event loop busy), and an Enter sent now would arrive in the same read.
+ */
+const UNREAD_WAIT_MS = 10_000;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -76,11 +81,17 @@ export class PaneTyping {
    * Waits (at most {@link DRAW_WAIT_MS}) until the pane shows the end of `text` and then holds
    * still for one look (a CLI may still be drawing around the text, e.g. its cursor); returns
    * that screen, or null when the text never showed (the submit then goes on without it).
+   *
+   * `before` is the pane as captured before the paste. While the pane is still exactly that,
+   * the CLI has not read the paste: the wait goes on (at most {@link UNREAD_WAIT_MS} more) until
+   * the pane changes, so that keys sent next are not read together with the paste (grok-cli
+   * then takes an Enter into the draft). A CLI that draws a long paste as a summary
+   * (`[Pasted text #1 +20 lines]`) has changed the pane, and is not waited for.
    */
-  async untilDrawn(text: string): Promise<string | null> {
+  async untilDrawn(text: string, before?: string): Promise<string | null> {
     const needle = tail(text);
     if (needle === '') return null;
-    const until = Date.now() + DRAW_WAIT_MS;
+    const start = Date.now();
     let shown: string | null = null;
     for (;;) {
       let screen: string;
@@ -95,7 +106,8 @@ export class PaneTyping {
       } else {
         shown = null;
       }
-      if (Date.now() >= until) return shown;
+      const unread = screen === before;
+      if (Date.now() - start >= DRAW_WAIT_MS + (unread ? UNREAD_WAIT_MS : 0)) return shown;
       await sleep(DRAW_POLL_MS);
     }
   }

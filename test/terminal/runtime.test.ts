@@ -92,10 +92,11 @@ describe('a terminal runtime', () => {
       'turn-1',
     );
     const verbs = t.typed.map((a) => a[0]);
+    // The pane is read before the paste (while it stays so, the CLI has not read the paste);
     // Enter once the pasted text is drawn and the screen held still for one more look.
     const enter = verbs.indexOf('send-keys');
-    expect(verbs.slice(0, 2)).toEqual(['load-buffer', 'paste-buffer']);
-    expect(verbs.slice(2, enter)).toEqual(['capture-pane', 'capture-pane']);
+    expect(verbs.slice(0, 3)).toEqual(['load-buffer', 'capture-pane', 'paste-buffer']);
+    expect(verbs.slice(3, enter)).toEqual(['capture-pane', 'capture-pane']);
     expect(t.typed[enter]).toEqual(['send-keys', '-t', '%1', 'Enter']);
   }, 10_000);
 

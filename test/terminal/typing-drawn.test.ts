@@ -1,0 +1,108 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { TmuxArg } from '../../src/observe/tmux-argv.js';
+import type { TmuxTransport } from '../../src/observe/transport.js';
+import { PaneTyping } from '../../src/terminal/typing.js';
+
+/**
+ * When a submit presses Enter after its paste: once the pane shows the pasted text, holding
+ * still; while the pane is exactly as before the paste, the CLI has not read it yet, and the
+ * Enter waits (an Enter read together with the paste goes into the draft).
+ */
+const BEFORE = '╭───╮\n│ ❯ Ask me anything... │\n╰───╯';
+const DRAWN = '╭───╮\n│ ❯ create approved.txt │\n╰───╯';
+const SUMMARY = '╭───╮\n│ ❯ [Pasted text #1 +20 lines] │\n╰───╯';
+
+/** A pane that shows `screens[i]` from `at[i]` ms on (virtual time); counts the captures. */
+function pane(timeline: ReadonlyArray<readonly [at: number, screen: string]>) {
+  const start = Date.now();
+  const transport: TmuxTransport & { captures: number } = {
+    captures: 0,
+    async run(args: readonly TmuxArg[]) {
+      expect(args[0]).toBe('capture-pane');
+      transport.captures++;
+      const now = Date.now() - start;
+      return timeline.filter(([at]) => at <= now).at(-1)![1];
+    },
+    close: async () => {},
+  };
+  return { typing: new PaneTyping(transport, '%1'), transport };
+}
+
+/** Runs `untilDrawn` on virtual time; returns its answer and how long it took. */
+async function drawn(p: PaneTyping, text: string, before?: string) {
+  const start = Date.now();
+  const result = p.untilDrawn(text, before);
+  let done = false;
+  void result.then(() => (done = true));
+  while (!done) await vi.advanceTimersByTimeAsync(10);
+  return { screen: await result, ms: Date.now() - start };
+}
+
+describe('PaneTyping.untilDrawn', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('returns the screen once the text is drawn and has held still for one look', async () => {
+    const { typing } = pane([
+      [0, BEFORE],
+      [200, DRAWN],
+    ]);
+    const r = await drawn(typing, 'create approved.txt', BEFORE);
+    expect(r.screen).toBe(DRAWN);
+    expect(r.ms).toBeGreaterThanOrEqual(200);
+    expect(r.ms).toBeLessThan(400);
+  });
+
+  it('waits past the first second while the pane is exactly as before the paste', async () => {
+    const { typing } = pane([
+      [0, BEFORE],
+      [4000, DRAWN],
+    ]);
+    const r = await drawn(typing, 'create approved.txt', BEFORE);
+    expect(r.screen).toBe(DRAWN);
+    expect(r.ms).toBeGreaterThanOrEqual(4000);
+    expect(r.ms).toBeLessThan(4300);
+  });
+
+  it('without the screen before the paste, gives up after the first second, as before', async () => {
+    const { typing } = pane([
+      [0, BEFORE],
+      [4000, DRAWN],
+    ]);
+    const r = await drawn(typing, 'create approved.txt');
+    expect(r.screen).toBeNull();
+    expect(r.ms).toBeGreaterThanOrEqual(1000);
+    expect(r.ms).toBeLessThan(1200);
+  });
+
+  it('a pane that changed without the text (a summary of a long paste) is not waited for', async () => {
+    const { typing } = pane([
+      [0, BEFORE],
+      [100, SUMMARY],
+    ]);
+    const r = await drawn(typing, 'line\n'.repeat(20) + 'the end of a long prompt', BEFORE);
+    expect(r.screen).toBeNull();
+    expect(r.ms).toBeGreaterThanOrEqual(1000);
+    expect(r.ms).toBeLessThan(1200);
+  });
+
+  it('a pane that never changes is waited for at most eleven seconds', async () => {
+    const { typing, transport } = pane([[0, BEFORE]]);
+    const r = await drawn(typing, 'create approved.txt', BEFORE);
+    expect(r.screen).toBeNull();
+    expect(r.ms).toBeGreaterThanOrEqual(11_000);
+    expect(r.ms).toBeLessThan(11_200);
+    // It looked every 40 ms, no faster.
+    expect(transport.captures).toBeLessThanOrEqual(11_000 / 40 + 2);
+  });
+
+  it('the text drawn but never still: the last screen with it once the wait is over', async () => {
+    const frames: Array<[number, string]> = [[0, BEFORE]];
+    for (let t = 50; t < 3000; t += 40) frames.push([t, `${DRAWN}\n${t}`]);
+    const { typing } = pane(frames);
+    const r = await drawn(typing, 'create approved.txt', BEFORE);
+    expect(r.screen).toMatch(/create approved\.txt/);
+    expect(r.ms).toBeGreaterThanOrEqual(1000);
+    expect(r.ms).toBeLessThan(1200);
+  });
+});
