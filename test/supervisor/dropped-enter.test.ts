@@ -10,7 +10,7 @@ import { STAND_IN_AGENT, standInProfile } from './internal/stand-in-profile.js';
 
 /**
  * The stand-in's profile, except that a prompt box holding a draft is a screen it cannot
- * place (as grok-cli's profile reads `│❯ say hello│`): nothing says "editing".
+ * place: nothing says "editing", and the transcript above it is as before.
  */
 const unplacingProfile =
   (extra: { submitDelayMs?: number } = {}): ProfileFactory =>
