@@ -42,48 +42,58 @@ describe('PaneTyping.untilDrawn', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
-  it('returns the screen once the text is drawn and has held still for one look', async () => {
-    const { typing } = pane([
-      [0, BEFORE],
-      [200, DRAWN],
-    ]);
-    const r = await drawn(typing, 'create approved.txt', BEFORE);
-    expect(r.screen).toBe(DRAWN);
-    expect(r.ms).toBeGreaterThanOrEqual(200);
-    expect(r.ms).toBeLessThan(400);
-  });
-
-  it('waits past the first second while the pane is exactly as before the paste', async () => {
-    const { typing } = pane([
-      [0, BEFORE],
-      [4000, DRAWN],
-    ]);
-    const r = await drawn(typing, 'create approved.txt', BEFORE);
-    expect(r.screen).toBe(DRAWN);
-    expect(r.ms).toBeGreaterThanOrEqual(4000);
-    expect(r.ms).toBeLessThan(4300);
-  });
-
-  it('without the screen before the paste, gives up after the first second, as before', async () => {
-    const { typing } = pane([
-      [0, BEFORE],
-      [4000, DRAWN],
-    ]);
-    const r = await drawn(typing, 'create approved.txt');
-    expect(r.screen).toBeNull();
-    expect(r.ms).toBeGreaterThanOrEqual(1000);
-    expect(r.ms).toBeLessThan(1200);
-  });
-
-  it('a pane that changed without the text (a summary of a long paste) is not waited for', async () => {
-    const { typing } = pane([
-      [0, BEFORE],
-      [100, SUMMARY],
-    ]);
-    const r = await drawn(typing, 'line\n'.repeat(20) + 'the end of a long prompt', BEFORE);
-    expect(r.screen).toBeNull();
-    expect(r.ms).toBeGreaterThanOrEqual(1000);
-    expect(r.ms).toBeLessThan(1200);
+  const TEXT = 'create approved.txt';
+  const LONG = 'line\n'.repeat(20) + 'the end of a long prompt';
+  it.each([
+    {
+      what: 'the text drawn, then still for one look: that screen',
+      pane: [
+        [0, BEFORE],
+        [200, DRAWN],
+      ] as const,
+      text: TEXT,
+      before: BEFORE,
+      screen: DRAWN,
+      ms: [200, 400],
+    },
+    {
+      what: 'the pane exactly as before the paste: waited for past the first second',
+      pane: [
+        [0, BEFORE],
+        [4000, DRAWN],
+      ] as const,
+      text: TEXT,
+      before: BEFORE,
+      screen: DRAWN,
+      ms: [4000, 4300],
+    },
+    {
+      what: 'no screen from before the paste: given up after the first second, as before',
+      pane: [
+        [0, BEFORE],
+        [4000, DRAWN],
+      ] as const,
+      text: TEXT,
+      before: undefined,
+      screen: null,
+      ms: [1000, 1200],
+    },
+    {
+      what: 'a pane that changed without the text (a long paste as a summary): not waited for',
+      pane: [
+        [0, BEFORE],
+        [100, SUMMARY],
+      ] as const,
+      text: LONG,
+      before: BEFORE,
+      screen: null,
+      ms: [1000, 1200],
+    },
+  ])('$what', async ({ pane: timeline, text, before, screen, ms: [min, max] }) => {
+    const r = await drawn(pane(timeline).typing, text, before);
+    expect(r.screen).toBe(screen);
+    expect(r.ms).toBeGreaterThanOrEqual(min!);
+    expect(r.ms).toBeLessThan(max!);
   });
 
   it('a pane that never changes is waited for at most eleven seconds', async () => {

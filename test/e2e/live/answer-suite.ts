@@ -20,6 +20,7 @@ import {
 import { startAgentSession, uniqueSocketName, type AgentSession } from '../harness/session.js';
 import { Timeline } from '../harness/timeline.js';
 import type { LiveAnswerCase } from './answer-case.js';
+import { stopLive } from './live-agent.js';
 
 type Question = NonNullable<TerminalState['surface']['question']>;
 
@@ -71,13 +72,10 @@ export function describeLiveAnswer(c: LiveAnswerCase): void {
       });
     }, startupTimeoutMs + 30_000);
 
-    afterAll(async () => {
-      await sup?.stop();
-      await session?.close();
-      await c.cleanup?.(scratch);
-      await server?.close();
-      rmSync(scratch, { recursive: true, force: true });
-    }, 60_000);
+    afterAll(
+      () => stopLive({ sup, session, server, scratch, cleanup: async () => c.cleanup?.(scratch) }),
+      60_000,
+    );
 
     const ready = () =>
       timeline.waitFor('ready', (s) => s.readiness.status === 'ready' && s.turn.phase === 'ready', {

@@ -24,6 +24,7 @@ import {
 } from '../../../src/tooling/model-server/server.js';
 import { startAgentSession, uniqueSocketName, type AgentSession } from '../harness/session.js';
 import { Timeline } from '../harness/timeline.js';
+import { stopLive } from './live-agent.js';
 
 /**
  * A transport that holds each `paste-buffer` back and runs it in one tmux command with the next
@@ -140,13 +141,10 @@ describe.each(CASES)('live $tool: an Enter read with its paste', (c) => {
     );
   }, c.startupTimeoutMs + 60_000);
 
-  afterAll(async () => {
-    await sup?.stop();
-    await session?.close();
-    await c.cleanup?.(scratch);
-    await server?.close();
-    rmSync(scratch, { recursive: true, force: true });
-  }, 60_000);
+  afterAll(
+    () => stopLive({ sup, session, server, scratch, cleanup: async () => c.cleanup?.(scratch) }),
+    60_000,
+  );
 
   it.skipIf(missing)(
     'reads the box as holding a draft, presses Enter once more, and the turn runs once',

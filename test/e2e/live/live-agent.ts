@@ -2,6 +2,7 @@
  * What the live suite knows of a CLI and of paneward's defaults, and the checks its tests share:
  * the turn requests on the server, a success the record decided, none claimed, ready again.
  */
+import { rmSync } from 'node:fs';
 import { expect } from 'vitest';
 import { type Supervisor, type TerminalState } from '../../../src/index.js';
 import { sessionRecordReader } from '../../../src/profiles/session-records.js';
@@ -71,6 +72,25 @@ export interface LiveAgent {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Ends a live suite's parts, each only if it started, in the order that leaves nothing behind:
+ * the supervisor, the pane and its processes, what the CLI leaves outside them (`cleanup`), the
+ * model server, the scratch folder.
+ */
+export async function stopLive(parts: {
+  sup: Supervisor | undefined;
+  session: AgentSession | undefined;
+  server: FakeModelServer | undefined;
+  scratch: string;
+  cleanup?: () => Promise<unknown>;
+}): Promise<void> {
+  await parts.sup?.stop();
+  await parts.session?.close();
+  await parts.cleanup?.();
+  await parts.server?.close();
+  rmSync(parts.scratch, { recursive: true, force: true });
+}
 
 export const readyNow = (s: TerminalState) =>
   s.readiness.status === 'ready' &&

@@ -28,6 +28,7 @@ import {
   sleep,
   readyNow,
   SOURCES,
+  stopLive,
 } from './live-agent.js';
 
 /** Defines the live suite for one CLI (skipped with a warning when it is not installed, failed in CI). */
@@ -105,13 +106,17 @@ function describeOn(agent: LiveAgent, source: 'control' | 'polling', missing: bo
         sup.state$(id).subscribe((s) => timeline.push(s));
       }, 60_000);
 
-      afterAll(async () => {
-        await sup?.stop();
-        await session?.close();
-        await agent.stopDaemons?.(scratch);
-        await server?.close();
-        rmSync(scratch, { recursive: true, force: true });
-      }, 60_000);
+      afterAll(
+        () =>
+          stopLive({
+            sup,
+            session,
+            server,
+            scratch,
+            cleanup: async () => agent.stopDaemons?.(scratch),
+          }),
+        60_000,
+      );
 
       it(
         'reports ready once the CLI shows its idle prompt',
