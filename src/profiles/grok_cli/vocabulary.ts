@@ -9,7 +9,7 @@ export interface GrokCliVocabulary {
   boxTop: RegExp;
   boxLine: RegExp;
   boxBottom: RegExp;
-  /** A line inside the box as drawn garbled, a draft's carriage return in it: it ends at a border (enter-in-paste). */
+  /** A row of the box drawn garbled, a carriage return in its draft: it ends at a border (enter-in-paste). */
   boxEdge: RegExp;
   placeholder: string;
   /** Above the box while a turn runs: `/ Interfacing... (0s · ↑ 802 tokens · esc to interrupt)` (normal-turn). */
