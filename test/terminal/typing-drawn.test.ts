@@ -96,6 +96,38 @@ describe('PaneTyping.untilDrawn', () => {
     expect(r.ms).toBeLessThan(max!);
   });
 
+  it('the text drawn, gone, and drawn again: it must hold still again before Enter', async () => {
+    const { typing } = pane([
+      [0, BEFORE],
+      [100, DRAWN],
+      [140, BEFORE],
+      [300, DRAWN],
+    ]);
+    const r = await drawn(typing, 'create approved.txt', BEFORE);
+    expect(r.screen).toBe(DRAWN);
+    // Seen again at the look after 300 ms, and still at the one after that.
+    expect(r.ms).toBeGreaterThanOrEqual(350);
+  });
+
+  it('a capture that fails ends the wait with what was seen', async () => {
+    const { typing, transport } = pane([
+      [0, BEFORE],
+      [20, DRAWN],
+    ]);
+    const run = transport.run.bind(transport);
+    transport.run = async (args) => {
+      if (transport.captures === 2) throw new Error('tmux went away');
+      return run(args);
+    };
+    // The second look saw the text; the third fails.
+    expect((await drawn(typing, 'create approved.txt', BEFORE)).screen).toBe(DRAWN);
+    const { typing: none, transport: t2 } = pane([[0, BEFORE]]);
+    t2.run = async () => {
+      throw new Error('tmux went away');
+    };
+    expect((await drawn(none, 'create approved.txt', BEFORE)).screen).toBeNull();
+  });
+
   it('a pane that never changes is waited for at most eleven seconds', async () => {
     const { typing, transport } = pane([[0, BEFORE]]);
     const r = await drawn(typing, 'create approved.txt', BEFORE);

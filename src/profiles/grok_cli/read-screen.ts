@@ -50,9 +50,9 @@ export function readGrokCliScreen(screen: Screen, v: GrokCliVocabulary): ScreenR
   // An Enter read together with the paste before it is taken into the draft as a carriage
   // return, and the box is drawn garbled around it (enter-in-paste): every line still ends at a
   // border, none reads as the box's. The box holds a draft; what it says cannot be read.
-  const garbled =
-    inside.length > 0 && !v.boxLine.test(inside[0]!) && inside.every((l) => v.boxEdge.test(l));
-  if (inside.length === 0 || (!garbled && !v.boxLine.test(inside[0]!))) {
+  const placed = inside.length > 0 && v.boxLine.test(inside[0]!);
+  const garbled = !placed && inside.length > 0 && inside.every((l) => v.boxEdge.test(l));
+  if (!placed && !garbled) {
     const title = lastIndexWhere(lines, (l) => v.permission.test(l));
     if (title >= 0 && lines.slice(title).some((l) => v.permissionKeys.test(l))) {
       return {

@@ -44,5 +44,8 @@ describe('Cline: the welcome logo is not the transcript', () => {
     const withArt = [...rows(after).slice(0, rule + 1), art, ...rows(after).slice(rule + 1)];
     expect(read(withArt.join('\n')).surface.projectionText).toContain(art.trim());
     expect(read(after).surface.projectionText).not.toContain(art.trim());
+    // The echo scrolled to the top row: the rows under it are still the turn's.
+    const scrolled = withArt.slice(rule);
+    expect(read(scrolled.join('\n')).surface.projectionText).toContain(art.trim());
   });
 });

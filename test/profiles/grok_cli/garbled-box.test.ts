@@ -91,6 +91,28 @@ describe('grok-cli: the box garbled by an Enter read with its paste', () => {
     expect(read(mixed.join('\n')).signals.editingInput).not.toBe('yes');
   });
 
+  it('rows ending at a border are read so only inside a whole box of at most eleven rows', () => {
+    const all = rows(garbled);
+    const top = boxRow(garbled) - 1;
+    // No top: no box.
+    const topless = [...all.slice(0, top), ...all.slice(top + 1)].join('\n');
+    expect(read(topless).signals.editingInput).not.toBe('yes');
+    // Twelve rows between top and bottom: not the prompt box.
+    const tall = [
+      ...all.slice(0, top + 1),
+      ...Array<string>(12).fill(framed('x')),
+      ...all.slice(top + 2),
+    ];
+    expect(read(tall.join('\n')).signals.editingInput).not.toBe('yes');
+    // Eleven: still the box, its draft garbled.
+    const eleven = [
+      ...all.slice(0, top + 1),
+      ...Array<string>(10).fill(framed('x')),
+      ...all.slice(top + 1),
+    ];
+    expect(read(eleven.join('\n')).evidence.rule).toBe('draft');
+  });
+
   it('the box as drawn whole still reads its draft or its placeholder', () => {
     expect(read(withBoxRow(framed(' ❯ create approved.txt '))).evidence.rule).toBe('draft');
     expect(read(withBoxRow(framed(' ❯ Ask me anything... '))).evidence.rule).toBe('ready');
